@@ -1,0 +1,83 @@
+//! What a component is and the context it acts through. A component never holds
+//! another: it sends messages out of its numbered ports, and the simulator delivers
+//! them to whatever was wired to that port at assembly.
+
+use crate::engine::rng::SimRng;
+use crate::observe::Report;
+use crate::time::{Duration, Time};
+use crate::wire::Frame;
+
+/// A component's port number. Ports are wired in pairs at assembly.
+pub type PortId = u16;
+
+/// The typed messages components exchange.
+#[derive(Debug)]
+pub enum Msg {
+    /// A whole frame, delivered when its last bit has arrived.
+    Frame(Frame),
+    /// The far side of this port can take another frame now.
+    TxReady,
+    /// A wake-up the component scheduled for itself, with its own tag.
+    Timer(u64),
+}
+
+/// A message on its way out of a component, before the simulator routes it.
+#[derive(Debug)]
+pub struct Outgoing {
+    pub at: Time,
+    /// `None` for a wake-up addressed to the sender itself.
+    pub port: Option<PortId>,
+    pub msg: Msg,
+}
+
+/// A component's view of the simulation while it handles one message.
+pub struct Ctx<'a> {
+    now: Time,
+    outbox: &'a mut Vec<Outgoing>,
+    rng: &'a mut SimRng,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn new(now: Time, outbox: &'a mut Vec<Outgoing>, rng: &'a mut SimRng) -> Self {
+        Ctx { now, outbox, rng }
+    }
+    pub fn now(&self) -> Time {
+        self.now
+    }
+    pub fn rng(&mut self) -> &mut SimRng {
+        self.rng
+    }
+    /// Send `msg` out of `port`, to arrive after `delay`.
+    pub fn send_after(&mut self, port: PortId, delay: Duration, msg: Msg) {
+        self.outbox.push(Outgoing { at: self.now + delay, port: Some(port), msg });
+    }
+    /// Send `msg` out of `port`, to arrive at `at` (not before now).
+    pub fn send_at(&mut self, port: PortId, at: Time, msg: Msg) {
+        debug_assert!(at >= self.now, "message scheduled in the past");
+        self.outbox.push(Outgoing { at: at.max(self.now), port: Some(port), msg });
+    }
+    /// Be handed `Msg::Timer(tag)` after `delay`.
+    pub fn wake_after(&mut self, delay: Duration, tag: u64) {
+        self.outbox.push(Outgoing { at: self.now + delay, port: None, msg: Msg::Timer(tag) });
+    }
+    /// Messages sent so far in this step, oldest first; wrappers inspect these.
+    pub fn sent(&self) -> &[Outgoing] {
+        self.outbox
+    }
+}
+
+/// A simulated part: a state machine driven only by the messages handed to it.
+pub trait Component {
+    /// A short word for the kind of part ("link", "switch", ...), used in results.
+    fn kind(&self) -> &'static str;
+    /// Called once at time zero, before any message.
+    fn start(&mut self, _ctx: &mut Ctx) {}
+    /// Handle one message that arrived on `port` (or a timer, on `SELF_PORT`).
+    fn handle(&mut self, port: PortId, msg: Msg, ctx: &mut Ctx);
+    /// Called once when the run ends, with the final time; may fail (e.g. on I/O).
+    fn finish(&mut self, _end: Time) -> Result<(), String> {
+        Ok(())
+    }
+    /// Counters and measurements at the end of the run.
+    fn report(&self, end: Time) -> Report;
+}

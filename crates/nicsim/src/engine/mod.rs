@@ -1,0 +1,12 @@
+//! The discrete-event engine: an event queue with a total order, components that
+//! exchange typed messages through ports wired at assembly, and one seeded RNG each.
+
+mod component;
+mod queue;
+mod rng;
+mod simulator;
+
+pub use component::{Component, Ctx, Msg, Outgoing, PortId};
+pub use queue::{EventQueue, Scheduled};
+pub use rng::{component_rng, SimRng};
+pub use simulator::{ComponentId, Endpoint, SimError, Simulator, Stats, SELF_PORT};

@@ -1,0 +1,246 @@
+//! The simulator: owns the components, the wiring between their ports and the
+//! event queue, and runs events in (time, sequence) order.
+
+use std::fmt;
+
+use crate::engine::component::{Component, Ctx, Msg, Outgoing, PortId};
+use crate::engine::queue::EventQueue;
+use crate::engine::rng::{component_rng, SimRng};
+use crate::observe::Report;
+use crate::time::Time;
+
+pub type ComponentId = usize;
+
+/// The port on which a component receives its own timers.
+pub const SELF_PORT: PortId = PortId::MAX;
+
+/// One end of a wire between two components.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Endpoint {
+    pub component: ComponentId,
+    pub port: PortId,
+}
+
+/// A failure during a run, naming the component and the simulated time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimError {
+    pub component: String,
+    pub time: Time,
+    pub message: String,
+}
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} at {}: {}", self.component, self.time, self.message)
+    }
+}
+impl std::error::Error for SimError {}
+
+/// What a run did, independent of how long it took on the wall clock.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Stats {
+    pub end: Time,
+    pub events: u64,
+}
+
+#[derive(Debug)]
+struct Delivery {
+    component: u32,
+    port: PortId,
+    msg: Msg,
+}
+
+struct Slot {
+    name: String,
+    part: Box<dyn Component>,
+    rng: SimRng,
+    peers: Vec<Option<Endpoint>>,
+}
+
+pub struct Simulator {
+    seed: u64,
+    slots: Vec<Slot>,
+    queue: EventQueue<Delivery>,
+    outbox: Vec<Outgoing>,
+    now: Time,
+    events: u64,
+}
+
+impl Simulator {
+    pub fn new(seed: u64) -> Self {
+        Simulator { seed, slots: Vec::new(), queue: EventQueue::default(), outbox: Vec::new(), now: Time::ZERO, events: 0 }
+    }
+
+    pub fn add(&mut self, name: &str, part: Box<dyn Component>) -> ComponentId {
+        let rng = component_rng(self.seed, name);
+        self.slots.push(Slot { name: name.to_string(), part, rng, peers: Vec::new() });
+        self.slots.len() - 1
+    }
+
+    /// Wire `a` and `b` to each other. Each port takes one wire.
+    pub fn connect(&mut self, a: Endpoint, b: Endpoint) -> Result<(), String> {
+        for (end, peer) in [(a, b), (b, a)] {
+            let slot = self.slots.get_mut(end.component).ok_or("no such component")?;
+            let index = end.port as usize;
+            if slot.peers.len() <= index {
+                slot.peers.resize(index + 1, None);
+            }
+            if slot.peers[index].is_some() {
+                return Err(format!("{} port {} is already connected", slot.name, end.port));
+            }
+            slot.peers[index] = Some(peer);
+        }
+        Ok(())
+    }
+
+    pub fn name(&self, id: ComponentId) -> &str {
+        &self.slots[id].name
+    }
+
+    /// Run from time zero until no event is left or the next one is after `until`.
+    pub fn run(&mut self, until: Option<Time>) -> Result<Stats, SimError> {
+        for id in 0..self.slots.len() {
+            self.step(id, None)?;
+        }
+        let limit = until.unwrap_or(Time::MAX);
+        while let Some(t) = self.queue.peek_time() {
+            if t > limit {
+                break;
+            }
+            let ev = self.queue.pop().expect("peeked");
+            self.now = ev.time;
+            self.events += 1;
+            self.step(ev.item.component as usize, Some((ev.item.port, ev.item.msg)))?;
+        }
+        let end = until.unwrap_or(self.now);
+        self.now = end;
+        for slot in &mut self.slots {
+            slot.part.finish(end).map_err(|message| SimError { component: slot.name.clone(), time: end, message })?;
+        }
+        Ok(Stats { end, events: self.events })
+    }
+
+    /// Hand one message (or the start call) to a component, then route what it sent.
+    fn step(&mut self, id: ComponentId, input: Option<(PortId, Msg)>) -> Result<(), SimError> {
+        let slot = &mut self.slots[id];
+        let mut ctx = Ctx::new(self.now, &mut self.outbox, &mut slot.rng);
+        match input {
+            None => slot.part.start(&mut ctx),
+            Some((port, msg)) => slot.part.handle(port, msg, &mut ctx),
+        }
+        for out in self.outbox.drain(..) {
+            let target = match out.port {
+                None => Endpoint { component: id, port: SELF_PORT },
+                Some(port) => match slot.peers.get(port as usize).copied().flatten() {
+                    Some(peer) => peer,
+                    None => {
+                        return Err(SimError {
+                            component: slot.name.clone(),
+                            time: self.now,
+                            message: format!("sent on port {port}, which is not connected"),
+                        })
+                    }
+                },
+            };
+            let delivery = Delivery { component: target.component as u32, port: target.port, msg: out.msg };
+            self.queue.push(out.at, delivery);
+        }
+        Ok(())
+    }
+
+    /// Each component's name, kind and report at the end of the run.
+    pub fn reports(&self) -> Vec<(String, &'static str, Report)> {
+        self.slots.iter().map(|s| (s.name.clone(), s.part.kind(), s.part.report(self.now))).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::Duration;
+
+    /// Sends a timer to itself `n` times, 10 ps apart, and records when they came.
+    struct Ticker {
+        left: u32,
+        seen: Vec<Time>,
+    }
+    impl Component for Ticker {
+        fn kind(&self) -> &'static str {
+            "ticker"
+        }
+        fn start(&mut self, ctx: &mut Ctx) {
+            ctx.wake_after(Duration(10), 0);
+        }
+        fn handle(&mut self, _port: PortId, _msg: Msg, ctx: &mut Ctx) {
+            self.seen.push(ctx.now());
+            self.left -= 1;
+            if self.left > 0 {
+                ctx.wake_after(Duration(10), 0);
+            }
+            ctx.send_after(0, Duration(5), Msg::TxReady);
+        }
+        fn report(&self, _end: Time) -> Report {
+            let mut r = Report::default();
+            r.count("ticks", self.seen.len() as u64);
+            r
+        }
+    }
+
+    struct Counter(u64);
+    impl Component for Counter {
+        fn kind(&self) -> &'static str {
+            "counter"
+        }
+        fn handle(&mut self, _port: PortId, _msg: Msg, _ctx: &mut Ctx) {
+            self.0 += 1;
+        }
+        fn report(&self, _end: Time) -> Report {
+            let mut r = Report::default();
+            r.count("got", self.0);
+            r
+        }
+    }
+
+    #[test]
+    fn runs_timers_and_routes_through_wiring() {
+        let mut sim = Simulator::new(1);
+        let a = sim.add("a", Box::new(Ticker { left: 3, seen: vec![] }));
+        let b = sim.add("b", Box::new(Counter(0)));
+        sim.connect(Endpoint { component: a, port: 0 }, Endpoint { component: b, port: 0 }).unwrap();
+        let stats = sim.run(None).unwrap();
+        assert_eq!(stats.end, Time(35));
+        assert_eq!(stats.events, 6);
+        let reports = sim.reports();
+        assert_eq!(reports[1].2.get("got"), Some(3.0));
+    }
+
+    #[test]
+    fn stops_at_the_limit() {
+        let mut sim = Simulator::new(1);
+        let a = sim.add("a", Box::new(Ticker { left: 100, seen: vec![] }));
+        let b = sim.add("b", Box::new(Counter(0)));
+        sim.connect(Endpoint { component: a, port: 0 }, Endpoint { component: b, port: 0 }).unwrap();
+        let stats = sim.run(Some(Time(50))).unwrap();
+        assert_eq!(stats.end, Time(50));
+        assert_eq!(sim.reports()[0].2.get("ticks"), Some(5.0));
+    }
+
+    #[test]
+    fn unwired_port_is_an_error_naming_the_component() {
+        let mut sim = Simulator::new(1);
+        sim.add("lonely", Box::new(Ticker { left: 1, seen: vec![] }));
+        let err = sim.run(None).unwrap_err();
+        assert_eq!(err.component, "lonely");
+        assert_eq!(err.time, Time(10));
+    }
+
+    #[test]
+    fn a_port_takes_one_wire() {
+        let mut sim = Simulator::new(1);
+        let a = sim.add("a", Box::new(Counter(0)));
+        let b = sim.add("b", Box::new(Counter(0)));
+        let c = sim.add("c", Box::new(Counter(0)));
+        sim.connect(Endpoint { component: a, port: 0 }, Endpoint { component: b, port: 0 }).unwrap();
+        assert!(sim.connect(Endpoint { component: c, port: 0 }, Endpoint { component: a, port: 0 }).is_err());
+    }
+}

@@ -1,0 +1,14 @@
+//! The network outside the host: full-duplex Ethernet links, store-and-forward
+//! switches, traffic sources and sinks.
+
+mod ethernet;
+mod sink;
+mod source;
+mod stamp;
+mod switch;
+
+pub use ethernet::{EthernetLink, LinkConfig};
+pub use sink::Sink;
+pub use source::{Fill, Pattern, Rate, Source, SourceConfig};
+pub use stamp::Stamp;
+pub use switch::{Switch, SwitchConfig};

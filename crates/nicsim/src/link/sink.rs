@@ -1,0 +1,104 @@
+//! A traffic sink: counts what arrives and measures it. Rates are taken over the
+//! steady state, from the first arrival to the last, counting every frame after
+//! the first, so back-to-back frames give exactly the line's capacity.
+
+use std::collections::HashMap;
+
+use crate::engine::{Component, Ctx, Msg, PortId};
+use crate::link::stamp::Stamp;
+use crate::observe::Report;
+use crate::time::{Duration, Time};
+use crate::wire::ethernet::{payload_bytes, FCS};
+use crate::wire::{verify_checksums, Frame, View};
+
+#[derive(Default)]
+pub struct Sink {
+    frames: u64,
+    bytes: u64,
+    l2_payload: u64,
+    app_payload: u64,
+    /// Sizes of the first frame, excluded from rates (it opens the interval).
+    first_sizes: (u64, u64, u64),
+    first: Option<Time>,
+    last: Time,
+    latency_sum: Duration,
+    latency_max: Duration,
+    bad_checksums: u64,
+    unparsed: u64,
+    /// Next expected sequence number per stamped flow.
+    expected: HashMap<u16, u64>,
+    lost: u64,
+    reordered: u64,
+}
+
+impl Sink {
+    pub fn new() -> Self {
+        Sink::default()
+    }
+
+    fn count(&mut self, frame: &Frame, now: Time) {
+        let (app, view) = match verify_checksums(&frame.bytes) {
+            Ok(v) => (v.payload.len() as u64, Some(v)),
+            Err(e) => {
+                if e.contains("checksum") {
+                    self.bad_checksums += 1;
+                } else {
+                    self.unparsed += 1;
+                }
+                (0, View::parse(&frame.bytes).ok())
+            }
+        };
+        let size = (frame.len() + FCS).max(64) as u64;
+        let l2 = payload_bytes(frame.len().max(60)) as u64;
+        if self.first.is_none() {
+            self.first = Some(now);
+            self.first_sizes = (size, l2, app);
+        }
+        self.last = now;
+        self.frames += 1;
+        self.bytes += size;
+        self.l2_payload += l2;
+        self.app_payload += app;
+        let latency = now.since(frame.meta.created);
+        self.latency_sum = self.latency_sum + latency;
+        self.latency_max = self.latency_max.max(latency);
+        if let Some(stamp) = view.and_then(|v| Stamp::parse(&frame.bytes[v.payload])) {
+            let next = self.expected.entry(stamp.flow).or_insert(0);
+            if stamp.seq >= *next {
+                self.lost += stamp.seq - *next;
+                *next = stamp.seq + 1;
+            } else {
+                // A late frame fills a gap counted as lost before.
+                self.reordered += 1;
+                self.lost = self.lost.saturating_sub(1);
+            }
+        }
+    }
+}
+
+impl Component for Sink {
+    fn kind(&self) -> &'static str {
+        "sink"
+    }
+
+    fn handle(&mut self, _port: PortId, msg: Msg, ctx: &mut Ctx) {
+        if let Msg::Frame(frame) = msg {
+            self.count(&frame, ctx.now());
+        }
+    }
+
+    fn report(&self, _end: Time) -> Report {
+        let mut r = Report::default();
+        r.count("frames", self.frames).count("bytes", self.bytes);
+        let span = self.last.since(self.first.unwrap_or(self.last)).as_secs_f64();
+        let per_s = |total: u64, first: u64| if span > 0.0 { (total - first) as f64 / span } else { 0.0 };
+        r.real("frame_rate_pps", per_s(self.frames, 1));
+        r.real("goodput_mbps", per_s(self.l2_payload, self.first_sizes.1) * 8e-6);
+        r.real("app_goodput_mbps", per_s(self.app_payload, self.first_sizes.2) * 8e-6);
+        r.count("lost", self.lost).count("reordered", self.reordered);
+        r.count("bad_checksums", self.bad_checksums).count("unparsed", self.unparsed);
+        let mean = if self.frames > 0 { self.latency_sum.ps() as f64 / self.frames as f64 / 1e3 } else { 0.0 };
+        r.real("latency_mean_ns", mean).real("latency_max_ns", self.latency_max.ps() as f64 / 1e3);
+        r
+    }
+}

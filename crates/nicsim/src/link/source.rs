@@ -1,0 +1,244 @@
+//! A traffic source: real frames of one size, raw Ethernet, UDP or a TCP data
+//! stream, at the line rate (paced by the link's TxReady) or at a given rate,
+//! constant or Poisson. Each payload starts with a stamp (flow, sequence) when it
+//! fits; per-frame header changes update checksums incrementally (RFC 1624).
+
+use rand::{Rng, RngCore};
+
+use crate::engine::{Component, Ctx, Msg, PortId};
+use crate::link::stamp::{Stamp, STAMP_LEN};
+use crate::observe::Report;
+use crate::time::{Duration, Time};
+use crate::wire::ethernet::wire_bytes;
+use crate::wire::{build, checksum, Frame, FrameMeta, Headers, View, L3, L4};
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Rate {
+    /// As fast as the link takes frames.
+    Line,
+    /// Bits per second counted on the wire (preamble, FCS and gap included), so
+    /// that a link's own rate means back to back.
+    BitsPerSecond(u64),
+    FramesPerSecond(f64),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pattern {
+    Constant,
+    Poisson,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fill {
+    /// Bytes counting up from the stamp: cheap, and visible in a capture.
+    Counter,
+    /// Fresh random bytes per frame from the source's own RNG.
+    Random,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SourceConfig {
+    pub headers: Headers,
+    /// Bytes after the last header (UDP/TCP payload, or Ethernet payload when raw).
+    pub payload_len: usize,
+    pub rate: Rate,
+    pub pattern: Pattern,
+    pub fill: Fill,
+    pub count: Option<u64>,
+    pub start: Duration,
+    pub flow: u32,
+}
+
+/// Where the fields the source changes per frame sit in its template.
+struct Layout {
+    payload_at: usize,
+    ip_id_at: Option<usize>,
+    ip_csum_at: Option<usize>,
+    tcp_seq_at: Option<usize>,
+    l4_csum: Option<(usize, bool)>,
+    l4_at: usize,
+    l4_end: usize,
+}
+
+pub struct Source {
+    cfg: SourceConfig,
+    template: Vec<u8>,
+    layout: Layout,
+    sent: u64,
+    bytes: u64,
+    waiting_for_link: bool,
+    first: Option<Time>,
+    last: Time,
+}
+
+const TAG_NEXT: u64 = 0;
+
+impl Source {
+    pub fn new(cfg: SourceConfig) -> Result<Self, String> {
+        let mut payload = vec![0u8; cfg.payload_len];
+        for (i, b) in payload.iter_mut().enumerate().skip(STAMP_LEN) {
+            *b = i as u8;
+        }
+        let template = build(&cfg.headers, &payload).map_err(|e| e.to_string())?;
+        let view = View::parse(&template)?;
+        let l3 = view.l3_offset;
+        let (l4_at, l4_end) = (view.l4.map(|(at, _)| at).unwrap_or(view.payload.start), view.payload.end);
+        let layout = match &cfg.headers.l3 {
+            L3::Raw { .. } => Layout { payload_at: l3, ip_id_at: None, ip_csum_at: None, tcp_seq_at: None, l4_csum: None, l4_at, l4_end },
+            L3::Ipv4 { l4, .. } | L3::Ipv6 { l4, .. } => {
+                let v4 = matches!(cfg.headers.l3, L3::Ipv4 { .. });
+                let (csum, seq) = match l4 {
+                    L4::Udp { .. } => ((l4_at + 6, true), None),
+                    L4::Tcp(_) => ((l4_at + 16, false), Some(l4_at + 4)),
+                };
+                Layout {
+                    payload_at: view.payload.start,
+                    ip_id_at: v4.then_some(l3 + 4),
+                    ip_csum_at: v4.then_some(l3 + 10),
+                    tcp_seq_at: seq,
+                    l4_csum: Some(csum),
+                    l4_at,
+                    l4_end,
+                }
+            }
+        };
+        Ok(Source { cfg, template, layout, sent: 0, bytes: 0, waiting_for_link: false, first: None, last: Time::ZERO })
+    }
+
+    /// The interval to the next frame at a given (non-line) rate.
+    fn gap(&self, ctx: &mut Ctx) -> Duration {
+        let mean_ps = match self.cfg.rate {
+            Rate::Line => return Duration::ZERO,
+            Rate::BitsPerSecond(bps) => Duration::for_bits(wire_bytes(self.template.len()) as u64 * 8, bps).ps() as f64,
+            Rate::FramesPerSecond(fps) => 1e12 / fps,
+        };
+        let ps = match self.cfg.pattern {
+            Pattern::Constant => mean_ps,
+            Pattern::Poisson => -mean_ps * (1.0 - ctx.rng().random::<f64>()).ln(),
+        };
+        Duration(ps.round().max(1.0) as u64)
+    }
+
+    fn done(&self) -> bool {
+        self.cfg.count.is_some_and(|n| self.sent >= n)
+    }
+
+    /// Frame number `n`: the template with its stamp, IPv4 ID and TCP sequence set.
+    fn make_frame(&self, n: u64, ctx: &mut Ctx) -> Vec<u8> {
+        let mut b = self.template.clone();
+        let l = &self.layout;
+        let mut patches: Vec<(usize, u16)> = Vec::with_capacity(10);
+        let payload_end = l.payload_at + self.cfg.payload_len;
+        let random = self.cfg.fill == Fill::Random;
+        if self.cfg.payload_len >= STAMP_LEN {
+            let stamp = Stamp { flow: self.cfg.flow as u16, seq: n }.to_bytes();
+            if random {
+                b[l.payload_at..l.payload_at + STAMP_LEN].copy_from_slice(&stamp);
+            } else {
+                for (i, w) in stamp.chunks(2).enumerate() {
+                    patches.push((l.payload_at + 2 * i, u16::from_be_bytes([w[0], w[1]])));
+                }
+            }
+        }
+        if random {
+            let from = l.payload_at + STAMP_LEN.min(self.cfg.payload_len);
+            ctx.rng().fill_bytes(&mut b[from..payload_end]);
+        }
+        if let Some(at) = l.tcp_seq_at {
+            let seq = match &self.cfg.headers.l3 {
+                L3::Ipv4 { l4: L4::Tcp(t), .. } | L3::Ipv6 { l4: L4::Tcp(t), .. } => t.seq,
+                _ => 0,
+            }
+            .wrapping_add((n as u32).wrapping_mul(self.cfg.payload_len as u32));
+            patches.push((at, (seq >> 16) as u16));
+            patches.push((at + 2, seq as u16));
+        }
+        let mut l4_csum = l.l4_csum.map(|(at, _)| u16::from_be_bytes([b[at], b[at + 1]]));
+        for (at, new) in patches {
+            let old = u16::from_be_bytes([b[at], b[at + 1]]);
+            b[at..at + 2].copy_from_slice(&new.to_be_bytes());
+            l4_csum = l4_csum.map(|c| checksum::update(c, old, new));
+        }
+        if let Some((at, is_udp)) = l.l4_csum {
+            let c = if random { self.full_l4_checksum(&mut b, at) } else { l4_csum.expect("has l4") };
+            let c = if is_udp && c == 0 { 0xffff } else { c };
+            b[at..at + 2].copy_from_slice(&c.to_be_bytes());
+        }
+        if let (Some(id_at), Some(csum_at)) = (l.ip_id_at, l.ip_csum_at) {
+            let old = u16::from_be_bytes([b[id_at], b[id_at + 1]]);
+            let new = n as u16;
+            b[id_at..id_at + 2].copy_from_slice(&new.to_be_bytes());
+            let c = checksum::update(u16::from_be_bytes([b[csum_at], b[csum_at + 1]]), old, new);
+            b[csum_at..csum_at + 2].copy_from_slice(&c.to_be_bytes());
+        }
+        b
+    }
+
+    /// Recompute a UDP/TCP checksum over the pseudo-header and segment.
+    fn full_l4_checksum(&self, b: &mut [u8], at: usize) -> u16 {
+        let l = &self.layout;
+        b[at..at + 2].copy_from_slice(&[0, 0]);
+        let (proto, pseudo) = match &self.cfg.headers.l3 {
+            L3::Ipv4 { src, dst, l4, .. } => (l4, checksum::accumulate(checksum::accumulate(0, src), dst)),
+            L3::Ipv6 { src, dst, l4, .. } => (l4, checksum::accumulate(checksum::accumulate(0, src), dst)),
+            L3::Raw { .. } => return 0,
+        };
+        let number = if matches!(proto, L4::Udp { .. }) { 17 } else { 6 };
+        let seg = &b[l.l4_at..l.l4_end];
+        !checksum::fold(checksum::accumulate(pseudo + number + seg.len() as u64, seg))
+    }
+
+    fn send_next(&mut self, ctx: &mut Ctx) {
+        let n = self.sent;
+        let bytes = self.make_frame(n, ctx);
+        self.sent += 1;
+        self.bytes += bytes.len() as u64;
+        self.first.get_or_insert(ctx.now());
+        self.last = ctx.now();
+        let meta = FrameMeta { created: ctx.now(), flow: self.cfg.flow, seq: n };
+        ctx.send_after(0, Duration::ZERO, Msg::Frame(Frame { bytes, meta }));
+        match self.cfg.rate {
+            Rate::Line => self.waiting_for_link = true,
+            _ if !self.done() => {
+                let gap = self.gap(ctx);
+                ctx.wake_after(gap, TAG_NEXT);
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Component for Source {
+    fn kind(&self) -> &'static str {
+        "source"
+    }
+
+    fn start(&mut self, ctx: &mut Ctx) {
+        if !self.done() {
+            ctx.wake_after(self.cfg.start, TAG_NEXT);
+        }
+    }
+
+    fn handle(&mut self, _port: PortId, msg: Msg, ctx: &mut Ctx) {
+        match msg {
+            Msg::Timer(TAG_NEXT) => self.send_next(ctx),
+            Msg::TxReady if self.waiting_for_link => {
+                self.waiting_for_link = false;
+                if !self.done() {
+                    self.send_next(ctx);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn report(&self, _end: Time) -> Report {
+        let mut r = Report::default();
+        r.count("sent", self.sent).count("bytes", self.bytes);
+        r.count("frame_size", self.template.len().max(60) as u64 + 4);
+        let span = self.last.since(self.first.unwrap_or(self.last));
+        let rate = if self.sent > 1 { (self.sent - 1) as f64 / span.as_secs_f64() } else { 0.0 };
+        r.real("offered_pps", rate);
+        r
+    }
+}

@@ -1,0 +1,60 @@
+//! Scenarios: TOML files read with serde, checked into a plan, assembled into a
+//! simulator. Errors name the key path (`link[0].rate: must be positive, got 0`).
+
+mod assemble;
+mod schema;
+mod units;
+mod validate;
+
+use std::fmt;
+use std::path::Path;
+
+pub use assemble::assemble;
+pub use schema::Scenario;
+pub use units::{parse_bit_rate, parse_time};
+pub use validate::{validate, Part, PartPlan, Plan, Station, RAW_ETHER_TYPE};
+
+/// Something wrong with a scenario: where (key path, and line when known) and what.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    pub path: String,
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+impl ScenarioError {
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        ScenarioError { path: path.into(), line: None, message: message.into() }
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(line) = self.line {
+            write!(f, "line {line}: ")?;
+        }
+        if self.path.is_empty() || self.path == "." {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+impl std::error::Error for ScenarioError {}
+
+/// Read a scenario from TOML text.
+pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+    let de = toml::Deserializer::new(text);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let line = inner.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+        ScenarioError { path, line, message: inner.message().to_string() }
+    })
+}
+
+/// Read and check a scenario file.
+pub fn load(path: &Path) -> Result<Plan, ScenarioError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::new("", format!("{}: {e}", path.display())))?;
+    validate(&parse(&text)?)
+}

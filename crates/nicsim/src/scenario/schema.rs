@@ -1,0 +1,147 @@
+//! The scenario file, as serde reads it. Every key is documented in
+//! docs/scenarios.md; unknown keys are errors.
+
+use serde::Deserialize;
+
+use crate::scenario::units::{BitRate, SourceRate, TimeSpan};
+
+fn default_seed() -> u64 {
+    1
+}
+fn default_mtu() -> u32 {
+    1500
+}
+fn default_tx_queue() -> i64 {
+    1000
+}
+fn default_switch_queue() -> i64 {
+    256
+}
+fn zero_time() -> TimeSpan {
+    TimeSpan(crate::time::Duration::ZERO)
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Stop at this simulated time; without it, run until no event is left.
+    #[serde(default)]
+    pub duration: Option<TimeSpan>,
+    /// Largest IP packet, bytes (1500; up to 9000 and more for jumbo frames).
+    #[serde(default = "default_mtu")]
+    pub mtu: u32,
+    #[serde(default)]
+    pub source: Vec<SourceSpec>,
+    #[serde(default)]
+    pub sink: Vec<SinkSpec>,
+    #[serde(default)]
+    pub switch: Vec<SwitchSpec>,
+    #[serde(default)]
+    pub link: Vec<LinkSpec>,
+}
+
+#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Protocol {
+    Raw,
+    Udp,
+    Tcp,
+}
+
+#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum PatternSpec {
+    Constant,
+    Poisson,
+}
+
+#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum FillSpec {
+    Counter,
+    Random,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceSpec {
+    pub name: String,
+    /// The sink this source addresses its frames to.
+    pub to: String,
+    #[serde(default = "udp")]
+    pub protocol: Protocol,
+    #[serde(default = "four")]
+    pub ip_version: u8,
+    /// Frame size in bytes, FCS included, preamble and gap not (64..=mtu+18).
+    #[serde(default)]
+    pub frame_size: Option<i64>,
+    /// Or: bytes after the last header (UDP/TCP payload; Ethernet payload if raw).
+    #[serde(default)]
+    pub payload_size: Option<i64>,
+    #[serde(default = "line")]
+    pub rate: SourceRate,
+    #[serde(default = "constant")]
+    pub pattern: PatternSpec,
+    #[serde(default = "counter")]
+    pub fill: FillSpec,
+    /// Frames to send; without it the source runs until the scenario's duration.
+    #[serde(default)]
+    pub count: Option<i64>,
+    #[serde(default = "zero_time")]
+    pub start: TimeSpan,
+    #[serde(default)]
+    pub vlan: Option<i64>,
+}
+
+fn udp() -> Protocol {
+    Protocol::Udp
+}
+fn four() -> u8 {
+    4
+}
+fn line() -> SourceRate {
+    SourceRate::Line
+}
+fn constant() -> PatternSpec {
+    PatternSpec::Constant
+}
+fn counter() -> FillSpec {
+    FillSpec::Counter
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SinkSpec {
+    pub name: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SwitchSpec {
+    pub name: String,
+    pub ports: i64,
+    #[serde(default = "default_switch_queue")]
+    pub queue_frames: i64,
+    #[serde(default = "zero_time")]
+    pub latency: TimeSpan,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    pub name: String,
+    /// One end: a source or sink name, or "switch:port".
+    pub a: String,
+    pub b: String,
+    pub rate: BitRate,
+    #[serde(default = "zero_time")]
+    pub propagation: TimeSpan,
+    #[serde(default = "default_tx_queue")]
+    pub tx_queue: i64,
+}

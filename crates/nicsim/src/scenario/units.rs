@@ -1,0 +1,156 @@
+//! Quantities with units as scenario files write them: rates ("10Gbps", "1 Gb/s",
+//! "1.5Mpps", or "line") and times ("500ns", "10us", "1ms", via humantime).
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::Deserialize;
+use std::fmt;
+
+use crate::time::Duration;
+
+/// A bit rate, positive. Written as bits per second (integer) or with a unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BitRate(pub u64);
+
+/// A source's rate: the line rate, bits per second on the wire, or frames per second.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SourceRate {
+    Line,
+    Bits(u64),
+    Frames(f64),
+}
+
+/// A non-negative span of simulated time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeSpan(pub Duration);
+
+const BIT_UNITS: [(&str, f64); 10] = [
+    ("bps", 1.0),
+    ("b/s", 1.0),
+    ("kbps", 1e3),
+    ("kb/s", 1e3),
+    ("mbps", 1e6),
+    ("mb/s", 1e6),
+    ("gbps", 1e9),
+    ("gb/s", 1e9),
+    ("tbps", 1e12),
+    ("tb/s", 1e12),
+];
+const FRAME_UNITS: [(&str, f64); 4] = [("pps", 1.0), ("kpps", 1e3), ("mpps", 1e6), ("gpps", 1e9)];
+
+fn split_number(text: &str) -> Result<(f64, String), String> {
+    let t = text.trim();
+    let end = t.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+')).unwrap_or(t.len());
+    let (num, unit) = t.split_at(end);
+    let value: f64 = num.parse().map_err(|_| format!("expected a number with a unit, got {text:?}"))?;
+    Ok((value, unit.trim().to_ascii_lowercase()))
+}
+
+fn positive(value: f64, text: &str) -> Result<f64, String> {
+    if value.is_finite() && value > 0.0 {
+        Ok(value)
+    } else {
+        Err(format!("must be positive, got {text:?}"))
+    }
+}
+
+pub fn parse_bit_rate(text: &str) -> Result<BitRate, String> {
+    let (value, unit) = split_number(text)?;
+    let scale = BIT_UNITS
+        .iter()
+        .find(|(u, _)| *u == unit)
+        .map(|(_, s)| *s)
+        .ok_or_else(|| format!("unknown rate unit in {text:?} (use bps, kbps, Mbps, Gbps or Tbps)"))?;
+    let bps = positive(value, text)? * scale;
+    if bps < 1.0 || bps > 1e15 {
+        return Err(format!("{text:?} is outside 1 b/s to 1 Pb/s"));
+    }
+    Ok(BitRate(bps.round() as u64))
+}
+
+pub fn parse_source_rate(text: &str) -> Result<SourceRate, String> {
+    if text.trim().eq_ignore_ascii_case("line") {
+        return Ok(SourceRate::Line);
+    }
+    let (value, unit) = split_number(text)?;
+    if let Some((_, s)) = FRAME_UNITS.iter().find(|(u, _)| *u == unit) {
+        return Ok(SourceRate::Frames(positive(value, text)? * s));
+    }
+    parse_bit_rate(text).map(|r| SourceRate::Bits(r.0)).map_err(|e| format!("{e}, \"line\", or frames per second (pps, kpps, Mpps)"))
+}
+
+pub fn parse_time(text: &str) -> Result<TimeSpan, String> {
+    if text.trim().starts_with('-') {
+        return Err(format!("must not be negative, got {text:?}"));
+    }
+    let d = humantime::parse_duration(text).map_err(|e| format!("{e} in {text:?} (write e.g. \"500ns\", \"10us\", \"2ms\")"))?;
+    let ps = u64::try_from(d.as_nanos() * 1_000).map_err(|_| format!("{text:?} is too long"))?;
+    Ok(TimeSpan(Duration(ps)))
+}
+
+/// Deserialize from a string or an integer (an integer means the base unit).
+macro_rules! from_text_or_int {
+    ($ty:ty, $what:expr, $parse:expr, $from_int:expr) => {
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = $ty;
+                    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                        f.write_str($what)
+                    }
+                    fn visit_str<E: de::Error>(self, v: &str) -> Result<$ty, E> {
+                        $parse(v).map_err(E::custom)
+                    }
+                    fn visit_i64<E: de::Error>(self, v: i64) -> Result<$ty, E> {
+                        if v <= 0 {
+                            return Err(E::custom(format!("must be positive, got {v}")));
+                        }
+                        $from_int(v as u64).map_err(E::custom)
+                    }
+                    fn visit_u64<E: de::Error>(self, v: u64) -> Result<$ty, E> {
+                        self.visit_i64(i64::try_from(v).map_err(E::custom)?)
+                    }
+                    fn visit_f64<E: de::Error>(self, v: f64) -> Result<$ty, E> {
+                        Err(E::custom(format!("write {v} with a unit, as a string")))
+                    }
+                }
+                d.deserialize_any(V)
+            }
+        }
+    };
+}
+
+from_text_or_int!(BitRate, "a bit rate such as \"10Gbps\"", parse_bit_rate, |v| Ok::<_, String>(BitRate(v)));
+from_text_or_int!(SourceRate, "\"line\" or a rate such as \"500Mbps\" or \"1Mpps\"", parse_source_rate, |v| Ok::<_, String>(
+    SourceRate::Bits(v)
+));
+from_text_or_int!(TimeSpan, "a time such as \"10us\"", parse_time, |_v| Err::<TimeSpan, String>(
+    "write a time with its unit, as a string such as \"10us\"".to_string()
+));
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates() {
+        assert_eq!(parse_bit_rate("10Gbps").unwrap(), BitRate(10_000_000_000));
+        assert_eq!(parse_bit_rate("1 Gb/s").unwrap(), BitRate(1_000_000_000));
+        assert_eq!(parse_bit_rate("100Mbps").unwrap(), BitRate(100_000_000));
+        assert_eq!(parse_bit_rate("2.5 Gbps").unwrap(), BitRate(2_500_000_000));
+        assert!(parse_bit_rate("0Gbps").unwrap_err().contains("positive"));
+        assert!(parse_bit_rate("-1Gbps").unwrap_err().contains("positive"));
+        assert!(parse_bit_rate("10 furlongs").unwrap_err().contains("unit"));
+        assert_eq!(parse_source_rate("line").unwrap(), SourceRate::Line);
+        assert_eq!(parse_source_rate("1.5Mpps").unwrap(), SourceRate::Frames(1.5e6));
+    }
+
+    #[test]
+    fn times() {
+        assert_eq!(parse_time("10us").unwrap(), TimeSpan(Duration::from_us(10)));
+        assert_eq!(parse_time("500ns").unwrap(), TimeSpan(Duration::from_ns(500)));
+        assert_eq!(parse_time("2ms").unwrap(), TimeSpan(Duration::from_ms(2)));
+        assert!(parse_time("-3us").unwrap_err().contains("negative"));
+        assert!(parse_time("soon").is_err());
+    }
+}

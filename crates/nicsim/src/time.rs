@@ -1,0 +1,184 @@
+//! Simulated time: integer picoseconds, so every clock the model uses is exact.
+
+use std::fmt;
+use std::ops::{Add, AddAssign, Mul, Sub};
+
+const PS_PER_S: u128 = 1_000_000_000_000;
+
+/// A point in simulated time, in picoseconds since the start of the run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Time(pub u64);
+
+/// A span of simulated time, in picoseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Duration(pub u64);
+
+impl Time {
+    pub const ZERO: Time = Time(0);
+    pub const MAX: Time = Time(u64::MAX);
+
+    pub fn ps(self) -> u64 {
+        self.0
+    }
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / PS_PER_S as f64
+    }
+    /// Time elapsed since `earlier`; zero if `earlier` is later.
+    pub fn since(self, earlier: Time) -> Duration {
+        Duration(self.0.saturating_sub(earlier.0))
+    }
+}
+
+impl Duration {
+    pub const ZERO: Duration = Duration(0);
+
+    pub const fn from_ps(ps: u64) -> Self {
+        Duration(ps)
+    }
+    pub const fn from_ns(ns: u64) -> Self {
+        Duration(ns * 1_000)
+    }
+    pub const fn from_us(us: u64) -> Self {
+        Duration(us * 1_000_000)
+    }
+    pub const fn from_ms(ms: u64) -> Self {
+        Duration(ms * 1_000_000_000)
+    }
+    pub fn ps(self) -> u64 {
+        self.0
+    }
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / PS_PER_S as f64
+    }
+    /// Time to move `bits` at `bits_per_second`, rounded up to the next picosecond
+    /// (exact for every standard Ethernet rate from 10 Mb/s to 400 Gb/s).
+    pub fn for_bits(bits: u64, bits_per_second: u64) -> Self {
+        assert!(bits_per_second > 0, "rate must be positive");
+        let ps = (bits as u128 * PS_PER_S).div_ceil(bits_per_second as u128);
+        Duration(u64::try_from(ps).expect("duration overflows u64 picoseconds"))
+    }
+}
+
+impl Add<Duration> for Time {
+    type Output = Time;
+    fn add(self, d: Duration) -> Time {
+        Time(self.0.checked_add(d.0).expect("simulated time overflow"))
+    }
+}
+impl AddAssign<Duration> for Time {
+    fn add_assign(&mut self, d: Duration) {
+        *self = *self + d;
+    }
+}
+impl Sub<Time> for Time {
+    type Output = Duration;
+    fn sub(self, t: Time) -> Duration {
+        Duration(self.0.checked_sub(t.0).expect("negative duration"))
+    }
+}
+impl Add for Duration {
+    type Output = Duration;
+    fn add(self, d: Duration) -> Duration {
+        Duration(self.0 + d.0)
+    }
+}
+impl Mul<u64> for Duration {
+    type Output = Duration;
+    fn mul(self, n: u64) -> Duration {
+        Duration(self.0 * n)
+    }
+}
+
+fn fmt_ps(ps: u64, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    match ps {
+        0..=999 => write!(f, "{ps} ps"),
+        1_000..=999_999 => write!(f, "{:.3} ns", ps as f64 / 1e3),
+        1_000_000..=999_999_999 => write!(f, "{:.3} us", ps as f64 / 1e6),
+        _ => write!(f, "{:.6} ms", ps as f64 / 1e9),
+    }
+}
+impl fmt::Display for Time {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt_ps(self.0, f)
+    }
+}
+impl fmt::Display for Duration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt_ps(self.0, f)
+    }
+}
+
+/// A clock of frequency `num / den` Hz. Cycle `n` starts at exactly
+/// `floor(n * den * 1e12 / num)` ps, so long runs never drift.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Clock {
+    num: u64,
+    den: u64,
+}
+
+impl Clock {
+    /// A clock of exactly `hz` hertz.
+    pub fn from_hz(hz: u64) -> Self {
+        assert!(hz > 0, "clock frequency must be positive");
+        Clock { num: hz, den: 1 }
+    }
+
+    /// A clock by its nominal MHz figure. Bus and memory clocks named "33", "66",
+    /// "133", "166", "266", "533" MHz are really 100/3 MHz multiples (a 33 MHz PCI
+    /// clock is 30 ns), so a figure ending in 33 or 66 means the third above it.
+    pub fn from_mhz(mhz: u64) -> Self {
+        assert!(mhz > 0, "clock frequency must be positive");
+        match mhz % 100 {
+            33 => Clock { num: (mhz * 3 + 1) * 1_000_000, den: 3 },
+            66 => Clock { num: (mhz * 3 + 2) * 1_000_000, den: 3 },
+            _ => Clock::from_hz(mhz * 1_000_000),
+        }
+    }
+
+    pub fn hz(&self) -> f64 {
+        self.num as f64 / self.den as f64
+    }
+
+    /// The time at which cycle `n` (counted from zero) begins.
+    pub fn cycles(&self, n: u64) -> Duration {
+        let ps = n as u128 * self.den as u128 * PS_PER_S / self.num as u128;
+        Duration(u64::try_from(ps).expect("duration overflows u64 picoseconds"))
+    }
+
+    /// One period, rounded down to a picosecond (exact for the common bus clocks).
+    pub fn period(&self) -> Duration {
+        self.cycles(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bus_clocks_are_exact() {
+        assert_eq!(Clock::from_mhz(33).period(), Duration::from_ns(30));
+        assert_eq!(Clock::from_mhz(66).period(), Duration::from_ns(15));
+        assert_eq!(Clock::from_mhz(133).period(), Duration::from_ps(7_500));
+        assert_eq!(Clock::from_mhz(125).period(), Duration::from_ns(8));
+        assert_eq!(Clock::from_mhz(100).period(), Duration::from_ns(10));
+    }
+
+    #[test]
+    fn clocks_do_not_drift() {
+        // 3 GHz has a 333.33 ps period: a million cycles must be exactly 1/3000 s.
+        let c = Clock::from_hz(3_000_000_000);
+        assert_eq!(c.cycles(3_000_000), Duration::from_ms(1));
+        assert_eq!(Clock::from_mhz(33).cycles(100_000_000), Duration::from_ms(3000));
+        assert_eq!(Clock::from_mhz(33).cycles(100_000_001), Duration::from_ms(3000) + Duration::from_ns(30));
+    }
+
+    #[test]
+    fn bits_on_a_wire() {
+        assert_eq!(Duration::for_bits(84 * 8, 10_000_000_000), Duration::from_ps(67_200));
+        assert_eq!(Duration::for_bits(1538 * 8, 1_000_000_000), Duration::from_ns(12_304));
+        assert_eq!(Duration::for_bits(84 * 8, 400_000_000_000), Duration::from_ps(1_680));
+        // Rounds up, never down, on an odd rate.
+        assert_eq!(Duration::for_bits(1, 3), Duration::from_ps(333_333_333_334));
+    }
+}

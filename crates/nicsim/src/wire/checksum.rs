@@ -1,0 +1,117 @@
+//! The Internet checksum (RFC 1071) and its incremental update (RFC 1624).
+
+/// One's-complement sum of `data` as big-endian 16-bit words, folded to 16 bits
+/// (not inverted). An odd trailing byte is padded with zero.
+pub fn sum(data: &[u8]) -> u16 {
+    fold(accumulate(0, data))
+}
+
+/// Add `data` to a running 64-bit accumulator. Words are summed 32 bits at a time
+/// into 64 bits; one's-complement addition is associative so folding at the end
+/// gives the same result as RFC 1071's 16-bit loop, several times faster.
+pub fn accumulate(mut acc: u64, data: &[u8]) -> u64 {
+    let mut chunks = data.chunks_exact(8);
+    for c in &mut chunks {
+        let v = u64::from_be_bytes(c.try_into().expect("8 bytes"));
+        acc += (v >> 32) + (v & 0xffff_ffff);
+    }
+    let rest = chunks.remainder();
+    let mut words = rest.chunks_exact(2);
+    for w in &mut words {
+        acc += u16::from_be_bytes([w[0], w[1]]) as u64;
+    }
+    if let [last] = words.remainder() {
+        acc += (*last as u64) << 8;
+    }
+    acc
+}
+
+/// Fold a 64-bit accumulator to a 16-bit one's-complement sum.
+pub fn fold(mut acc: u64) -> u16 {
+    while acc >> 16 != 0 {
+        acc = (acc & 0xffff) + (acc >> 16);
+    }
+    acc as u16
+}
+
+/// The checksum field value for `data`: the complement of its sum.
+pub fn checksum(data: &[u8]) -> u16 {
+    !sum(data)
+}
+
+/// RFC 1624 eqn. 3: the new checksum after one 16-bit word changed from `old` to `new`.
+pub fn update(checksum: u16, old: u16, new: u16) -> u16 {
+    !fold(!checksum as u64 + !old as u64 + new as u64)
+}
+
+/// Update for a 32-bit field (two words), e.g. a TCP sequence number.
+pub fn update32(checksum: u16, old: u32, new: u32) -> u16 {
+    let c = update(checksum, (old >> 16) as u16, (new >> 16) as u16);
+    update(c, old as u16, new as u16)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The plain RFC 1071 loop, as the reference.
+    fn reference(data: &[u8]) -> u16 {
+        let mut acc: u32 = 0;
+        for w in data.chunks(2) {
+            let word = if w.len() == 2 { u16::from_be_bytes([w[0], w[1]]) } else { (w[0] as u16) << 8 };
+            acc += word as u32;
+            acc = (acc & 0xffff) + (acc >> 16);
+        }
+        !(acc as u16)
+    }
+
+    #[test]
+    fn rfc1071_example() {
+        // RFC 1071 section 3: the sum of 00 01 f2 03 f4 f5 f6 f7 is ddf2.
+        assert_eq!(sum(&[0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7]), 0xddf2);
+    }
+
+    #[test]
+    fn a_correct_header_sums_to_ffff() {
+        let mut hdr = [0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0, 0, 0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7];
+        let c = checksum(&hdr);
+        assert_eq!(c, 0xb861);
+        hdr[10..12].copy_from_slice(&c.to_be_bytes());
+        assert_eq!(sum(&hdr), 0xffff);
+    }
+
+    proptest! {
+        #[test]
+        fn matches_reference(data in proptest::collection::vec(any::<u8>(), 0..3000)) {
+            prop_assert_eq!(checksum(&data), reference(&data));
+        }
+
+        #[test]
+        fn incremental_update_equals_recomputation(
+            mut data in proptest::collection::vec(any::<u8>(), 2..200),
+            at in any::<prop::sample::Index>(),
+            new in any::<u16>(),
+        ) {
+            if data.len() % 2 == 1 { data.pop(); }
+            let i = at.index(data.len() / 2) * 2;
+            let before = checksum(&data);
+            let old = u16::from_be_bytes([data[i], data[i + 1]]);
+            data[i..i + 2].copy_from_slice(&new.to_be_bytes());
+            let full = checksum(&data);
+            let incr = update(before, old, new);
+            // 0x0000 and 0xffff are the same one's-complement number.
+            prop_assert!(incr == full || (incr ^ full) == 0xffff && (incr == 0 || full == 0));
+        }
+
+        #[test]
+        fn incremental_update32_equals_recomputation(mut data in proptest::collection::vec(any::<u8>(), 8..64), new in any::<u32>()) {
+            let before = checksum(&data);
+            let old = u32::from_be_bytes([data[4], data[5], data[6], data[7]]);
+            data[4..8].copy_from_slice(&new.to_be_bytes());
+            let full = checksum(&data);
+            let incr = update32(before, old, new);
+            prop_assert!(incr == full || (incr ^ full) == 0xffff && (incr == 0 || full == 0));
+        }
+    }
+}

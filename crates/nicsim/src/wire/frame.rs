@@ -1,0 +1,40 @@
+//! A frame in flight: its bytes, with the model's metadata kept beside them.
+
+use crate::time::Time;
+
+/// Facts about a frame that are not in its bytes (offload flags, timestamps later).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FrameMeta {
+    /// When the source made it, for latency.
+    pub created: Time,
+    /// Which source flow it belongs to (index assigned at assembly).
+    pub flow: u32,
+    /// Its number within the flow, from zero.
+    pub seq: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Frame {
+    /// From the destination MAC to the end of the (padded) payload; no FCS.
+    pub bytes: Vec<u8>,
+    pub meta: FrameMeta,
+}
+
+impl Frame {
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+    pub fn destination(&self) -> [u8; 6] {
+        let mut mac = [0u8; 6];
+        mac.copy_from_slice(&self.bytes[..6]);
+        mac
+    }
+    pub fn source(&self) -> [u8; 6] {
+        let mut mac = [0u8; 6];
+        mac.copy_from_slice(&self.bytes[6..12]);
+        mac
+    }
+}

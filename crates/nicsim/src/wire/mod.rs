@@ -1,0 +1,12 @@
+//! Wire formats: frames as real bytes, built and parsed through etherparse under a
+//! small wrapper of ours, and the Internet checksum.
+
+mod build;
+pub mod checksum;
+mod frame;
+pub mod ethernet;
+mod view;
+
+pub use build::{build, Headers, L3, L4, TcpFields};
+pub use frame::{Frame, FrameMeta};
+pub use view::{verify_checksums, ChecksumError, View};
