@@ -17,6 +17,7 @@
 //! - [`scenario`]: TOML scenarios, checked with key-path errors, and their assembly.
 //! - [`run`](mod@run): one run of a checked scenario into a serialisable result.
 
+pub mod bench;
 pub mod engine;
 pub mod link;
 pub mod mem;

@@ -1,0 +1,86 @@
+"""The Python API: run a scenario, get its results."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Iterable, Optional
+
+from . import _core
+
+
+@dataclass(frozen=True)
+class Component:
+    name: str
+    kind: str
+    metrics: dict
+
+
+class Result:
+    """What one run measured: per-component metrics plus run facts."""
+
+    def __init__(self, data: dict):
+        self.data = data
+        self.components = [Component(c["name"], c["kind"], c["metrics"]) for c in data["components"]]
+
+    @property
+    def scenario(self) -> str:
+        return self.data["scenario"]
+
+    @property
+    def seed(self) -> int:
+        return self.data["seed"]
+
+    @property
+    def simulated_seconds(self) -> float:
+        return self.data["simulated_ps"] / 1e12
+
+    @property
+    def events(self) -> int:
+        return self.data["events"]
+
+    def component(self, name: str) -> Component:
+        for c in self.components:
+            if c.name == name:
+                return c
+        raise KeyError(f"no component named {name!r}")
+
+    def metric(self, component: str, key: str) -> float:
+        metrics = self.component(component).metrics
+        if key not in metrics:
+            raise KeyError(f"{component} has no metric {key!r}; it has {', '.join(metrics)}")
+        return metrics[key]
+
+    def to_json(self) -> str:
+        return json.dumps(self.data, indent=2)
+
+
+def _path(scenario: "str | os.PathLike[str]") -> str:
+    return os.fspath(scenario)
+
+
+def check(scenario: "str | os.PathLike[str]") -> None:
+    """Check a scenario file; raises ScenarioError naming the key that is wrong."""
+    _core.check_file(_path(scenario))
+
+
+def run(
+    scenario: "str | os.PathLike[str]",
+    *,
+    seed: Optional[int] = None,
+    pcap: "Optional[str | os.PathLike[str]]" = None,
+    capture: Iterable[str] = (),
+) -> Result:
+    """Run a scenario file and return its results.
+
+    seed overrides the scenario's seed; pcap names a capture file to write (all
+    links, or those named in capture).
+    """
+    text = _core.run_file(
+        _path(scenario),
+        seed=seed,
+        pcap=None if pcap is None else os.fspath(pcap),
+        capture=list(capture),
+    )
+    return Result(json.loads(text))

@@ -1,0 +1,132 @@
+"""The nicsim command: a thin shell over the Python API.
+
+Exit codes: 0 success, 2 bad input (scenario, option or file), 1 internal failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from . import _core
+from .api import check, run
+from .table import render
+
+EPILOG = """\
+exit codes: 0 success, 2 bad input (a malformed scenario, an impossible value, an
+unknown option), 1 internal failure of the model.
+
+Scenario files are TOML; see docs/scenarios.md for every key and its default.
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="nicsim",
+        description="Simulate a host, its I/O bus, an Ethernet adapter and the wire, with real frames.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--version", action="version", version=f"nicsim {_core.__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    r = sub.add_parser(
+        "run",
+        help="run one scenario and print its results",
+        description="Run one scenario and print a results table (or JSON). The scenario is "
+        "checked whole before anything runs; on bad input nothing is written.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    r.add_argument("scenario", metavar="SCENARIO.toml", help="the scenario file")
+    r.add_argument("--pcap", metavar="FILE", help="write the frames crossing links to this pcap file (ns timestamps)")
+    r.add_argument(
+        "--capture",
+        metavar="LINK",
+        action="append",
+        default=[],
+        help="capture only this link (repeatable); default: every link",
+    )
+    r.add_argument("--json", action="store_true", help="print results as JSON instead of a table")
+    r.add_argument("--seed", type=int, metavar="N", help="override the scenario's seed (0 to 2^64-1)")
+
+    c = sub.add_parser("check", help="check a scenario without running it")
+    c.add_argument("scenario", metavar="SCENARIO.toml")
+
+    b = sub.add_parser(
+        "bench",
+        help="measure simulation speed: 64-byte frames flooding one 10 Gb/s link",
+        description="Flood minimum frames back to back through one link into a sink and report "
+        "simulated frames and events per wall-clock second.",
+    )
+    b.add_argument("--frames", type=int, default=2_000_000, help="frames per repetition (default 2,000,000)")
+    b.add_argument("--repeat", type=int, default=3, help="repetitions; the best is reported (default 3)")
+    b.add_argument("--frame-size", type=int, default=64, help="frame size in bytes (default 64)")
+    b.add_argument("--rate", default="10Gbps", help="link rate (default 10Gbps)")
+    b.add_argument("--json", action="store_true", help="print figures as JSON")
+    return p
+
+
+def _run(args) -> int:
+    if args.seed is not None and not 0 <= args.seed < 2**64:
+        raise _core.ScenarioError(f"--seed: must be 0 to 2^64-1, got {args.seed}")
+    result = run(args.scenario, seed=args.seed, pcap=args.pcap, capture=args.capture)
+    print(result.to_json() if args.json else render(result))
+    return 0
+
+
+def _bench(args) -> int:
+    if args.frames < 1 or args.repeat < 1:
+        raise _core.ScenarioError("--frames and --repeat must be at least 1")
+    best = None
+    for i in range(args.repeat):
+        frames, events, wall = _core.bench_flood(args.frames, args.frame_size, args.rate)
+        if not args.json:
+            print(f"  run {i + 1}/{args.repeat}: {frames / wall / 1e6:.2f} M frames/s", file=sys.stderr)
+        if best is None or wall < best[2]:
+            best = (frames, events, wall)
+    frames, events, wall = best
+    figures = {
+        "frames": frames,
+        "events": events,
+        "wall_seconds": wall,
+        "frames_per_second": frames / wall,
+        "events_per_second": events / wall,
+        "frame_size": args.frame_size,
+        "rate": args.rate,
+    }
+    if args.json:
+        print(json.dumps(figures, indent=2))
+    else:
+        print(
+            f"flood of {frames:,} x {args.frame_size} B frames over one {args.rate} link: "
+            f"{figures['frames_per_second'] / 1e6:.2f} M simulated frames/s, "
+            f"{figures['events_per_second'] / 1e6:.2f} M events/s (best of {args.repeat}, {wall:.3f} s)"
+        )
+    return 0
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "run":
+            return _run(args)
+        if args.command == "check":
+            check(args.scenario)
+            print(f"{args.scenario}: ok")
+            return 0
+        return _bench(args)
+    except _core.ScenarioError as e:
+        print(f"nicsim: error: {e}", file=sys.stderr)
+        return 2
+    except _core.SimulationError as e:
+        print(f"nicsim: internal failure: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("nicsim: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

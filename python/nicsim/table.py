@@ -1,0 +1,35 @@
+"""Plain-text results tables for the terminal."""
+
+from __future__ import annotations
+
+from .api import Result
+
+
+def _fmt(value) -> str:
+    if isinstance(value, float):
+        if value == 0:
+            return "0"
+        if abs(value) >= 1e6:
+            return f"{value:,.0f}"
+        return f"{value:,.4f}"
+    return f"{value:,}"
+
+
+def render(result: Result) -> str:
+    """One block per component: its non-zero metrics, name and value aligned."""
+    lines = [
+        f"scenario {result.scenario}  seed {result.seed}  "
+        f"simulated {result.simulated_seconds * 1e3:.6f} ms  events {result.events:,}"
+    ]
+    if result.data.get("frames_captured"):
+        lines.append(f"captured {result.data['frames_captured']:,} frames")
+    for c in result.components:
+        shown = [(k, v) for k, v in c.metrics.items() if v != 0]
+        lines.append("")
+        lines.append(f"{c.kind} {c.name}")
+        if not shown:
+            lines.append("  (nothing happened)")
+        width = max((len(k) for k, _ in shown), default=0)
+        for key, value in shown:
+            lines.append(f"  {key:<{width}}  {_fmt(value):>18}")
+    return "\n".join(lines)
