@@ -89,3 +89,48 @@ impl Component for EthernetLink {
         r
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::component_rng;
+    use crate::wire::{Frame, FrameMeta};
+
+    fn frame(len: usize) -> Msg {
+        Msg::Frame(Frame { bytes: vec![0; len], meta: FrameMeta::default() })
+    }
+
+    /// Offer frames at `now` and return what the link sent: (time, port, is_frame).
+    fn offer(link: &mut EthernetLink, now: Time, frames: usize) -> Vec<(Time, Option<PortId>, bool)> {
+        let (mut out, mut rng) = (Vec::new(), component_rng(1, "l"));
+        for _ in 0..frames {
+            let mut ctx = Ctx::new(now, &mut out, &mut rng);
+            link.handle(0, frame(1514), &mut ctx);
+        }
+        out.into_iter().map(|o| (o.at, o.port, matches!(o.msg, Msg::Frame(_)))).collect()
+    }
+
+    #[test]
+    fn back_to_back_frames_are_spaced_by_their_wire_time_and_arrive_after_propagation() {
+        let mut link = EthernetLink::new(LinkConfig { rate_bps: 1_000_000_000, propagation: Duration::from_ns(500), tx_queue: 10 });
+        let sent = offer(&mut link, Time::ZERO, 2);
+        // 1538 bytes on the wire at 1 Gb/s = 12.304 us; last bit (without the gap) at 12.208 us.
+        assert_eq!(sent[0], (Time(12_208_000 + 500_000), Some(1), true));
+        assert_eq!(sent[1], (Time(12_304_000), Some(0), false));
+        assert_eq!(sent[2], (Time(12_304_000 + 12_208_000 + 500_000), Some(1), true));
+        assert_eq!(sent[3], (Time(2 * 12_304_000), Some(0), false));
+    }
+
+    #[test]
+    fn a_full_transmit_queue_drops_and_counts() {
+        let mut link = EthernetLink::new(LinkConfig { rate_bps: 1_000_000_000, propagation: Duration::ZERO, tx_queue: 3 });
+        let sent = offer(&mut link, Time::ZERO, 10);
+        assert_eq!(sent.iter().filter(|s| s.2).count(), 4, "one on the wire and three waiting");
+        let r = link.report(Time(1_000_000_000));
+        assert_eq!(r.get("a_to_b_drops"), Some(6.0));
+        assert_eq!(r.get("a_to_b_frames"), Some(4.0));
+        // Once the queue has drained, frames are accepted again.
+        let later = offer(&mut link, Time(4 * 12_304_000), 1);
+        assert_eq!(later.len(), 2);
+    }
+}

@@ -242,3 +242,64 @@ impl Component for Source {
         r
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::component_rng;
+    use crate::scenario::Station;
+    use crate::wire::{verify_checksums, TcpFields};
+    use proptest::prelude::*;
+
+    fn config(l3: u8, l4: u8, vlan: Option<u16>, payload_len: usize, fill: Fill) -> SourceConfig {
+        let (a, b) = (Station::numbered(1), Station::numbered(2));
+        let tcp = L4::Tcp(TcpFields { src_port: 1, dst_port: 2, seq: 0xffff_ff00, ack: Some(1), window: 100, psh: false, fin: false });
+        let t = if l4 == 0 { L4::Udp { src_port: 1, dst_port: 2 } } else { tcp };
+        let l3 = match l3 {
+            0 => L3::Raw { ether_type: 0x88b5 },
+            4 => L3::Ipv4 { src: a.ipv4, dst: b.ipv4, ttl: 64, id: 0, l4: t },
+            _ => L3::Ipv6 { src: a.ipv6, dst: b.ipv6, hop_limit: 64, l4: t },
+        };
+        SourceConfig {
+            headers: Headers { dst_mac: b.mac, src_mac: a.mac, vlan, l3 },
+            payload_len,
+            rate: Rate::Line,
+            pattern: Pattern::Constant,
+            fill,
+            count: None,
+            start: Duration::ZERO,
+            flow: 3,
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn every_generated_frame_has_valid_checksums_and_its_stamp(
+            l3 in prop::sample::select(vec![0u8, 4, 6]), l4 in 0u8..2, vlan in proptest::option::of(0u16..4096),
+            payload_len in 0usize..1400, random in any::<bool>(), n in prop::sample::select(vec![0u64, 1, 2, 65_535, 65_536, 3_000_000, u32::MAX as u64 + 7]),
+        ) {
+            let fill = if random { Fill::Random } else { Fill::Counter };
+            let src = Source::new(config(l3, l4, vlan, payload_len, fill)).unwrap();
+            let (mut out, mut rng) = (Vec::new(), component_rng(1, "s"));
+            let mut ctx = Ctx::new(Time::ZERO, &mut out, &mut rng);
+            let bytes = src.make_frame(n, &mut ctx);
+            let view = verify_checksums(&bytes).unwrap();
+            if payload_len >= STAMP_LEN {
+                prop_assert_eq!(Stamp::parse(&bytes[view.payload.clone()]), Some(Stamp { flow: 3, seq: n }));
+            }
+            if l3 == 4 {
+                prop_assert_eq!(u16::from_be_bytes([bytes[view.l3_offset + 4], bytes[view.l3_offset + 5]]), n as u16);
+            }
+        }
+    }
+
+    #[test]
+    fn tcp_sequence_advances_by_the_payload_and_wraps() {
+        let src = Source::new(config(4, 1, None, 1000, Fill::Counter)).unwrap();
+        let (mut out, mut rng) = (Vec::new(), component_rng(1, "s"));
+        let mut ctx = Ctx::new(Time::ZERO, &mut out, &mut rng);
+        let seq = |b: &[u8]| u32::from_be_bytes(b[38..42].try_into().unwrap());
+        assert_eq!(seq(&src.make_frame(0, &mut ctx)), 0xffff_ff00);
+        assert_eq!(seq(&src.make_frame(1, &mut ctx)), 0xffff_ff00u32.wrapping_add(1000));
+    }
+}

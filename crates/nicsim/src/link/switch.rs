@@ -119,3 +119,50 @@ impl Component for Switch {
         r
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::component_rng;
+    use crate::wire::FrameMeta;
+
+    fn frame(dst: u8, src: u8) -> Msg {
+        let mut bytes = vec![0u8; 60];
+        bytes[..6].copy_from_slice(&[2, 0, 0, 0, 0, dst]);
+        bytes[6..12].copy_from_slice(&[2, 0, 0, 0, 0, src]);
+        Msg::Frame(Frame { bytes, meta: FrameMeta::default() })
+    }
+
+    fn step(sw: &mut Switch, port: PortId, msg: Msg) -> Vec<PortId> {
+        let (mut out, mut rng) = (Vec::new(), component_rng(1, "sw"));
+        let mut ctx = Ctx::new(Time::ZERO, &mut out, &mut rng);
+        sw.handle(port, msg, &mut ctx);
+        out.iter().filter(|o| matches!(o.msg, Msg::Frame(_))).filter_map(|o| o.port).collect()
+    }
+
+    #[test]
+    fn floods_unknown_then_forwards_learned_destinations() {
+        let mut sw = Switch::new(SwitchConfig { ports: 4, queue_frames: 8, latency: Duration::ZERO });
+        assert_eq!(step(&mut sw, 0, frame(9, 1)), vec![1, 2, 3], "unknown destination floods");
+        for p in 1..4 {
+            step(&mut sw, p, Msg::TxReady);
+        }
+        assert_eq!(step(&mut sw, 2, frame(1, 9)), vec![0], "learned from the first frame");
+        step(&mut sw, 0, Msg::TxReady);
+        assert_eq!(step(&mut sw, 0, frame(9, 1)), vec![2]);
+    }
+
+    #[test]
+    fn output_queue_tail_drops_while_the_link_is_busy() {
+        let mut sw = Switch::new(SwitchConfig { ports: 2, queue_frames: 2, latency: Duration::ZERO });
+        step(&mut sw, 1, frame(1, 2)); // learn station 2 on port 1
+        step(&mut sw, 0, Msg::TxReady);
+        let mut sent = 0;
+        for _ in 0..5 {
+            sent += step(&mut sw, 0, frame(2, 1)).len();
+        }
+        assert_eq!(sent, 1, "one goes to the link, two wait, two are dropped");
+        assert_eq!(sw.report(Time::ZERO).get("port1_drops"), Some(2.0));
+        assert_eq!(step(&mut sw, 1, Msg::TxReady), vec![1], "the link's TxReady releases the next");
+    }
+}

@@ -10,3 +10,6 @@ mod view;
 pub use build::{build, Headers, L3, L4, TcpFields};
 pub use frame::{Frame, FrameMeta};
 pub use view::{verify_checksums, ChecksumError, View};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,49 @@
+"""Independent checks of captured frames with dpkt (not our parser)."""
+
+import struct
+
+import dpkt
+
+
+def l3_offset(eth: dpkt.ethernet.Ethernet) -> int:
+    return 14 + 4 * len(getattr(eth, "vlan_tags", []) or [])
+
+
+def check_frame(buf: bytes) -> dict:
+    """Parse one frame with dpkt and verify its IPv4 header and UDP/TCP checksums.
+
+    Returns what it found; raises AssertionError on a bad checksum."""
+    eth = dpkt.ethernet.Ethernet(buf)
+    off = l3_offset(eth)
+    ip = eth.data
+    found = {"type": eth.type, "l4": None}
+    if isinstance(ip, dpkt.ip.IP):
+        ihl = ip.hl * 4
+        raw = buf[off : off + ip.len]
+        assert dpkt.in_cksum(raw[:ihl]) == 0, "IPv4 header checksum"
+        seg = raw[ihl:]
+        pseudo = struct.pack(">4s4sxBH", ip.src, ip.dst, ip.p, len(seg))
+        found["ip"] = 4
+        found["id"] = ip.id
+    elif isinstance(ip, dpkt.ip6.IP6):
+        raw = buf[off : off + 40 + ip.plen]
+        seg = raw[40:]
+        pseudo = struct.pack(">16s16sI3xB", ip.src, ip.dst, len(seg), ip.nxt)
+        found["ip"] = 6
+    else:
+        return found
+    if isinstance(ip.data, dpkt.udp.UDP):
+        found["l4"] = "udp"
+        if found["ip"] == 6 or seg[6:8] != b"\0\0":
+            assert dpkt.in_cksum(pseudo + seg) == 0, "UDP checksum"
+    elif isinstance(ip.data, dpkt.tcp.TCP):
+        found["l4"] = "tcp"
+        found["seq"] = ip.data.seq
+        found["payload_len"] = len(ip.data.data)
+        assert dpkt.in_cksum(pseudo + seg) == 0, "TCP checksum"
+    return found
+
+
+def read_pcap(path):
+    with open(path, "rb") as f:
+        return [(ts, buf) for ts, buf in dpkt.pcap.Reader(f)]

@@ -1,0 +1,91 @@
+"""Bad input: a clear error naming the key path, exit code 2, no output file."""
+
+import pytest
+
+GOOD = """
+name = "t"
+[[source]]
+name = "gen"
+to = "rx"
+frame_size = 1518
+count = 10
+[[sink]]
+name = "rx"
+[[switch]]
+name = "sw"
+ports = 2
+[[link]]
+name = "l0"
+a = "gen"
+b = "sw:0"
+rate = "1Gbps"
+[[link]]
+name = "l1"
+a = "sw:1"
+b = "rx"
+rate = "1Gbps"
+"""
+
+CASES = {
+    "unknown key": (("frame_size = 1518", "frame_size = 1518\ncolour = 'red'"), "source[0].colour", "unknown field"),
+    "unknown top-level key": (('name = "t"', 'name = "t"\nspeed = 3'), "speed", "unknown field"),
+    "wrong type": (("count = 10", 'count = "many"'), "source[0].count", "invalid type"),
+    "wrong type for a rate": (('rate = "1Gbps"\n[[link]]\nname = "l1"', 'rate = true\n[[link]]\nname = "l1"'), "link[0].rate", "invalid type"),
+    "zero rate": (('rate = "1Gbps"\n[[link]]\nname = "l1"', 'rate = "0Gbps"\n[[link]]\nname = "l1"'), "link[0].rate", "positive"),
+    "negative rate": (('b = "rx"\nrate = "1Gbps"', 'b = "rx"\nrate = -100'), "link[1].rate", "positive"),
+    "negative source rate": (("count = 10", 'count = 10\nrate = "-5Mbps"'), "source[0].rate", "positive"),
+    "frame below 64": (("frame_size = 1518", "frame_size = 40"), "source[0].frame_size", "below the Ethernet minimum"),
+    "frame above the MTU": (("frame_size = 1518", "frame_size = 1519"), "source[0].frame_size", "MTU of 1500"),
+    "payload above the MTU": (("frame_size = 1518", "payload_size = 1473"), "source[0].payload_size", "MTU of 1500"),
+    "zero queue": (("ports = 2", "ports = 2\nqueue_frames = 0"), "switch[0].queue_frames", "positive"),
+    "zero count": (("count = 10", "count = 0"), "source[0].count", "positive"),
+    "unknown endpoint": (('b = "sw:0"', 'b = "hub:0"'), "link[0].b", "no source, sink or switch"),
+    "switch port out of range": (('b = "sw:0"', 'b = "sw:7"'), "link[0].b", "ports 0 to 1"),
+    "endless source": (("count = 10", ""), "duration", "no count"),
+    "vlan out of range": (("count = 10", "count = 10\nvlan = 5000"), "source[0].vlan", "0 to 4095"),
+    "negative time": (('rate = "1Gbps"\n[[link]]\nname = "l1"', 'rate = "1Gbps"\npropagation = "-5us"\n[[link]]\nname = "l1"'), "link[0].propagation", "negative"),
+    "toml syntax": (("count = 10", "count = = 10"), "line 7", "invalid"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_bad_scenario(cli, tmp_path, case):
+    (old, new), key, words = CASES[case]
+    assert old in GOOD
+    bad = tmp_path / "bad.toml"
+    bad.write_text(GOOD.replace(old, new, 1))
+    pcap = tmp_path / "out.pcap"
+    r = cli("run", bad, "--pcap", pcap)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert key in r.stderr and words in r.stderr, r.stderr
+    assert r.stdout == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.toml"], "nothing half-written"
+
+
+def test_the_good_scenario_runs(cli, tmp_path):
+    good = tmp_path / "good.toml"
+    good.write_text(GOOD)
+    r = cli("run", good, "--json")
+    assert r.returncode == 0, r.stderr
+
+
+def test_missing_file(cli, tmp_path):
+    r = cli("run", tmp_path / "nope.toml")
+    assert r.returncode == 2 and "nope.toml" in r.stderr
+
+
+def test_unknown_capture_link_writes_nothing(cli, scenarios, tmp_path):
+    pcap = tmp_path / "x.pcap"
+    r = cli("run", scenarios / "switched-udp.toml", "--pcap", pcap, "--capture", "nowhere")
+    assert r.returncode == 2 and "nowhere" in r.stderr
+    assert not pcap.exists()
+
+
+def test_unwritable_pcap_path(cli, scenarios, tmp_path):
+    r = cli("run", scenarios / "switched-udp.toml", "--pcap", tmp_path / "no" / "such" / "dir.pcap")
+    assert r.returncode == 2 and "dir.pcap" in r.stderr
+
+
+def test_unknown_option_is_exit_2(cli, scenarios):
+    r = cli("run", scenarios / "switched-udp.toml", "--frobnicate")
+    assert r.returncode == 2

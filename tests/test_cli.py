@@ -1,0 +1,46 @@
+"""The command line as a user meets it."""
+
+import json
+
+import nicsim
+
+
+def test_help_documents_commands_and_options(cli):
+    top = cli("--help")
+    assert top.returncode == 0
+    for word in ("run", "check", "bench", "exit codes"):
+        assert word in top.stdout
+    run = cli("run", "--help")
+    for word in ("--pcap", "--json", "--seed", "--capture", "SCENARIO.toml"):
+        assert word in run.stdout
+
+
+def test_table_and_json_agree(cli, scenarios):
+    table = cli("run", scenarios / "wire-efficiency.toml")
+    assert table.returncode == 0, table.stderr
+    assert "952.0202" in table.stdout and "sink rx-792" in table.stdout
+    data = json.loads(cli("run", scenarios / "wire-efficiency.toml", "--json").stdout)
+    rx = next(c for c in data["components"] if c["name"] == "rx-792")
+    assert abs(rx["metrics"]["goodput_mbps"] - 952.0202) < 0.01
+
+
+def test_python_api(scenarios):
+    r = nicsim.run(scenarios / "wire-efficiency.toml")
+    assert abs(r.metric("rx-tcp", "app_goodput_mbps") - 949.28) < 0.01
+    assert abs(r.metric("rx-64", "frame_rate_pps") / 1e6 - 14.88) < 0.005
+    for row, table in [("rx-792", 952.0202), ("rx-1048", 963.7405), ("rx-1536", 975.2604), ("rx-9096", 995.8223)]:
+        assert abs(r.metric(row, "goodput_mbps") - table) < 0.01
+
+
+def test_check_command(cli, scenarios):
+    r = cli("check", scenarios / "switched-udp.toml")
+    assert r.returncode == 0 and "ok" in r.stdout
+
+
+def test_bench_reports_rates(cli):
+    r = cli("bench", "--frames", "20000", "--repeat", "1", "--json")
+    assert r.returncode == 0, r.stderr
+    figures = json.loads(r.stdout)
+    assert figures["frames"] == 20000
+    assert figures["events"] >= 2 * 20000
+    assert figures["frames_per_second"] > 0
