@@ -103,11 +103,12 @@ impl Simulator {
             self.step(id, None)?;
         }
         let limit = until.unwrap_or(Time::MAX);
-        while let Some(t) = self.queue.peek_time() {
-            if t > limit {
+        while let Some(ev) = self.queue.pop() {
+            if ev.time > limit {
+                // Put it back (the run ends here, so its new sequence number is moot).
+                self.queue.push(ev.time, ev.item);
                 break;
             }
-            let ev = self.queue.pop().expect("peeked");
             self.now = ev.time;
             self.events += 1;
             self.step(ev.item.component as usize, Some((ev.item.port, ev.item.msg)))?;

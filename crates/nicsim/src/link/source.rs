@@ -127,7 +127,13 @@ impl Source {
     fn make_frame(&self, n: u64, ctx: &mut Ctx) -> Vec<u8> {
         let mut b = self.template.clone();
         let l = &self.layout;
-        let mut patches: Vec<(usize, u16)> = Vec::with_capacity(10);
+        // At most 6 stamp words and 2 sequence words: no allocation per frame.
+        let mut patches = [(0usize, 0u16); 8];
+        let mut n_patches = 0;
+        let mut patch = |at: usize, word: u16| {
+            patches[n_patches] = (at, word);
+            n_patches += 1;
+        };
         let payload_end = l.payload_at + self.cfg.payload_len;
         let random = self.cfg.fill == Fill::Random;
         if self.cfg.payload_len >= STAMP_LEN {
@@ -136,7 +142,7 @@ impl Source {
                 b[l.payload_at..l.payload_at + STAMP_LEN].copy_from_slice(&stamp);
             } else {
                 for (i, w) in stamp.chunks(2).enumerate() {
-                    patches.push((l.payload_at + 2 * i, u16::from_be_bytes([w[0], w[1]])));
+                    patch(l.payload_at + 2 * i, u16::from_be_bytes([w[0], w[1]]));
                 }
             }
         }
@@ -150,11 +156,11 @@ impl Source {
                 _ => 0,
             }
             .wrapping_add((n as u32).wrapping_mul(self.cfg.payload_len as u32));
-            patches.push((at, (seq >> 16) as u16));
-            patches.push((at + 2, seq as u16));
+            patch(at, (seq >> 16) as u16);
+            patch(at + 2, seq as u16);
         }
         let mut l4_csum = l.l4_csum.map(|(at, _)| u16::from_be_bytes([b[at], b[at + 1]]));
-        for (at, new) in patches {
+        for &(at, new) in &patches[..n_patches] {
             let old = u16::from_be_bytes([b[at], b[at + 1]]);
             b[at..at + 2].copy_from_slice(&new.to_be_bytes());
             l4_csum = l4_csum.map(|c| checksum::update(c, old, new));

@@ -58,3 +58,39 @@ pub fn load(path: &Path) -> Result<Plan, ScenarioError> {
     let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::new("", format!("{}: {e}", path.display())))?;
     validate(&parse(&text)?)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const GOOD: &str = "[[source]]\nname = \"g\"\nto = \"r\"\nframe_size = 100\ncount = 3\n[[sink]]\nname = \"r\"\n[[link]]\nname = \"l\"\na = \"g\"\nb = \"r\"\nrate = \"1Gbps\"\n";
+
+    #[test]
+    fn errors_name_the_key_path() {
+        let e = validate(&parse(&GOOD.replace("count = 3", "count = -3")).unwrap()).err().unwrap();
+        assert_eq!(e.to_string(), "source[0].count: must be positive, got -3");
+        let e = parse(&GOOD.replace("rate = \"1Gbps\"", "rate = \"0 Mbps\"")).unwrap_err();
+        assert_eq!(e.path, "link[0].rate");
+        assert!(e.message.contains("must be positive"));
+        let e = parse(&GOOD.replace("count = 3", "cuont = 3")).unwrap_err();
+        assert_eq!(e.path, "source[0].cuont");
+    }
+
+    proptest! {
+        /// Hostile scenario text (mutations of a good one) gives a result or an
+        /// error, never a panic.
+        #[test]
+        fn hostile_scenarios_never_panic(cuts in proptest::collection::vec((0usize..200, any::<char>()), 1..6)) {
+            let mut text: Vec<char> = GOOD.chars().collect();
+            for (at, c) in cuts {
+                let i = at % text.len();
+                text[i] = c;
+            }
+            let text: String = text.into_iter().collect();
+            if let Ok(s) = parse(&text) {
+                let _ = validate(&s);
+            }
+        }
+    }
+}

@@ -73,17 +73,27 @@ pub fn parse_source_rate(text: &str) -> Result<SourceRate, String> {
     }
     let (value, unit) = split_number(text)?;
     if let Some((_, s)) = FRAME_UNITS.iter().find(|(u, _)| *u == unit) {
-        return Ok(SourceRate::Frames(positive(value, text)? * s));
+        let fps = positive(value, text)? * s;
+        if fps < 1e-3 {
+            return Err(format!("{text:?} is below the slowest rate of 0.001 pps"));
+        }
+        return Ok(SourceRate::Frames(fps));
     }
     parse_bit_rate(text).map(|r| SourceRate::Bits(r.0)).map_err(|e| format!("{e}, \"line\", or frames per second (pps, kpps, Mpps)"))
 }
+
+const MAX_SECONDS: u64 = 1_000_000;
 
 pub fn parse_time(text: &str) -> Result<TimeSpan, String> {
     if text.trim().starts_with('-') {
         return Err(format!("must not be negative, got {text:?}"));
     }
     let d = humantime::parse_duration(text).map_err(|e| format!("{e} in {text:?} (write e.g. \"500ns\", \"10us\", \"2ms\")"))?;
-    let ps = u64::try_from(d.as_nanos() * 1_000).map_err(|_| format!("{text:?} is too long"))?;
+    // A million seconds keeps every sum of simulated times far from u64 overflow.
+    if d > std::time::Duration::from_secs(MAX_SECONDS) {
+        return Err(format!("{text:?} is longer than the {MAX_SECONDS} s a run may last"));
+    }
+    let ps = d.as_nanos() as u64 * 1_000;
     Ok(TimeSpan(Duration(ps)))
 }
 
@@ -152,5 +162,6 @@ mod tests {
         assert_eq!(parse_time("2ms").unwrap(), TimeSpan(Duration::from_ms(2)));
         assert!(parse_time("-3us").unwrap_err().contains("negative"));
         assert!(parse_time("soon").is_err());
+        assert!(parse_time("300 days").unwrap_err().contains("longer"));
     }
 }
