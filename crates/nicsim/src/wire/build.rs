@@ -86,30 +86,29 @@ fn tcp_header(t: &TcpFields) -> TcpHeader {
     h
 }
 
-fn write_l4_v4(out: &mut Vec<u8>, ip: &Ipv4Header, l4: &L4, payload: &[u8]) -> Result<(), BuildError> {
-    let too_long = |_| BuildError::TooLong(payload.len());
-    match l4 {
-        L4::Udp { src_port, dst_port } => {
-            out.extend_from_slice(&UdpHeader::with_ipv4_checksum(*src_port, *dst_port, ip, payload).map_err(too_long)?.to_bytes())
-        }
-        L4::Tcp(t) => {
-            let mut h = tcp_header(t);
-            h.checksum = h.calc_checksum_ipv4(ip, payload).map_err(too_long)?;
-            out.extend_from_slice(&h.to_bytes());
-        }
-    }
-    Ok(())
+/// The IP header a transport checksum's pseudo-header comes from.
+enum Ip<'a> {
+    V4(&'a Ipv4Header),
+    V6(&'a Ipv6Header),
 }
 
-fn write_l4_v6(out: &mut Vec<u8>, ip: &Ipv6Header, l4: &L4, payload: &[u8]) -> Result<(), BuildError> {
+fn write_l4(out: &mut Vec<u8>, ip: Ip, l4: &L4, payload: &[u8]) -> Result<(), BuildError> {
     let too_long = |_| BuildError::TooLong(payload.len());
     match l4 {
         L4::Udp { src_port, dst_port } => {
-            out.extend_from_slice(&UdpHeader::with_ipv6_checksum(*src_port, *dst_port, ip, payload).map_err(too_long)?.to_bytes())
+            let h = match ip {
+                Ip::V4(ip) => UdpHeader::with_ipv4_checksum(*src_port, *dst_port, ip, payload),
+                Ip::V6(ip) => UdpHeader::with_ipv6_checksum(*src_port, *dst_port, ip, payload),
+            };
+            out.extend_from_slice(&h.map_err(too_long)?.to_bytes());
         }
         L4::Tcp(t) => {
             let mut h = tcp_header(t);
-            h.checksum = h.calc_checksum_ipv6(ip, payload).map_err(too_long)?;
+            h.checksum = match ip {
+                Ip::V4(ip) => h.calc_checksum_ipv4(ip, payload),
+                Ip::V6(ip) => h.calc_checksum_ipv6(ip, payload),
+            }
+            .map_err(too_long)?;
             out.extend_from_slice(&h.to_bytes());
         }
     }
@@ -146,7 +145,7 @@ pub fn build(headers: &Headers, payload: &[u8]) -> Result<Vec<u8>, BuildError> {
             ip.dont_fragment = true;
             ip.header_checksum = ip.calc_header_checksum();
             out.extend_from_slice(&ip.to_bytes());
-            write_l4_v4(&mut out, &ip, l4, payload)?;
+            write_l4(&mut out, Ip::V4(&ip), l4, payload)?;
         }
         L3::Ipv6 { src, dst, hop_limit, l4 } => {
             let l4_len = headers.len() - out.len() - 40 + payload.len();
@@ -161,7 +160,7 @@ pub fn build(headers: &Headers, payload: &[u8]) -> Result<Vec<u8>, BuildError> {
                 destination: *dst,
             };
             out.extend_from_slice(&ip.to_bytes());
-            write_l4_v6(&mut out, &ip, l4, payload)?;
+            write_l4(&mut out, Ip::V6(&ip), l4, payload)?;
         }
     }
     out.extend_from_slice(payload);
