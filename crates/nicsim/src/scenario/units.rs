@@ -61,7 +61,7 @@ pub fn parse_bit_rate(text: &str) -> Result<BitRate, String> {
         .map(|(_, s)| *s)
         .ok_or_else(|| format!("unknown rate unit in {text:?} (use bps, kbps, Mbps, Gbps or Tbps)"))?;
     let bps = positive(value, text)? * scale;
-    if bps < 1.0 || bps > 1e15 {
+    if !(1.0..=1e15).contains(&bps) {
         return Err(format!("{text:?} is outside 1 b/s to 1 Pb/s"));
     }
     Ok(BitRate(bps.round() as u64))
