@@ -11,6 +11,7 @@
 //!   underneath), Ethernet framing arithmetic, and the Internet checksum.
 //! - [`mem`]: address spaces holding real bytes and the address map that routes an
 //!   access to host or adapter memory.
+//! - [`bus`]: PCIe transaction accounting (TLP and DLLP bytes per DMA).
 //! - [`link`]: full-duplex Ethernet links at an exact line rate, store-and-forward
 //!   switches, traffic sources and sinks.
 //! - [`observe`]: per-component reports and pcap capture as a link wrapper.
@@ -18,6 +19,7 @@
 //! - [`run`](mod@run): one run of a checked scenario into a serialisable result.
 
 pub mod bench;
+pub mod bus;
 pub mod engine;
 pub mod link;
 pub mod mem;

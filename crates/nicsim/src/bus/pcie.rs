@@ -1,0 +1,229 @@
+//! PCIe link accounting from the TLP and DLLP rules in BRIEF.md ("PCIe"):
+//! generations 1-2 encode 8b/10b, 3-5 128b/130b; a memory write or read request TLP
+//! carries 24 bytes of overhead with 64-bit addressing, a completion with data 20;
+//! writes split at the Max Payload Size, read requests at the Max Read Request Size,
+//! completions at MPS or the Read Completion Boundary; 8-byte ACK and flow-control
+//! DLLPs; SKIP ordered sets of 4 bytes per 1538.
+
+/// Overhead of a memory write or read request TLP with 64-bit addressing:
+/// 8 (framing, sequence, LCRC) + 4 (header) + 12 (address and the rest).
+pub const REQUEST_OVERHEAD: u64 = 24;
+/// Overhead of a completion with data.
+pub const COMPLETION_OVERHEAD: u64 = 20;
+/// One ACK or flow-control update DLLP on the wire.
+pub const DLLP_BYTES: u64 = 8;
+/// SKIP ordered sets: 4 bytes for every 1538 bytes sent.
+pub const SKIP_BYTES: u64 = 4;
+pub const SKIP_EVERY: u64 = 1538;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompletionSplit {
+    /// Completions as large as the Max Payload Size allows.
+    Mps,
+    /// Completions cut at every Read Completion Boundary.
+    Rcb,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PcieConfig {
+    /// Generation 1 to 5.
+    pub generation: u8,
+    /// Lanes: 1, 2, 4, 8, 16 or 32.
+    pub lanes: u8,
+    pub mps: u64,
+    pub mrrs: u64,
+    pub rcb: u64,
+    pub completion_split: CompletionSplit,
+    /// Received TLPs per ACK DLLP and per flow-control update DLLP. The spec sets
+    /// these by timers; the model counts them per TLP (see docs/model.md).
+    pub tlps_per_ack: u64,
+    pub tlps_per_fc_update: u64,
+}
+
+impl PcieConfig {
+    /// Check the values the spec allows; errors name the field.
+    pub fn check(&self) -> Result<(), String> {
+        let pow2 = |v: u64, lo: u64, hi: u64| v.is_power_of_two() && (lo..=hi).contains(&v);
+        if !(1..=5).contains(&self.generation) {
+            return Err(format!("generation: must be 1 to 5, got {}", self.generation));
+        }
+        if !pow2(self.lanes as u64, 1, 32) {
+            return Err(format!("lanes: must be 1, 2, 4, 8, 16 or 32, got {}", self.lanes));
+        }
+        if !pow2(self.mps, 128, 4096) {
+            return Err(format!("mps: must be a power of two from 128 to 4096, got {}", self.mps));
+        }
+        if !pow2(self.mrrs, 128, 4096) {
+            return Err(format!("mrrs: must be a power of two from 128 to 4096, got {}", self.mrrs));
+        }
+        if self.rcb != 64 && self.rcb != 128 {
+            return Err(format!("rcb: must be 64 or 128, got {}", self.rcb));
+        }
+        if self.tlps_per_ack == 0 || self.tlps_per_fc_update == 0 {
+            return Err("tlps_per_ack and tlps_per_fc_update must be at least 1".into());
+        }
+        Ok(())
+    }
+
+    /// Transfers per second per lane and the encoding's efficiency (num/den).
+    fn lane(&self) -> (u64, u64, u64) {
+        match self.generation {
+            1 => (2_500_000_000, 8, 10),
+            2 => (5_000_000_000, 8, 10),
+            3 => (8_000_000_000, 128, 130),
+            4 => (16_000_000_000, 128, 130),
+            _ => (32_000_000_000, 128, 130),
+        }
+    }
+
+    /// Bytes per second one direction of the link carries after line encoding.
+    pub fn bytes_per_second(&self) -> f64 {
+        let (gt, num, den) = self.lane();
+        gt as f64 * self.lanes as f64 * num as f64 / den as f64 / 8.0
+    }
+}
+
+/// The TLPs one transfer puts on each direction of the link. "Up" is from the
+/// device to the host, "down" from the host to the device.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Traffic {
+    pub tlp_bytes_up: u64,
+    pub tlp_bytes_down: u64,
+    pub tlps_up: u64,
+    pub tlps_down: u64,
+}
+
+impl Traffic {
+    /// Average bytes on the wire per transfer when transfers run back to back:
+    /// TLPs, the ACK and flow-control DLLPs answering the other side's TLPs, and
+    /// SKIP ordered sets, the last two spread evenly (so fractional).
+    fn wire(cfg: &PcieConfig, tlp_bytes: u64, tlps_received: u64) -> f64 {
+        let dllps = tlps_received as f64 * (1.0 / cfg.tlps_per_ack as f64 + 1.0 / cfg.tlps_per_fc_update as f64);
+        (tlp_bytes as f64 + DLLP_BYTES as f64 * dllps) * (SKIP_EVERY + SKIP_BYTES) as f64 / SKIP_EVERY as f64
+    }
+    pub fn wire_up(&self, cfg: &PcieConfig) -> f64 {
+        Self::wire(cfg, self.tlp_bytes_up, self.tlps_down)
+    }
+    pub fn wire_down(&self, cfg: &PcieConfig) -> f64 {
+        Self::wire(cfg, self.tlp_bytes_down, self.tlps_up)
+    }
+}
+
+/// Split `len` bytes starting at `addr` into pieces that do not cross a multiple of
+/// `unit` (how writes split at MPS and completions at RCB/MPS).
+fn pieces(addr: u64, len: u64, unit: u64) -> u64 {
+    if len == 0 {
+        return 0;
+    }
+    let first = (unit - addr % unit).min(len);
+    1 + (len - first).div_ceil(unit)
+}
+
+/// The device writes `len` bytes to host memory at `addr` (e.g. a received frame).
+pub fn dma_write(cfg: &PcieConfig, addr: u64, len: u64) -> Traffic {
+    let tlps = pieces(addr, len, cfg.mps);
+    Traffic { tlp_bytes_up: len + REQUEST_OVERHEAD * tlps, tlp_bytes_down: 0, tlps_up: tlps, tlps_down: 0 }
+}
+
+/// The device reads `len` bytes of host memory at `addr` (e.g. a frame to send).
+pub fn dma_read(cfg: &PcieConfig, addr: u64, len: u64) -> Traffic {
+    let requests = pieces(addr, len, cfg.mrrs);
+    let unit = match cfg.completion_split {
+        CompletionSplit::Mps => cfg.mps,
+        CompletionSplit::Rcb => cfg.rcb,
+    };
+    // Each read request is answered separately, its completions cut at `unit`.
+    let mut completions = 0;
+    let mut at = addr;
+    let mut left = len;
+    while left > 0 {
+        let n = (cfg.mrrs - at % cfg.mrrs).min(left);
+        completions += pieces(at, n, unit);
+        at += n;
+        left -= n;
+    }
+    Traffic {
+        tlp_bytes_up: REQUEST_OVERHEAD * requests,
+        tlp_bytes_down: len + COMPLETION_OVERHEAD * completions,
+        tlps_up: requests,
+        tlps_down: completions,
+    }
+}
+
+/// Sustained bandwidth (payload bits per second) of back-to-back transfers of one
+/// size, limited by the busier direction of the link.
+pub fn bandwidth(cfg: &PcieConfig, t: Traffic, len: u64) -> f64 {
+    let busiest = t.wire_up(cfg).max(t.wire_down(cfg));
+    len as f64 * 8.0 * cfg.bytes_per_second() / busiest
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gen3x8() -> PcieConfig {
+        PcieConfig { generation: 3, lanes: 8, mps: 256, mrrs: 512, rcb: 64, completion_split: CompletionSplit::Mps, tlps_per_ack: 4, tlps_per_fc_update: 4 }
+    }
+    const SKIP: f64 = 1542.0 / 1538.0;
+
+    #[test]
+    fn raw_rates_follow_the_encodings() {
+        let mut c = gen3x8();
+        assert!((c.bytes_per_second() * 8.0 / 1e9 - 63.015).abs() < 0.001, "Gen3 x8 is 63.0 Gb/s after 128b/130b");
+        c.generation = 1;
+        c.lanes = 1;
+        assert_eq!(c.bytes_per_second() * 8.0, 2.0e9, "Gen1 x1 is 2 Gb/s after 8b/10b");
+    }
+
+    #[test]
+    fn writes_split_at_mps_and_pay_24_bytes_each() {
+        let c = gen3x8();
+        let t = dma_write(&c, 0, 1024);
+        assert_eq!((t.tlps_up, t.tlp_bytes_up), (4, 1024 + 4 * 24));
+        assert!((t.wire_up(&c) - 1120.0 * SKIP).abs() < 1e-9);
+        // The host acknowledges and returns credit: 4 TLPs -> one ACK, one FC update.
+        assert!((t.wire_down(&c) - 16.0 * SKIP).abs() < 1e-9);
+        // A write that starts 64 bytes before an MPS boundary needs one more TLP.
+        assert_eq!(dma_write(&c, 192, 256).tlps_up, 2);
+    }
+
+    #[test]
+    fn reads_pay_requests_up_and_completions_down() {
+        let mut c = gen3x8();
+        let t = dma_read(&c, 0, 1024);
+        assert_eq!((t.tlps_up, t.tlps_down), (2, 4), "two 512-byte requests, 256-byte completions");
+        assert_eq!(t.tlp_bytes_up, 48);
+        assert_eq!(t.tlp_bytes_down, 1024 + 4 * 20);
+        assert!((t.wire_down(&c) - (1104.0 + 8.0) * SKIP).abs() < 1e-9, "plus ACK/FC for the two requests");
+        c.completion_split = CompletionSplit::Rcb;
+        assert_eq!(dma_read(&c, 0, 1024).tlps_down, 16, "cut at every 64-byte boundary");
+    }
+
+    #[test]
+    fn write_bandwidth_grows_up_to_mps_then_levels_off_below_the_link() {
+        let c = gen3x8();
+        let link = c.bytes_per_second() * 8.0;
+        let mut last = 0.0;
+        for size in [64, 128, 256, 512, 1024, 2048, 4096] {
+            let w = bandwidth(&c, dma_write(&c, 0, size), size);
+            assert!(w >= last * 0.999_999 && w < link, "{size}: {w}");
+            if size >= 256 {
+                assert!((w / link - 256.0 / 280.0 / SKIP).abs() < 1e-9, "from MPS on every TLP is full: {size}");
+            }
+            last = w;
+        }
+        let w64 = bandwidth(&c, dma_write(&c, 0, 64), 64);
+        assert!((w64 / link - 64.0 / 88.0 / SKIP).abs() < 1e-9, "64 of every 88 bytes are payload");
+    }
+
+    #[test]
+    fn impossible_configurations_are_named() {
+        let mut c = gen3x8();
+        c.mps = 300;
+        assert!(c.check().unwrap_err().starts_with("mps"));
+        c = gen3x8();
+        c.generation = 6;
+        assert!(c.check().unwrap_err().starts_with("generation"));
+        assert!(gen3x8().check().is_ok());
+    }
+}
