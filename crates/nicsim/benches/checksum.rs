@@ -8,7 +8,9 @@ fn checksum(c: &mut Criterion) {
     for len in [46usize, 1500, 9000, 65536] {
         let data: Vec<u8> = (0..len).map(|i| (i * 7) as u8).collect();
         g.throughput(Throughput::Bytes(len as u64));
-        g.bench_with_input(BenchmarkId::from_parameter(len), &data, |b, d| b.iter(|| nicsim::wire::checksum::checksum(std::hint::black_box(d))));
+        g.bench_with_input(BenchmarkId::from_parameter(len), &data, |b, d| {
+            b.iter(|| nicsim::wire::checksum::checksum(std::hint::black_box(d)))
+        });
     }
     g.finish();
 }

@@ -1,7 +1,10 @@
 //! Builders: header descriptions in, frame bytes out, with lengths and checksums
 //! filled in by etherparse.
 
-use etherparse::{EtherType, Ethernet2Header, IpNumber, Ipv4Header, Ipv6Header, SingleVlanHeader, TcpHeader, UdpHeader, VlanId};
+use etherparse::{
+    EtherType, Ethernet2Header, IpNumber, Ipv4Header, Ipv6Header, SingleVlanHeader, TcpHeader,
+    UdpHeader, VlanId,
+};
 
 use crate::wire::ethernet::{FCS, MIN_FRAME};
 
@@ -26,8 +29,19 @@ pub enum L4 {
 pub enum L3 {
     /// Raw Ethernet: the payload follows the (VLAN) header under this EtherType.
     Raw { ether_type: u16 },
-    Ipv4 { src: [u8; 4], dst: [u8; 4], ttl: u8, id: u16, l4: L4 },
-    Ipv6 { src: [u8; 16], dst: [u8; 16], hop_limit: u8, l4: L4 },
+    Ipv4 {
+        src: [u8; 4],
+        dst: [u8; 4],
+        ttl: u8,
+        id: u16,
+        l4: L4,
+    },
+    Ipv6 {
+        src: [u8; 16],
+        dst: [u8; 16],
+        hop_limit: u8,
+        l4: L4,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,7 +55,7 @@ pub struct Headers {
 
 impl Headers {
     /// Bytes of header in front of the payload.
-    pub fn len(&self) -> usize {
+    pub fn header_len(&self) -> usize {
         let l2 = 14 + if self.vlan.is_some() { 4 } else { 0 };
         let l4 = |l4: &L4| match l4 {
             L4::Udp { .. } => 8,
@@ -52,9 +66,6 @@ impl Headers {
             L3::Ipv4 { l4: t, .. } => 20 + l4(t),
             L3::Ipv6 { l4: t, .. } => 40 + l4(t),
         }
-    }
-    pub fn is_empty(&self) -> bool {
-        false
     }
 }
 
@@ -125,31 +136,61 @@ fn ip_number(l4: &L4) -> IpNumber {
 /// The frame bytes (no FCS) for `headers` carrying `payload`, zero-padded to the
 /// 64-byte minimum, with IPv4, UDP and TCP lengths and checksums computed.
 pub fn build(headers: &Headers, payload: &[u8]) -> Result<Vec<u8>, BuildError> {
-    let mut out = Vec::with_capacity((headers.len() + payload.len()).max(MIN_FRAME - FCS));
+    let mut out = Vec::with_capacity((headers.header_len() + payload.len()).max(MIN_FRAME - FCS));
     let inner = l3_ether_type(&headers.l3);
-    let outer = if headers.vlan.is_some() { EtherType::VLAN_TAGGED_FRAME } else { inner };
-    out.extend_from_slice(&Ethernet2Header { source: headers.src_mac, destination: headers.dst_mac, ether_type: outer }.to_bytes());
+    let outer = if headers.vlan.is_some() {
+        EtherType::VLAN_TAGGED_FRAME
+    } else {
+        inner
+    };
+    out.extend_from_slice(
+        &Ethernet2Header {
+            source: headers.src_mac,
+            destination: headers.dst_mac,
+            ether_type: outer,
+        }
+        .to_bytes(),
+    );
     if let Some(id) = headers.vlan {
         let vlan_id = VlanId::try_new(id).map_err(|_| BuildError::Vlan(id))?;
         out.extend_from_slice(
-            &SingleVlanHeader { pcp: Default::default(), drop_eligible_indicator: false, vlan_id, ether_type: inner }.to_bytes(),
+            &SingleVlanHeader {
+                pcp: Default::default(),
+                drop_eligible_indicator: false,
+                vlan_id,
+                ether_type: inner,
+            }
+            .to_bytes(),
         );
     }
     match &headers.l3 {
         L3::Raw { .. } => {}
-        L3::Ipv4 { src, dst, ttl, id, l4 } => {
-            let l4_len = headers.len() - out.len() - 20 + payload.len();
+        L3::Ipv4 {
+            src,
+            dst,
+            ttl,
+            id,
+            l4,
+        } => {
+            let l4_len = headers.header_len() - out.len() - 20 + payload.len();
             let len = u16::try_from(l4_len).map_err(|_| BuildError::TooLong(payload.len()))?;
-            let mut ip = Ipv4Header::new(len, *ttl, ip_number(l4), *src, *dst).map_err(|_| BuildError::TooLong(payload.len()))?;
+            let mut ip = Ipv4Header::new(len, *ttl, ip_number(l4), *src, *dst)
+                .map_err(|_| BuildError::TooLong(payload.len()))?;
             ip.identification = *id;
             ip.dont_fragment = true;
             ip.header_checksum = ip.calc_header_checksum();
             out.extend_from_slice(&ip.to_bytes());
             write_l4(&mut out, Ip::V4(&ip), l4, payload)?;
         }
-        L3::Ipv6 { src, dst, hop_limit, l4 } => {
-            let l4_len = headers.len() - out.len() - 40 + payload.len();
-            let payload_length = u16::try_from(l4_len).map_err(|_| BuildError::TooLong(payload.len()))?;
+        L3::Ipv6 {
+            src,
+            dst,
+            hop_limit,
+            l4,
+        } => {
+            let l4_len = headers.header_len() - out.len() - 40 + payload.len();
+            let payload_length =
+                u16::try_from(l4_len).map_err(|_| BuildError::TooLong(payload.len()))?;
             let ip = Ipv6Header {
                 traffic_class: 0,
                 flow_label: Default::default(),

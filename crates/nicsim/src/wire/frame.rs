@@ -27,14 +27,12 @@ impl Frame {
     pub fn is_empty(&self) -> bool {
         self.bytes.is_empty()
     }
-    pub fn destination(&self) -> [u8; 6] {
-        let mut mac = [0u8; 6];
-        mac.copy_from_slice(&self.bytes[..6]);
-        mac
+    /// The destination MAC, if the frame is long enough to have one.
+    pub fn destination(&self) -> Option<[u8; 6]> {
+        self.bytes.get(..6)?.try_into().ok()
     }
-    pub fn source(&self) -> [u8; 6] {
-        let mut mac = [0u8; 6];
-        mac.copy_from_slice(&self.bytes[6..12]);
-        mac
+    /// The source MAC, if the frame is long enough to have one.
+    pub fn source(&self) -> Option<[u8; 6]> {
+        self.bytes.get(6..12)?.try_into().ok()
     }
 }

@@ -3,11 +3,11 @@
 
 mod build;
 pub mod checksum;
-mod frame;
 pub mod ethernet;
+mod frame;
 mod view;
 
-pub use build::{build, Headers, L3, L4, TcpFields};
+pub use build::{build, Headers, TcpFields, L3, L4};
 pub use frame::{Frame, FrameMeta};
 pub use view::{verify_checksums, ChecksumError, View};
 
