@@ -11,7 +11,7 @@
 //!   underneath), Ethernet framing arithmetic, and the Internet checksum.
 //! - [`mem`]: address spaces holding real bytes and the address map that routes an
 //!   access to host or adapter memory.
-//! - [`bus`]: PCIe transaction accounting (TLP and DLLP bytes per DMA).
+//! - [`bus`]: PCI transaction costs and PCIe TLP/DLLP accounting per DMA.
 //! - [`link`]: full-duplex Ethernet links at an exact line rate, store-and-forward
 //!   switches, traffic sources and sinks.
 //! - [`observe`]: per-component reports and pcap capture as a link wrapper.
