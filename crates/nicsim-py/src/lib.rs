@@ -8,22 +8,11 @@ use pyo3::prelude::*;
 
 use nicsim::{RunError, RunOptions};
 
-create_exception!(
-    _core,
-    ScenarioError,
-    PyException,
-    "The scenario or a run option is wrong (exit code 2)."
-);
-create_exception!(
-    _core,
-    SimulationError,
-    PyException,
-    "The model failed during a run (exit code 1)."
-);
+create_exception!(_core, ScenarioError, PyException, "The scenario or a run option is wrong (exit code 2).");
+create_exception!(_core, SimulationError, PyException, "The model failed during a run (exit code 1).");
 
 fn plan_for(path: &str) -> PyResult<nicsim::scenario::Plan> {
-    nicsim::scenario::load(Path::new(path))
-        .map_err(|e| ScenarioError::new_err(format!("{path}: {e}")))
+    nicsim::scenario::load(Path::new(path)).map_err(|e| ScenarioError::new_err(format!("{path}: {e}")))
 }
 
 /// Check a scenario file without running it.
@@ -35,19 +24,9 @@ fn check_file(path: &str) -> PyResult<()> {
 /// Run a scenario file; returns the results as JSON text.
 #[pyfunction]
 #[pyo3(signature = (path, seed=None, pcap=None, capture=Vec::new()))]
-fn run_file(
-    py: Python<'_>,
-    path: &str,
-    seed: Option<u64>,
-    pcap: Option<PathBuf>,
-    capture: Vec<String>,
-) -> PyResult<String> {
+fn run_file(py: Python<'_>, path: &str, seed: Option<u64>, pcap: Option<PathBuf>, capture: Vec<String>) -> PyResult<String> {
     let plan = plan_for(path)?;
-    let opts = RunOptions {
-        seed,
-        pcap,
-        capture,
-    };
+    let opts = RunOptions { seed, pcap, capture };
     let result = py.detach(|| nicsim::run(&plan, &opts));
     match result {
         Ok(r) => serde_json::to_string(&r).map_err(|e| SimulationError::new_err(e.to_string())),
@@ -59,15 +38,8 @@ fn run_file(
 /// The link-only flood benchmark: (frames, events, wall seconds).
 #[pyfunction]
 #[pyo3(signature = (frames, frame_size=64, rate="10Gbps"))]
-fn bench_flood(
-    py: Python<'_>,
-    frames: u64,
-    frame_size: u32,
-    rate: &str,
-) -> PyResult<(u64, u64, f64)> {
-    let s = py
-        .detach(|| nicsim::bench::flood(frames, frame_size, rate))
-        .map_err(ScenarioError::new_err)?;
+fn bench_flood(py: Python<'_>, frames: u64, frame_size: u32, rate: &str) -> PyResult<(u64, u64, f64)> {
+    let s = py.detach(|| nicsim::bench::flood(frames, frame_size, rate)).map_err(ScenarioError::new_err)?;
     Ok((s.frames, s.events, s.wall_seconds))
 }
 

@@ -8,9 +8,7 @@ fn flood(c: &mut Criterion) {
     let mut g = c.benchmark_group("link_flood");
     g.sample_size(10);
     g.throughput(Throughput::Elements(FRAMES));
-    g.bench_function("64B_10Gbps_1M_frames", |b| {
-        b.iter(|| nicsim::bench::flood(FRAMES, 64, "10Gbps").unwrap())
-    });
+    g.bench_function("64B_10Gbps_1M_frames", |b| b.iter(|| nicsim::bench::flood(FRAMES, 64, "10Gbps").unwrap()));
     g.finish();
 }
 

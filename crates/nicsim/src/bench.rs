@@ -35,24 +35,13 @@ pub fn flood_scenario(frames: u64, frame_size: u32, rate: &str) -> String {
 
 /// Run the flood and time it on the wall clock (assembly included).
 pub fn flood(frames: u64, frame_size: u32, rate: &str) -> Result<FloodStats, String> {
-    let plan =
-        validate(&parse(&flood_scenario(frames, frame_size, rate)).map_err(|e| e.to_string())?)
-            .map_err(|e| e.to_string())?;
+    let plan = validate(&parse(&flood_scenario(frames, frame_size, rate)).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
     let started = Instant::now();
     let result = run(&plan, &RunOptions::default()).map_err(|e| e.to_string())?;
     let wall_seconds = started.elapsed().as_secs_f64();
-    let received = result
-        .component("rx")
-        .and_then(|c| c.metrics.get("frames"))
-        .unwrap_or(0.0) as u64;
+    let received = result.component("rx").and_then(|c| c.metrics.get("frames")).unwrap_or(0.0) as u64;
     if received != frames {
-        return Err(format!(
-            "flood lost frames: sent {frames}, received {received}"
-        ));
+        return Err(format!("flood lost frames: sent {frames}, received {received}"));
     }
-    Ok(FloodStats {
-        frames,
-        events: result.events,
-        wall_seconds,
-    })
+    Ok(FloodStats { frames, events: result.events, wall_seconds })
 }

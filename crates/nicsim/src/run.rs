@@ -53,29 +53,13 @@ pub enum RunError {
 
 pub fn run(plan: &Plan, opts: &RunOptions) -> Result<RunResult, RunError> {
     for name in &opts.capture {
-        if !plan
-            .parts
-            .iter()
-            .any(|p| &p.name == name && matches!(p.plan, PartPlan::Link(_)))
-        {
-            return Err(RunError::Input(format!(
-                "--capture: no link is named {name:?}"
-            )));
+        if !plan.parts.iter().any(|p| &p.name == name && matches!(p.plan, PartPlan::Link(_))) {
+            return Err(RunError::Input(format!("--capture: no link is named {name:?}")));
         }
     }
     let seed = opts.seed.unwrap_or(plan.seed);
-    let file = opts
-        .pcap
-        .as_deref()
-        .map(CaptureFile::create)
-        .transpose()
-        .map_err(RunError::Input)?;
-    let mut sim = assemble(
-        plan,
-        seed,
-        file.as_ref().map(|f| (f, opts.capture.as_slice())),
-    )
-    .map_err(RunError::Input)?;
+    let file = opts.pcap.as_deref().map(CaptureFile::create).transpose().map_err(RunError::Input)?;
+    let mut sim = assemble(plan, seed, file.as_ref().map(|f| (f, opts.capture.as_slice()))).map_err(RunError::Input)?;
     let stats = sim.run(plan.duration.map(|d| crate::time::Time::ZERO + d))?;
     let mut frames_captured = 0;
     if let Some(f) = &file {
@@ -83,15 +67,7 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<RunResult, RunError> {
         f.commit(stats.end).map_err(RunError::Input)?;
         frames_captured = f.frames_written();
     }
-    let components = sim
-        .reports()
-        .into_iter()
-        .map(|(name, kind, metrics)| ComponentResult {
-            name,
-            kind,
-            metrics,
-        })
-        .collect();
+    let components = sim.reports().into_iter().map(|(name, kind, metrics)| ComponentResult { name, kind, metrics }).collect();
     Ok(RunResult {
         scenario: plan.name.clone(),
         seed,

@@ -129,14 +129,8 @@ impl Clock {
     pub fn from_mhz(mhz: u64) -> Self {
         assert!(mhz > 0, "clock frequency must be positive");
         match mhz % 100 {
-            33 => Clock {
-                num: (mhz * 3 + 1) * 1_000_000,
-                den: 3,
-            },
-            66 => Clock {
-                num: (mhz * 3 + 2) * 1_000_000,
-                den: 3,
-            },
+            33 => Clock { num: (mhz * 3 + 1) * 1_000_000, den: 3 },
+            66 => Clock { num: (mhz * 3 + 2) * 1_000_000, den: 3 },
             _ => Clock::from_hz(mhz * 1_000_000),
         }
     }
@@ -175,30 +169,15 @@ mod tests {
         // 3 GHz has a 333.33 ps period: a million cycles must be exactly 1/3000 s.
         let c = Clock::from_hz(3_000_000_000);
         assert_eq!(c.cycles(3_000_000), Duration::from_ms(1));
-        assert_eq!(
-            Clock::from_mhz(33).cycles(100_000_000),
-            Duration::from_ms(3000)
-        );
-        assert_eq!(
-            Clock::from_mhz(33).cycles(100_000_001),
-            Duration::from_ms(3000) + Duration::from_ns(30)
-        );
+        assert_eq!(Clock::from_mhz(33).cycles(100_000_000), Duration::from_ms(3000));
+        assert_eq!(Clock::from_mhz(33).cycles(100_000_001), Duration::from_ms(3000) + Duration::from_ns(30));
     }
 
     #[test]
     fn bits_on_a_wire() {
-        assert_eq!(
-            Duration::for_bits(84 * 8, 10_000_000_000),
-            Duration::from_ps(67_200)
-        );
-        assert_eq!(
-            Duration::for_bits(1538 * 8, 1_000_000_000),
-            Duration::from_ns(12_304)
-        );
-        assert_eq!(
-            Duration::for_bits(84 * 8, 400_000_000_000),
-            Duration::from_ps(1_680)
-        );
+        assert_eq!(Duration::for_bits(84 * 8, 10_000_000_000), Duration::from_ps(67_200));
+        assert_eq!(Duration::for_bits(1538 * 8, 1_000_000_000), Duration::from_ns(12_304));
+        assert_eq!(Duration::for_bits(84 * 8, 400_000_000_000), Duration::from_ps(1_680));
         // Rounds up, never down, on an odd rate.
         assert_eq!(Duration::for_bits(1, 3), Duration::from_ps(333_333_333_334));
     }

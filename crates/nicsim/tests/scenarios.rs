@@ -5,9 +5,7 @@ use std::path::{Path, PathBuf};
 use nicsim::{run, RunOptions, RunResult};
 
 fn scenario(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../scenarios")
-        .join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(name)
 }
 
 fn run_file(name: &str) -> RunResult {
@@ -16,38 +14,23 @@ fn run_file(name: &str) -> RunResult {
 }
 
 fn metric(r: &RunResult, component: &str, key: &str) -> f64 {
-    r.component(component)
-        .unwrap_or_else(|| panic!("no {component}"))
-        .metrics
-        .get(key)
-        .unwrap_or_else(|| panic!("no {key}"))
+    r.component(component).unwrap_or_else(|| panic!("no {component}")).metrics.get(key).unwrap_or_else(|| panic!("no {key}"))
 }
 
 #[test]
 fn wire_efficiency_matches_the_theoretical_table() {
     let r = run_file("wire-efficiency.toml");
     // BRIEF.md: true frame size -> maximum payload rate at 1 Gb/s.
-    for (rx, expected) in [
-        ("rx-792", 952.0202),
-        ("rx-1048", 963.7405),
-        ("rx-1536", 975.2604),
-        ("rx-9096", 995.8223),
-    ] {
+    for (rx, expected) in [("rx-792", 952.0202), ("rx-1048", 963.7405), ("rx-1536", 975.2604), ("rx-9096", 995.8223)] {
         let got = metric(&r, rx, "goodput_mbps");
-        assert!(
-            (got - expected).abs() < 0.01,
-            "{rx}: {got} Mb/s, table says {expected}"
-        );
+        assert!((got - expected).abs() < 0.01, "{rx}: {got} Mb/s, table says {expected}");
         assert_eq!(metric(&r, rx, "lost"), 0.0);
         assert_eq!(metric(&r, rx, "bad_checksums"), 0.0);
     }
     let tcp = metric(&r, "rx-tcp", "app_goodput_mbps");
     assert!((tcp - 949.28).abs() < 0.01, "TCP ceiling {tcp}");
     let pps = metric(&r, "rx-64", "frame_rate_pps");
-    assert!(
-        (pps / 1e6 - 14.88).abs() < 0.005,
-        "minimum frames at 10 Gb/s: {pps}"
-    );
+    assert!((pps / 1e6 - 14.88).abs() < 0.005, "minimum frames at 10 Gb/s: {pps}");
     assert_eq!(metric(&r, "rx-64", "frames"), 100_000.0);
 }
 
@@ -62,18 +45,12 @@ fn an_overloaded_switch_port_drops_at_the_tail_and_counts_it() {
     assert_eq!(metric(&r, "server", "unparsed"), 0.0);
     // Every frame sent is received, dropped, or still in flight at the end (a few).
     let in_flight = sent - got - dropped;
-    assert!(
-        (0.0..=70.0).contains(&in_flight),
-        "unaccounted frames: {in_flight}"
-    );
+    assert!((0.0..=70.0).contains(&in_flight), "unaccounted frames: {in_flight}");
     // The sink sees the drops as gaps in the stamped sequence numbers.
     assert!(metric(&r, "server", "lost") >= dropped - 70.0);
     assert!(metric(&r, "sw", "port2_max_queue") == 64.0);
     let util = metric(&r, "sw-server", "a_to_b_utilization");
-    assert!(
-        util > 0.99,
-        "the congested port is busy all the time: {util}"
-    );
+    assert!(util > 0.99, "the congested port is busy all the time: {util}");
 }
 
 #[test]
@@ -81,8 +58,7 @@ fn every_shipped_scenario_runs() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
     let mut n = 0;
     for entry in walk(&dir) {
-        let plan =
-            nicsim::scenario::load(&entry).unwrap_or_else(|e| panic!("{}: {e}", entry.display()));
+        let plan = nicsim::scenario::load(&entry).unwrap_or_else(|e| panic!("{}: {e}", entry.display()));
         run(&plan, &RunOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", entry.display()));
         n += 1;
     }

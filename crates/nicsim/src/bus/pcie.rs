@@ -45,28 +45,16 @@ impl PcieConfig {
     pub fn check(&self) -> Result<(), String> {
         let pow2 = |v: u64, lo: u64, hi: u64| v.is_power_of_two() && (lo..=hi).contains(&v);
         if !(1..=5).contains(&self.generation) {
-            return Err(format!(
-                "generation: must be 1 to 5, got {}",
-                self.generation
-            ));
+            return Err(format!("generation: must be 1 to 5, got {}", self.generation));
         }
         if !pow2(self.lanes as u64, 1, 32) {
-            return Err(format!(
-                "lanes: must be 1, 2, 4, 8, 16 or 32, got {}",
-                self.lanes
-            ));
+            return Err(format!("lanes: must be 1, 2, 4, 8, 16 or 32, got {}", self.lanes));
         }
         if !pow2(self.mps, 128, 4096) {
-            return Err(format!(
-                "mps: must be a power of two from 128 to 4096, got {}",
-                self.mps
-            ));
+            return Err(format!("mps: must be a power of two from 128 to 4096, got {}", self.mps));
         }
         if !pow2(self.mrrs, 128, 4096) {
-            return Err(format!(
-                "mrrs: must be a power of two from 128 to 4096, got {}",
-                self.mrrs
-            ));
+            return Err(format!("mrrs: must be a power of two from 128 to 4096, got {}", self.mrrs));
         }
         if self.rcb != 64 && self.rcb != 128 {
             return Err(format!("rcb: must be 64 or 128, got {}", self.rcb));
@@ -110,10 +98,8 @@ impl Traffic {
     /// TLPs, the ACK and flow-control DLLPs answering the other side's TLPs, and
     /// SKIP ordered sets, the last two spread evenly (so fractional).
     fn wire(cfg: &PcieConfig, tlp_bytes: u64, tlps_received: u64) -> f64 {
-        let dllps = tlps_received as f64
-            * (1.0 / cfg.tlps_per_ack as f64 + 1.0 / cfg.tlps_per_fc_update as f64);
-        (tlp_bytes as f64 + DLLP_BYTES as f64 * dllps) * (SKIP_EVERY + SKIP_BYTES) as f64
-            / SKIP_EVERY as f64
+        let dllps = tlps_received as f64 * (1.0 / cfg.tlps_per_ack as f64 + 1.0 / cfg.tlps_per_fc_update as f64);
+        (tlp_bytes as f64 + DLLP_BYTES as f64 * dllps) * (SKIP_EVERY + SKIP_BYTES) as f64 / SKIP_EVERY as f64
     }
     pub fn wire_up(&self, cfg: &PcieConfig) -> f64 {
         Self::wire(cfg, self.tlp_bytes_up, self.tlps_down)
@@ -136,12 +122,7 @@ fn pieces(addr: u64, len: u64, unit: u64) -> u64 {
 /// The device writes `len` bytes to host memory at `addr` (e.g. a received frame).
 pub fn dma_write(cfg: &PcieConfig, addr: u64, len: u64) -> Traffic {
     let tlps = pieces(addr, len, cfg.mps);
-    Traffic {
-        tlp_bytes_up: len + REQUEST_OVERHEAD * tlps,
-        tlp_bytes_down: 0,
-        tlps_up: tlps,
-        tlps_down: 0,
-    }
+    Traffic { tlp_bytes_up: len + REQUEST_OVERHEAD * tlps, tlp_bytes_down: 0, tlps_up: tlps, tlps_down: 0 }
 }
 
 /// The device reads `len` bytes of host memory at `addr` (e.g. a frame to send).
@@ -197,17 +178,10 @@ mod tests {
     #[test]
     fn raw_rates_follow_the_encodings() {
         let mut c = gen3x8();
-        assert!(
-            (c.bytes_per_second() * 8.0 / 1e9 - 63.015).abs() < 0.001,
-            "Gen3 x8 is 63.0 Gb/s after 128b/130b"
-        );
+        assert!((c.bytes_per_second() * 8.0 / 1e9 - 63.015).abs() < 0.001, "Gen3 x8 is 63.0 Gb/s after 128b/130b");
         c.generation = 1;
         c.lanes = 1;
-        assert_eq!(
-            c.bytes_per_second() * 8.0,
-            2.0e9,
-            "Gen1 x1 is 2 Gb/s after 8b/10b"
-        );
+        assert_eq!(c.bytes_per_second() * 8.0, 2.0e9, "Gen1 x1 is 2 Gb/s after 8b/10b");
     }
 
     #[test]
@@ -226,23 +200,12 @@ mod tests {
     fn reads_pay_requests_up_and_completions_down() {
         let mut c = gen3x8();
         let t = dma_read(&c, 0, 1024);
-        assert_eq!(
-            (t.tlps_up, t.tlps_down),
-            (2, 4),
-            "two 512-byte requests, 256-byte completions"
-        );
+        assert_eq!((t.tlps_up, t.tlps_down), (2, 4), "two 512-byte requests, 256-byte completions");
         assert_eq!(t.tlp_bytes_up, 48);
         assert_eq!(t.tlp_bytes_down, 1024 + 4 * 20);
-        assert!(
-            (t.wire_down(&c) - (1104.0 + 8.0) * SKIP).abs() < 1e-9,
-            "plus ACK/FC for the two requests"
-        );
+        assert!((t.wire_down(&c) - (1104.0 + 8.0) * SKIP).abs() < 1e-9, "plus ACK/FC for the two requests");
         c.completion_split = CompletionSplit::Rcb;
-        assert_eq!(
-            dma_read(&c, 0, 1024).tlps_down,
-            16,
-            "cut at every 64-byte boundary"
-        );
+        assert_eq!(dma_read(&c, 0, 1024).tlps_down, 16, "cut at every 64-byte boundary");
     }
 
     #[test]
@@ -254,18 +217,12 @@ mod tests {
             let w = bandwidth(&c, dma_write(&c, 0, size), size);
             assert!(w >= last * 0.999_999 && w < link, "{size}: {w}");
             if size >= 256 {
-                assert!(
-                    (w / link - 256.0 / 280.0 / SKIP).abs() < 1e-9,
-                    "from MPS on every TLP is full: {size}"
-                );
+                assert!((w / link - 256.0 / 280.0 / SKIP).abs() < 1e-9, "from MPS on every TLP is full: {size}");
             }
             last = w;
         }
         let w64 = bandwidth(&c, dma_write(&c, 0, 64), 64);
-        assert!(
-            (w64 / link - 64.0 / 88.0 / SKIP).abs() < 1e-9,
-            "64 of every 88 bytes are payload"
-        );
+        assert!((w64 / link - 64.0 / 88.0 / SKIP).abs() < 1e-9, "64 of every 88 bytes are payload");
     }
 
     #[test]

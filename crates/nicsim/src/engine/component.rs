@@ -49,28 +49,16 @@ impl<'a> Ctx<'a> {
     }
     /// Send `msg` out of `port`, to arrive after `delay`.
     pub fn send_after(&mut self, port: PortId, delay: Duration, msg: Msg) {
-        self.outbox.push(Outgoing {
-            at: self.now + delay,
-            port: Some(port),
-            msg,
-        });
+        self.outbox.push(Outgoing { at: self.now + delay, port: Some(port), msg });
     }
     /// Send `msg` out of `port`, to arrive at `at` (not before now).
     pub fn send_at(&mut self, port: PortId, at: Time, msg: Msg) {
         debug_assert!(at >= self.now, "message scheduled in the past");
-        self.outbox.push(Outgoing {
-            at: at.max(self.now),
-            port: Some(port),
-            msg,
-        });
+        self.outbox.push(Outgoing { at: at.max(self.now), port: Some(port), msg });
     }
     /// Be handed `Msg::Timer(tag)` after `delay`.
     pub fn wake_after(&mut self, delay: Duration, tag: u64) {
-        self.outbox.push(Outgoing {
-            at: self.now + delay,
-            port: None,
-            msg: Msg::Timer(tag),
-        });
+        self.outbox.push(Outgoing { at: self.now + delay, port: None, msg: Msg::Timer(tag) });
     }
     /// Messages sent so far in this step, oldest first; wrappers inspect these.
     pub fn sent(&self) -> &[Outgoing] {

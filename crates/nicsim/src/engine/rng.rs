@@ -9,9 +9,7 @@ pub type SimRng = ChaCha8Rng;
 
 /// FNV-1a: stable across Rust versions, unlike the std hasher.
 fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ *b as u64).wrapping_mul(0x0100_0000_01b3)
-    })
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ *b as u64).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// SplitMix64 finaliser, to spread a combined seed over all bits.

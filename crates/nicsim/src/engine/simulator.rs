@@ -68,43 +68,25 @@ pub struct Simulator {
 
 impl Simulator {
     pub fn new(seed: u64) -> Self {
-        Simulator {
-            seed,
-            slots: Vec::new(),
-            queue: EventQueue::default(),
-            outbox: Vec::new(),
-            now: Time::ZERO,
-            events: 0,
-        }
+        Simulator { seed, slots: Vec::new(), queue: EventQueue::default(), outbox: Vec::new(), now: Time::ZERO, events: 0 }
     }
 
     pub fn add(&mut self, name: &str, part: Box<dyn Component>) -> ComponentId {
         let rng = component_rng(self.seed, name);
-        self.slots.push(Slot {
-            name: name.to_string(),
-            part,
-            rng,
-            peers: Vec::new(),
-        });
+        self.slots.push(Slot { name: name.to_string(), part, rng, peers: Vec::new() });
         self.slots.len() - 1
     }
 
     /// Wire `a` and `b` to each other. Each port takes one wire.
     pub fn connect(&mut self, a: Endpoint, b: Endpoint) -> Result<(), String> {
         for (end, peer) in [(a, b), (b, a)] {
-            let slot = self
-                .slots
-                .get_mut(end.component)
-                .ok_or("no such component")?;
+            let slot = self.slots.get_mut(end.component).ok_or("no such component")?;
             let index = end.port as usize;
             if slot.peers.len() <= index {
                 slot.peers.resize(index + 1, None);
             }
             if slot.peers[index].is_some() {
-                return Err(format!(
-                    "{} port {} is already connected",
-                    slot.name, end.port
-                ));
+                return Err(format!("{} port {} is already connected", slot.name, end.port));
             }
             slot.peers[index] = Some(peer);
         }
@@ -129,24 +111,14 @@ impl Simulator {
             }
             self.now = ev.time;
             self.events += 1;
-            self.step(
-                ev.item.component as usize,
-                Some((ev.item.port, ev.item.msg)),
-            )?;
+            self.step(ev.item.component as usize, Some((ev.item.port, ev.item.msg)))?;
         }
         let end = until.unwrap_or(self.now);
         self.now = end;
         for slot in &mut self.slots {
-            slot.part.finish(end).map_err(|message| SimError {
-                component: slot.name.clone(),
-                time: end,
-                message,
-            })?;
+            slot.part.finish(end).map_err(|message| SimError { component: slot.name.clone(), time: end, message })?;
         }
-        Ok(Stats {
-            end,
-            events: self.events,
-        })
+        Ok(Stats { end, events: self.events })
     }
 
     /// Hand one message (or the start call) to a component, then route what it sent.
@@ -159,10 +131,7 @@ impl Simulator {
         }
         for out in self.outbox.drain(..) {
             let target = match out.port {
-                None => Endpoint {
-                    component: id,
-                    port: SELF_PORT,
-                },
+                None => Endpoint { component: id, port: SELF_PORT },
                 Some(port) => match slot.peers.get(port as usize).copied().flatten() {
                     Some(peer) => peer,
                     None => {
@@ -174,11 +143,7 @@ impl Simulator {
                     }
                 },
             };
-            let delivery = Delivery {
-                component: target.component as u32,
-                port: target.port,
-                msg: out.msg,
-            };
+            let delivery = Delivery { component: target.component as u32, port: target.port, msg: out.msg };
             self.queue.push(out.at, delivery);
         }
         Ok(())
@@ -186,10 +151,7 @@ impl Simulator {
 
     /// Each component's name, kind and report at the end of the run.
     pub fn reports(&self) -> Vec<(String, &'static str, Report)> {
-        self.slots
-            .iter()
-            .map(|s| (s.name.clone(), s.part.kind(), s.part.report(self.now)))
-            .collect()
+        self.slots.iter().map(|s| (s.name.clone(), s.part.kind(), s.part.report(self.now))).collect()
     }
 }
 
@@ -240,57 +202,27 @@ mod tests {
         }
     }
 
+    /// A ticker that fires `ticks` times, wired to a counter.
+    fn ticker_into_counter(ticks: u32) -> Simulator {
+        let mut sim = Simulator::new(1);
+        let a = sim.add("a", Box::new(Ticker { left: ticks, seen: vec![] }));
+        let b = sim.add("b", Box::new(Counter(0)));
+        sim.connect(Endpoint { component: a, port: 0 }, Endpoint { component: b, port: 0 }).unwrap();
+        sim
+    }
+
     #[test]
     fn runs_timers_and_routes_through_wiring() {
-        let mut sim = Simulator::new(1);
-        let a = sim.add(
-            "a",
-            Box::new(Ticker {
-                left: 3,
-                seen: vec![],
-            }),
-        );
-        let b = sim.add("b", Box::new(Counter(0)));
-        sim.connect(
-            Endpoint {
-                component: a,
-                port: 0,
-            },
-            Endpoint {
-                component: b,
-                port: 0,
-            },
-        )
-        .unwrap();
+        let mut sim = ticker_into_counter(3);
         let stats = sim.run(None).unwrap();
         assert_eq!(stats.end, Time(35));
         assert_eq!(stats.events, 6);
-        let reports = sim.reports();
-        assert_eq!(reports[1].2.get("got"), Some(3.0));
+        assert_eq!(sim.reports()[1].2.get("got"), Some(3.0));
     }
 
     #[test]
     fn stops_at_the_limit() {
-        let mut sim = Simulator::new(1);
-        let a = sim.add(
-            "a",
-            Box::new(Ticker {
-                left: 100,
-                seen: vec![],
-            }),
-        );
-        let b = sim.add("b", Box::new(Counter(0)));
-        sim.connect(
-            Endpoint {
-                component: a,
-                port: 0,
-            },
-            Endpoint {
-                component: b,
-                port: 0,
-            },
-        )
-        .unwrap();
+        let mut sim = ticker_into_counter(100);
         let stats = sim.run(Some(Time(50))).unwrap();
         assert_eq!(stats.end, Time(50));
         assert_eq!(sim.reports()[0].2.get("ticks"), Some(5.0));
@@ -299,13 +231,7 @@ mod tests {
     #[test]
     fn unwired_port_is_an_error_naming_the_component() {
         let mut sim = Simulator::new(1);
-        sim.add(
-            "lonely",
-            Box::new(Ticker {
-                left: 1,
-                seen: vec![],
-            }),
-        );
+        sim.add("lonely", Box::new(Ticker { left: 1, seen: vec![] }));
         let err = sim.run(None).unwrap_err();
         assert_eq!(err.component, "lonely");
         assert_eq!(err.time, Time(10));
@@ -317,28 +243,7 @@ mod tests {
         let a = sim.add("a", Box::new(Counter(0)));
         let b = sim.add("b", Box::new(Counter(0)));
         let c = sim.add("c", Box::new(Counter(0)));
-        sim.connect(
-            Endpoint {
-                component: a,
-                port: 0,
-            },
-            Endpoint {
-                component: b,
-                port: 0,
-            },
-        )
-        .unwrap();
-        assert!(sim
-            .connect(
-                Endpoint {
-                    component: c,
-                    port: 0
-                },
-                Endpoint {
-                    component: a,
-                    port: 0
-                }
-            )
-            .is_err());
+        sim.connect(Endpoint { component: a, port: 0 }, Endpoint { component: b, port: 0 }).unwrap();
+        assert!(sim.connect(Endpoint { component: c, port: 0 }, Endpoint { component: a, port: 0 }).is_err());
     }
 }

@@ -38,10 +38,7 @@ pub struct EthernetLink {
 impl EthernetLink {
     pub fn new(cfg: LinkConfig) -> Self {
         assert!(cfg.rate_bps > 0, "link rate must be positive");
-        EthernetLink {
-            cfg,
-            dirs: Default::default(),
-        }
+        EthernetLink { cfg, dirs: Default::default() }
     }
 
     /// Time a frame of `len` stored bytes holds the wire, gap included.
@@ -60,10 +57,7 @@ impl Component for EthernetLink {
         let side = port as usize & 1;
         let now = ctx.now();
         let occupancy = self.occupancy(frame.len());
-        let until_received = Duration::for_bits(
-            bytes_until_received(frame.len()) as u64 * 8,
-            self.cfg.rate_bps,
-        );
+        let until_received = Duration::for_bits(bytes_until_received(frame.len()) as u64 * 8, self.cfg.rate_bps);
         let dir = &mut self.dirs[side];
         while dir.in_progress.front().is_some_and(|end| *end <= now) {
             dir.in_progress.pop_front();
@@ -79,11 +73,7 @@ impl Component for EthernetLink {
         dir.frames += 1;
         dir.bytes += frame.len() as u64;
         dir.busy = dir.busy + occupancy;
-        ctx.send_at(
-            1 - side as PortId,
-            start + until_received + self.cfg.propagation,
-            Msg::Frame(frame),
-        );
+        ctx.send_at(1 - side as PortId, start + until_received + self.cfg.propagation, Msg::Frame(frame));
         ctx.send_at(port, end, Msg::TxReady);
     }
 
@@ -94,14 +84,7 @@ impl Component for EthernetLink {
             r.count(&format!("{name}_bytes"), d.bytes);
             r.count(&format!("{name}_drops"), d.drops);
             let busy = d.busy.ps().min(end.ps()) as f64;
-            r.real(
-                &format!("{name}_utilization"),
-                if end.ps() == 0 {
-                    0.0
-                } else {
-                    busy / end.ps() as f64
-                },
-            );
+            r.real(&format!("{name}_utilization"), if end.ps() == 0 { 0.0 } else { busy / end.ps() as f64 });
         }
         r
     }
@@ -114,59 +97,35 @@ mod tests {
     use crate::wire::{Frame, FrameMeta};
 
     fn frame(len: usize) -> Msg {
-        Msg::Frame(Frame {
-            bytes: vec![0; len],
-            meta: FrameMeta::default(),
-        })
+        Msg::Frame(Frame { bytes: vec![0; len], meta: FrameMeta::default() })
     }
 
     /// Offer frames at `now` and return what the link sent: (time, port, is_frame).
-    fn offer(
-        link: &mut EthernetLink,
-        now: Time,
-        frames: usize,
-    ) -> Vec<(Time, Option<PortId>, bool)> {
+    fn offer(link: &mut EthernetLink, now: Time, frames: usize) -> Vec<(Time, Option<PortId>, bool)> {
         let (mut out, mut rng) = (Vec::new(), component_rng(1, "l"));
         for _ in 0..frames {
             let mut ctx = Ctx::new(now, &mut out, &mut rng);
             link.handle(0, frame(1514), &mut ctx);
         }
-        out.into_iter()
-            .map(|o| (o.at, o.port, matches!(o.msg, Msg::Frame(_))))
-            .collect()
+        out.into_iter().map(|o| (o.at, o.port, matches!(o.msg, Msg::Frame(_)))).collect()
     }
 
     #[test]
     fn back_to_back_frames_are_spaced_by_their_wire_time_and_arrive_after_propagation() {
-        let mut link = EthernetLink::new(LinkConfig {
-            rate_bps: 1_000_000_000,
-            propagation: Duration::from_ns(500),
-            tx_queue: 10,
-        });
+        let mut link = EthernetLink::new(LinkConfig { rate_bps: 1_000_000_000, propagation: Duration::from_ns(500), tx_queue: 10 });
         let sent = offer(&mut link, Time::ZERO, 2);
         // 1538 bytes on the wire at 1 Gb/s = 12.304 us; last bit (without the gap) at 12.208 us.
         assert_eq!(sent[0], (Time(12_208_000 + 500_000), Some(1), true));
         assert_eq!(sent[1], (Time(12_304_000), Some(0), false));
-        assert_eq!(
-            sent[2],
-            (Time(12_304_000 + 12_208_000 + 500_000), Some(1), true)
-        );
+        assert_eq!(sent[2], (Time(12_304_000 + 12_208_000 + 500_000), Some(1), true));
         assert_eq!(sent[3], (Time(2 * 12_304_000), Some(0), false));
     }
 
     #[test]
     fn a_full_transmit_queue_drops_and_counts() {
-        let mut link = EthernetLink::new(LinkConfig {
-            rate_bps: 1_000_000_000,
-            propagation: Duration::ZERO,
-            tx_queue: 3,
-        });
+        let mut link = EthernetLink::new(LinkConfig { rate_bps: 1_000_000_000, propagation: Duration::ZERO, tx_queue: 3 });
         let sent = offer(&mut link, Time::ZERO, 10);
-        assert_eq!(
-            sent.iter().filter(|s| s.2).count(),
-            4,
-            "one on the wire and three waiting"
-        );
+        assert_eq!(sent.iter().filter(|s| s.2).count(), 4, "one on the wire and three waiting");
         let r = link.report(Time(1_000_000_000));
         assert_eq!(r.get("a_to_b_drops"), Some(6.0));
         assert_eq!(r.get("a_to_b_frames"), Some(4.0));

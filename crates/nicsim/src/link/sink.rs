@@ -90,10 +90,7 @@ impl Component for Sink {
     fn report(&self, _end: Time) -> Report {
         let mut r = Report::default();
         r.count("frames", self.frames).count("bytes", self.bytes);
-        let span = self
-            .last
-            .since(self.first.unwrap_or(self.last))
-            .as_secs_f64();
+        let span = self.last.since(self.first.unwrap_or(self.last)).as_secs_f64();
         let per_s = |total: u64, first: u64| {
             if span > 0.0 {
                 (total - first) as f64 / span
@@ -102,25 +99,12 @@ impl Component for Sink {
             }
         };
         r.real("frame_rate_pps", per_s(self.frames, 1));
-        r.real(
-            "goodput_mbps",
-            per_s(self.l2_payload, self.first_sizes.1) * 8e-6,
-        );
-        r.real(
-            "app_goodput_mbps",
-            per_s(self.app_payload, self.first_sizes.2) * 8e-6,
-        );
-        r.count("lost", self.lost)
-            .count("reordered", self.reordered);
-        r.count("bad_checksums", self.bad_checksums)
-            .count("unparsed", self.unparsed);
-        let mean = if self.frames > 0 {
-            self.latency_sum.ps() as f64 / self.frames as f64 / 1e3
-        } else {
-            0.0
-        };
-        r.real("latency_mean_ns", mean)
-            .real("latency_max_ns", self.latency_max.ps() as f64 / 1e3);
+        r.real("goodput_mbps", per_s(self.l2_payload, self.first_sizes.1) * 8e-6);
+        r.real("app_goodput_mbps", per_s(self.app_payload, self.first_sizes.2) * 8e-6);
+        r.count("lost", self.lost).count("reordered", self.reordered);
+        r.count("bad_checksums", self.bad_checksums).count("unparsed", self.unparsed);
+        let mean = if self.frames > 0 { self.latency_sum.ps() as f64 / self.frames as f64 / 1e3 } else { 0.0 };
+        r.real("latency_mean_ns", mean).real("latency_max_ns", self.latency_max.ps() as f64 / 1e3);
         r
     }
 }

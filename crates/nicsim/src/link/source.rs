@@ -82,20 +82,9 @@ impl Source {
         let template = build(&cfg.headers, &payload).map_err(|e| e.to_string())?;
         let view = View::parse(&template)?;
         let l3 = view.l3_offset;
-        let (l4_at, l4_end) = (
-            view.l4.map(|(at, _)| at).unwrap_or(view.payload.start),
-            view.payload.end,
-        );
+        let (l4_at, l4_end) = (view.l4.map(|(at, _)| at).unwrap_or(view.payload.start), view.payload.end);
         let layout = match &cfg.headers.l3 {
-            L3::Raw { .. } => Layout {
-                payload_at: l3,
-                ip_id_at: None,
-                ip_csum_at: None,
-                tcp_seq_at: None,
-                l4_csum: None,
-                l4_at,
-                l4_end,
-            },
+            L3::Raw { .. } => Layout { payload_at: l3, ip_id_at: None, ip_csum_at: None, tcp_seq_at: None, l4_csum: None, l4_at, l4_end },
             L3::Ipv4 { l4, .. } | L3::Ipv6 { l4, .. } => {
                 let v4 = matches!(cfg.headers.l3, L3::Ipv4 { .. });
                 let (csum, seq) = match l4 {
@@ -113,25 +102,14 @@ impl Source {
                 }
             }
         };
-        Ok(Source {
-            cfg,
-            template,
-            layout,
-            sent: 0,
-            bytes: 0,
-            waiting_for_link: false,
-            first: None,
-            last: Time::ZERO,
-        })
+        Ok(Source { cfg, template, layout, sent: 0, bytes: 0, waiting_for_link: false, first: None, last: Time::ZERO })
     }
 
     /// The interval to the next frame at a given (non-line) rate.
     fn gap(&self, ctx: &mut Ctx) -> Duration {
         let mean_ps = match self.cfg.rate {
             Rate::Line => return Duration::ZERO,
-            Rate::BitsPerSecond(bps) => {
-                Duration::for_bits(wire_bytes(self.template.len()) as u64 * 8, bps).ps() as f64
-            }
+            Rate::BitsPerSecond(bps) => Duration::for_bits(wire_bytes(self.template.len()) as u64 * 8, bps).ps() as f64,
             Rate::FramesPerSecond(fps) => 1e12 / fps,
         };
         let ps = match self.cfg.pattern {
@@ -159,11 +137,7 @@ impl Source {
         let payload_end = l.payload_at + self.cfg.payload_len;
         let random = self.cfg.fill == Fill::Random;
         if self.cfg.payload_len >= STAMP_LEN {
-            let stamp = Stamp {
-                flow: self.cfg.flow as u16,
-                seq: n,
-            }
-            .to_bytes();
+            let stamp = Stamp { flow: self.cfg.flow as u16, seq: n }.to_bytes();
             if random {
                 b[l.payload_at..l.payload_at + STAMP_LEN].copy_from_slice(&stamp);
             } else {
@@ -185,20 +159,14 @@ impl Source {
             patch(at, (seq >> 16) as u16);
             patch(at + 2, seq as u16);
         }
-        let mut l4_csum = l
-            .l4_csum
-            .map(|(at, _)| u16::from_be_bytes([b[at], b[at + 1]]));
+        let mut l4_csum = l.l4_csum.map(|(at, _)| u16::from_be_bytes([b[at], b[at + 1]]));
         for &(at, new) in &patches[..n_patches] {
             let old = u16::from_be_bytes([b[at], b[at + 1]]);
             b[at..at + 2].copy_from_slice(&new.to_be_bytes());
             l4_csum = l4_csum.map(|c| checksum::update(c, old, new));
         }
         if let Some((at, is_udp)) = l.l4_csum {
-            let c = if random {
-                self.full_l4_checksum(&mut b, at)
-            } else {
-                l4_csum.expect("has l4")
-            };
+            let c = if random { self.full_l4_checksum(&mut b, at) } else { l4_csum.expect("has l4") };
             let c = if is_udp && c == 0 { 0xffff } else { c };
             b[at..at + 2].copy_from_slice(&c.to_be_bytes());
         }
@@ -217,24 +185,13 @@ impl Source {
         let l = &self.layout;
         b[at..at + 2].copy_from_slice(&[0, 0]);
         let (proto, pseudo) = match &self.cfg.headers.l3 {
-            L3::Ipv4 { src, dst, l4, .. } => {
-                (l4, checksum::accumulate(checksum::accumulate(0, src), dst))
-            }
-            L3::Ipv6 { src, dst, l4, .. } => {
-                (l4, checksum::accumulate(checksum::accumulate(0, src), dst))
-            }
+            L3::Ipv4 { src, dst, l4, .. } => (l4, checksum::accumulate(checksum::accumulate(0, src), dst)),
+            L3::Ipv6 { src, dst, l4, .. } => (l4, checksum::accumulate(checksum::accumulate(0, src), dst)),
             L3::Raw { .. } => return 0,
         };
-        let number = if matches!(proto, L4::Udp { .. }) {
-            17
-        } else {
-            6
-        };
+        let number = if matches!(proto, L4::Udp { .. }) { 17 } else { 6 };
         let seg = &b[l.l4_at..l.l4_end];
-        !checksum::fold(checksum::accumulate(
-            pseudo + number + seg.len() as u64,
-            seg,
-        ))
+        !checksum::fold(checksum::accumulate(pseudo + number + seg.len() as u64, seg))
     }
 
     fn send_next(&mut self, ctx: &mut Ctx) {
@@ -244,11 +201,7 @@ impl Source {
         self.bytes += bytes.len() as u64;
         self.first.get_or_insert(ctx.now());
         self.last = ctx.now();
-        let meta = FrameMeta {
-            created: ctx.now(),
-            flow: self.cfg.flow,
-            seq: n,
-        };
+        let meta = FrameMeta { created: ctx.now(), flow: self.cfg.flow, seq: n };
         ctx.send_after(0, Duration::ZERO, Msg::Frame(Frame { bytes, meta }));
         match self.cfg.rate {
             Rate::Line => self.waiting_for_link = true,
@@ -290,11 +243,7 @@ impl Component for Source {
         r.count("sent", self.sent).count("bytes", self.bytes);
         r.count("frame_size", self.template.len().max(60) as u64 + 4);
         let span = self.last.since(self.first.unwrap_or(self.last));
-        let rate = if self.sent > 1 {
-            (self.sent - 1) as f64 / span.as_secs_f64()
-        } else {
-            0.0
-        };
+        let rate = if self.sent > 1 { (self.sent - 1) as f64 / span.as_secs_f64() } else { 0.0 };
         r.real("offered_pps", rate);
         r
     }
@@ -310,46 +259,15 @@ mod tests {
 
     fn config(l3: u8, l4: u8, vlan: Option<u16>, payload_len: usize, fill: Fill) -> SourceConfig {
         let (a, b) = (Station::numbered(1), Station::numbered(2));
-        let tcp = L4::Tcp(TcpFields {
-            src_port: 1,
-            dst_port: 2,
-            seq: 0xffff_ff00,
-            ack: Some(1),
-            window: 100,
-            psh: false,
-            fin: false,
-        });
-        let t = if l4 == 0 {
-            L4::Udp {
-                src_port: 1,
-                dst_port: 2,
-            }
-        } else {
-            tcp
-        };
+        let tcp = L4::Tcp(TcpFields { src_port: 1, dst_port: 2, seq: 0xffff_ff00, ack: Some(1), window: 100, psh: false, fin: false });
+        let t = if l4 == 0 { L4::Udp { src_port: 1, dst_port: 2 } } else { tcp };
         let l3 = match l3 {
             0 => L3::Raw { ether_type: 0x88b5 },
-            4 => L3::Ipv4 {
-                src: a.ipv4,
-                dst: b.ipv4,
-                ttl: 64,
-                id: 0,
-                l4: t,
-            },
-            _ => L3::Ipv6 {
-                src: a.ipv6,
-                dst: b.ipv6,
-                hop_limit: 64,
-                l4: t,
-            },
+            4 => L3::Ipv4 { src: a.ipv4, dst: b.ipv4, ttl: 64, id: 0, l4: t },
+            _ => L3::Ipv6 { src: a.ipv6, dst: b.ipv6, hop_limit: 64, l4: t },
         };
         SourceConfig {
-            headers: Headers {
-                dst_mac: b.mac,
-                src_mac: a.mac,
-                vlan,
-                l3,
-            },
+            headers: Headers { dst_mac: b.mac, src_mac: a.mac, vlan, l3 },
             payload_len,
             rate: Rate::Line,
             pattern: Pattern::Constant,
@@ -388,9 +306,6 @@ mod tests {
         let mut ctx = Ctx::new(Time::ZERO, &mut out, &mut rng);
         let seq = |b: &[u8]| u32::from_be_bytes(b[38..42].try_into().unwrap());
         assert_eq!(seq(&src.make_frame(0, &mut ctx)), 0xffff_ff00);
-        assert_eq!(
-            seq(&src.make_frame(1, &mut ctx)),
-            0xffff_ff00u32.wrapping_add(1000)
-        );
+        assert_eq!(seq(&src.make_frame(1, &mut ctx)), 0xffff_ff00u32.wrapping_add(1000));
     }
 }

@@ -23,9 +23,6 @@ impl Stamp {
         if b[..2] != MAGIC {
             return None;
         }
-        Some(Stamp {
-            flow: u16::from_be_bytes([b[2], b[3]]),
-            seq: u64::from_be_bytes(b[4..].try_into().ok()?),
-        })
+        Some(Stamp { flow: u16::from_be_bytes([b[2], b[3]]), seq: u64::from_be_bytes(b[4..].try_into().ok()?) })
     }
 }

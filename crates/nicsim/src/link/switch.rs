@@ -42,15 +42,7 @@ pub struct Switch {
 impl Switch {
     pub fn new(cfg: SwitchConfig) -> Self {
         let outputs = (0..cfg.ports).map(|_| Output::default()).collect();
-        Switch {
-            cfg,
-            table: HashMap::new(),
-            outputs,
-            received: 0,
-            flooded: 0,
-            filtered: 0,
-            runts: 0,
-        }
+        Switch { cfg, table: HashMap::new(), outputs, received: 0, flooded: 0, filtered: 0, runts: 0 }
     }
 
     fn enqueue(&mut self, port: PortId, ready: Time, frame: Frame, ctx: &mut Ctx) {
@@ -77,11 +69,7 @@ impl Switch {
             self.table.insert(src, port);
         }
         let ready = ctx.now() + self.cfg.latency;
-        let known = if dst[0] & 1 == 0 {
-            self.table.get(&dst).copied()
-        } else {
-            None
-        };
+        let known = if dst[0] & 1 == 0 { self.table.get(&dst).copied() } else { None };
         match known {
             Some(out) if out == port => self.filtered += 1,
             Some(out) => self.enqueue(out, ready, frame, ctx),
@@ -119,10 +107,7 @@ impl Component for Switch {
 
     fn report(&self, _end: Time) -> Report {
         let mut r = Report::default();
-        r.count("received", self.received)
-            .count("flooded", self.flooded)
-            .count("filtered", self.filtered)
-            .count("runts", self.runts);
+        r.count("received", self.received).count("flooded", self.flooded).count("filtered", self.filtered).count("runts", self.runts);
         r.count("drops", self.outputs.iter().map(|o| o.drops).sum());
         for (i, o) in self.outputs.iter().enumerate() {
             r.count(&format!("port{i}_forwarded"), o.forwarded);
@@ -143,53 +128,31 @@ mod tests {
         let mut bytes = vec![0u8; 60];
         bytes[..6].copy_from_slice(&[2, 0, 0, 0, 0, dst]);
         bytes[6..12].copy_from_slice(&[2, 0, 0, 0, 0, src]);
-        Msg::Frame(Frame {
-            bytes,
-            meta: FrameMeta::default(),
-        })
+        Msg::Frame(Frame { bytes, meta: FrameMeta::default() })
     }
 
     fn step(sw: &mut Switch, port: PortId, msg: Msg) -> Vec<PortId> {
         let (mut out, mut rng) = (Vec::new(), component_rng(1, "sw"));
         let mut ctx = Ctx::new(Time::ZERO, &mut out, &mut rng);
         sw.handle(port, msg, &mut ctx);
-        out.iter()
-            .filter(|o| matches!(o.msg, Msg::Frame(_)))
-            .filter_map(|o| o.port)
-            .collect()
+        out.iter().filter(|o| matches!(o.msg, Msg::Frame(_))).filter_map(|o| o.port).collect()
     }
 
     #[test]
     fn floods_unknown_then_forwards_learned_destinations() {
-        let mut sw = Switch::new(SwitchConfig {
-            ports: 4,
-            queue_frames: 8,
-            latency: Duration::ZERO,
-        });
-        assert_eq!(
-            step(&mut sw, 0, frame(9, 1)),
-            vec![1, 2, 3],
-            "unknown destination floods"
-        );
+        let mut sw = Switch::new(SwitchConfig { ports: 4, queue_frames: 8, latency: Duration::ZERO });
+        assert_eq!(step(&mut sw, 0, frame(9, 1)), vec![1, 2, 3], "unknown destination floods");
         for p in 1..4 {
             step(&mut sw, p, Msg::TxReady);
         }
-        assert_eq!(
-            step(&mut sw, 2, frame(1, 9)),
-            vec![0],
-            "learned from the first frame"
-        );
+        assert_eq!(step(&mut sw, 2, frame(1, 9)), vec![0], "learned from the first frame");
         step(&mut sw, 0, Msg::TxReady);
         assert_eq!(step(&mut sw, 0, frame(9, 1)), vec![2]);
     }
 
     #[test]
     fn output_queue_tail_drops_while_the_link_is_busy() {
-        let mut sw = Switch::new(SwitchConfig {
-            ports: 2,
-            queue_frames: 2,
-            latency: Duration::ZERO,
-        });
+        let mut sw = Switch::new(SwitchConfig { ports: 2, queue_frames: 2, latency: Duration::ZERO });
         step(&mut sw, 1, frame(1, 2)); // learn station 2 on port 1
         step(&mut sw, 0, Msg::TxReady);
         let mut sent = 0;
@@ -198,10 +161,6 @@ mod tests {
         }
         assert_eq!(sent, 1, "one goes to the link, two wait, two are dropped");
         assert_eq!(sw.report(Time::ZERO).get("port1_drops"), Some(2.0));
-        assert_eq!(
-            step(&mut sw, 1, Msg::TxReady),
-            vec![1],
-            "the link's TxReady releases the next"
-        );
+        assert_eq!(step(&mut sw, 1, Msg::TxReady), vec![1], "the link's TxReady releases the next");
     }
 }

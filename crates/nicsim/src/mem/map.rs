@@ -33,15 +33,8 @@ pub struct AddressMap {
 
 impl AddressMap {
     pub fn add(&mut self, region: Region) -> Result<(), MemError> {
-        let end = region
-            .base
-            .checked_add(region.size)
-            .ok_or(MemError::Overlap { base: region.base })?;
-        if self
-            .regions
-            .iter()
-            .any(|r| region.base < r.base + r.size && r.base < end)
-        {
+        let end = region.base.checked_add(region.size).ok_or(MemError::Overlap { base: region.base })?;
+        if self.regions.iter().any(|r| region.base < r.base + r.size && r.base < end) {
             return Err(MemError::Overlap { base: region.base });
         }
         let at = self.regions.partition_point(|r| r.base < region.base);
@@ -52,11 +45,7 @@ impl AddressMap {
     /// The space and the offset inside it that answer `len` bytes at `addr`.
     pub fn route(&self, addr: u64, len: usize) -> Result<(SpaceId, u64), MemError> {
         let i = self.regions.partition_point(|r| r.base <= addr);
-        let r = i
-            .checked_sub(1)
-            .map(|i| &self.regions[i])
-            .filter(|r| addr < r.base + r.size)
-            .ok_or(MemError::Unmapped(addr))?;
+        let r = i.checked_sub(1).map(|i| &self.regions[i]).filter(|r| addr < r.base + r.size).ok_or(MemError::Unmapped(addr))?;
         if addr + len as u64 > r.base + r.size {
             return Err(MemError::CrossesRegion { addr, len });
         }
@@ -77,19 +66,8 @@ impl Memory {
         self.spaces.len() - 1
     }
     /// Make `[base, base+size)` answer from `space` starting at `offset`.
-    pub fn map(
-        &mut self,
-        base: u64,
-        size: u64,
-        space: SpaceId,
-        offset: u64,
-    ) -> Result<(), MemError> {
-        self.map.add(Region {
-            base,
-            size,
-            space,
-            offset,
-        })
+    pub fn map(&mut self, base: u64, size: u64, space: SpaceId, offset: u64) -> Result<(), MemError> {
+        self.map.add(Region { base, size, space, offset })
     }
     pub fn space(&self, id: SpaceId) -> &AddressSpace {
         &self.spaces[id]
@@ -140,21 +118,9 @@ mod tests {
     #[test]
     fn unmapped_crossing_and_overlap_are_errors() {
         let (mut m, host, _) = host_and_adapter();
-        assert_eq!(
-            m.route(0x7000_0000, 4),
-            Err(MemError::Unmapped(0x7000_0000))
-        );
-        assert_eq!(
-            m.route(0x8000_0000 + (1 << 20) - 2, 4),
-            Err(MemError::CrossesRegion {
-                addr: 0x8000_0000 + (1 << 20) - 2,
-                len: 4
-            })
-        );
-        assert_eq!(
-            m.map(0x8000_1000, 16, host, 0),
-            Err(MemError::Overlap { base: 0x8000_1000 })
-        );
+        assert_eq!(m.route(0x7000_0000, 4), Err(MemError::Unmapped(0x7000_0000)));
+        assert_eq!(m.route(0x8000_0000 + (1 << 20) - 2, 4), Err(MemError::CrossesRegion { addr: 0x8000_0000 + (1 << 20) - 2, len: 4 }));
+        assert_eq!(m.map(0x8000_1000, 16, host, 0), Err(MemError::Overlap { base: 0x8000_1000 }));
     }
 
     #[test]

@@ -13,11 +13,7 @@ pub struct AddressSpace {
 
 impl AddressSpace {
     pub fn new(name: &str, size: u64) -> Self {
-        AddressSpace {
-            name: name.to_string(),
-            size,
-            pages: HashMap::new(),
-        }
+        AddressSpace { name: name.to_string(), size, pages: HashMap::new() }
     }
     pub fn name(&self) -> &str {
         &self.name
@@ -33,18 +29,12 @@ impl AddressSpace {
     fn check(&self, offset: u64, len: usize) -> Result<(), String> {
         match offset.checked_add(len as u64) {
             Some(end) if end <= self.size => Ok(()),
-            _ => Err(format!(
-                "{}: access of {len} bytes at {offset:#x} runs past its end ({:#x})",
-                self.name, self.size
-            )),
+            _ => Err(format!("{}: access of {len} bytes at {offset:#x} runs past its end ({:#x})", self.name, self.size)),
         }
     }
 
     /// Visit the page-sized pieces of `[offset, offset+len)`.
-    fn pieces(
-        offset: u64,
-        len: usize,
-    ) -> impl Iterator<Item = (u64, usize, std::ops::Range<usize>)> {
+    fn pieces(offset: u64, len: usize) -> impl Iterator<Item = (u64, usize, std::ops::Range<usize>)> {
         let mut at = offset;
         let end = offset + len as u64;
         std::iter::from_fn(move || {
@@ -75,10 +65,7 @@ impl AddressSpace {
     pub fn write(&mut self, offset: u64, data: &[u8]) -> Result<(), String> {
         self.check(offset, data.len())?;
         for (page, start, range) in Self::pieces(offset, data.len()) {
-            let p = self
-                .pages
-                .entry(page)
-                .or_insert_with(|| Box::new([0; PAGE as usize]));
+            let p = self.pages.entry(page).or_insert_with(|| Box::new([0; PAGE as usize]));
             p[start..start + range.len()].copy_from_slice(&data[range]);
         }
         Ok(())

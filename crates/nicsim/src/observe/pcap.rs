@@ -36,9 +36,7 @@ pub struct CaptureFile {
 
 impl CaptureFile {
     pub fn create(path: &Path) -> Result<Rc<RefCell<CaptureFile>>, String> {
-        let name = path
-            .file_name()
-            .ok_or_else(|| format!("{}: not a file name", path.display()))?;
+        let name = path.file_name().ok_or_else(|| format!("{}: not a file name", path.display()))?;
         let temp = path.with_file_name(format!(".{}.partial", name.to_string_lossy()));
         let file = File::create(&temp).map_err(|e| format!("{}: {e}", path.display()))?;
         let header = PcapHeader {
@@ -51,8 +49,7 @@ impl CaptureFile {
             ts_resolution: TsResolution::NanoSecond,
             endianness: Endianness::Little,
         };
-        let writer = PcapWriter::with_header(BufWriter::new(file), header)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let writer = PcapWriter::with_header(BufWriter::new(file), header).map_err(|e| format!("{}: {e}", path.display()))?;
         Ok(Rc::new(RefCell::new(CaptureFile {
             writer: Some(writer),
             temp,
@@ -71,11 +68,7 @@ impl CaptureFile {
 
     /// Write every record due at or before `now`.
     fn flush_until(&mut self, now: Time) {
-        while self
-            .pending
-            .peek()
-            .is_some_and(|Reverse((t, _, _))| *t <= now)
-        {
+        while self.pending.peek().is_some_and(|Reverse((t, _, _))| *t <= now) {
             let Reverse((t, _, bytes)) = self.pending.pop().expect("peeked");
             let ts = std::time::Duration::from_nanos(t.ps() / 1_000);
             if let (Some(w), None) = (self.writer.as_mut(), &self.error) {
@@ -101,12 +94,8 @@ impl CaptureFile {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        let file = w
-            .into_writer()
-            .into_inner()
-            .map_err(|e| format!("{}: {e}", self.path.display()))?;
-        file.sync_all()
-            .map_err(|e| format!("{}: {e}", self.path.display()))?;
+        let file = w.into_writer().into_inner().map_err(|e| format!("{}: {e}", self.path.display()))?;
+        file.sync_all().map_err(|e| format!("{}: {e}", self.path.display()))?;
         std::fs::rename(&self.temp, &self.path).map_err(|e| format!("{}: {e}", self.path.display()))
     }
 }

@@ -32,10 +32,7 @@ impl Report {
         self
     }
     pub fn get(&self, name: &str) -> Option<f64> {
-        self.entries
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_f64())
+        self.entries.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_f64())
     }
     pub fn entries(&self) -> &[(String, Value)] {
         &self.entries

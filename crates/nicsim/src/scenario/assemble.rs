@@ -11,25 +11,17 @@ use crate::scenario::validate::{PartPlan, Plan};
 
 /// Assemble `plan`. Links named in `capture` (all links, if it is empty) are
 /// wrapped to record into `pcap` when one is given.
-pub fn assemble(
-    plan: &Plan,
-    seed: u64,
-    pcap: Option<(&Rc<RefCell<CaptureFile>>, &[String])>,
-) -> Result<Simulator, String> {
+pub fn assemble(plan: &Plan, seed: u64, pcap: Option<(&Rc<RefCell<CaptureFile>>, &[String])>) -> Result<Simulator, String> {
     let mut sim = Simulator::new(seed);
     for part in &plan.parts {
         let component: Box<dyn Component> = match &part.plan {
-            PartPlan::Source(cfg) => {
-                Box::new(Source::new(cfg.clone()).map_err(|e| format!("{}: {e}", part.name))?)
-            }
+            PartPlan::Source(cfg) => Box::new(Source::new(cfg.clone()).map_err(|e| format!("{}: {e}", part.name))?),
             PartPlan::Sink => Box::new(Sink::new()),
             PartPlan::Switch(cfg) => Box::new(Switch::new(cfg.clone())),
             PartPlan::Link(cfg) => {
                 let link: Box<dyn Component> = Box::new(EthernetLink::new(cfg.clone()));
                 match pcap {
-                    Some((file, names)) if names.is_empty() || names.contains(&part.name) => {
-                        Box::new(Captured::new(link, file.clone()))
-                    }
+                    Some((file, names)) if names.is_empty() || names.contains(&part.name) => Box::new(Captured::new(link, file.clone())),
                     _ => link,
                 }
             }
@@ -37,16 +29,7 @@ pub fn assemble(
         sim.add(&part.name, component);
     }
     for ((a, pa), (b, pb)) in &plan.wires {
-        sim.connect(
-            Endpoint {
-                component: *a,
-                port: *pa,
-            },
-            Endpoint {
-                component: *b,
-                port: *pb,
-            },
-        )?;
+        sim.connect(Endpoint { component: *a, port: *pa }, Endpoint { component: *b, port: *pb })?;
     }
     Ok(sim)
 }

@@ -24,11 +24,7 @@ pub struct ScenarioError {
 
 impl ScenarioError {
     pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
-        ScenarioError {
-            path: path.into(),
-            line: None,
-            message: message.into(),
-        }
+        ScenarioError { path: path.into(), line: None, message: message.into() }
     }
 }
 
@@ -52,21 +48,14 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
     serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
-        let line = inner
-            .span()
-            .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
-        ScenarioError {
-            path,
-            line,
-            message: inner.message().to_string(),
-        }
+        let line = inner.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+        ScenarioError { path, line, message: inner.message().to_string() }
     })
 }
 
 /// Read and check a scenario file.
 pub fn load(path: &Path) -> Result<Plan, ScenarioError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| ScenarioError::new("", format!("{}: {e}", path.display())))?;
+    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::new("", format!("{}: {e}", path.display())))?;
     validate(&parse(&text)?)
 }
 
@@ -79,9 +68,7 @@ mod tests {
 
     #[test]
     fn errors_name_the_key_path() {
-        let e = validate(&parse(&GOOD.replace("count = 3", "count = -3")).unwrap())
-            .err()
-            .unwrap();
+        let e = validate(&parse(&GOOD.replace("count = 3", "count = -3")).unwrap()).err().unwrap();
         assert_eq!(e.to_string(), "source[0].count: must be positive, got -3");
         let e = parse(&GOOD.replace("rate = \"1Gbps\"", "rate = \"0 Mbps\"")).unwrap_err();
         assert_eq!(e.path, "link[0].rate");

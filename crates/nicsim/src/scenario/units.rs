@@ -39,13 +39,9 @@ const FRAME_UNITS: [(&str, f64); 4] = [("pps", 1.0), ("kpps", 1e3), ("mpps", 1e6
 
 fn split_number(text: &str) -> Result<(f64, String), String> {
     let t = text.trim();
-    let end = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+'))
-        .unwrap_or(t.len());
+    let end = t.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+')).unwrap_or(t.len());
     let (num, unit) = t.split_at(end);
-    let value: f64 = num
-        .parse()
-        .map_err(|_| format!("expected a number with a unit, got {text:?}"))?;
+    let value: f64 = num.parse().map_err(|_| format!("expected a number with a unit, got {text:?}"))?;
     Ok((value, unit.trim().to_ascii_lowercase()))
 }
 
@@ -63,9 +59,7 @@ pub fn parse_bit_rate(text: &str) -> Result<BitRate, String> {
         .iter()
         .find(|(u, _)| *u == unit)
         .map(|(_, s)| *s)
-        .ok_or_else(|| {
-            format!("unknown rate unit in {text:?} (use bps, kbps, Mbps, Gbps or Tbps)")
-        })?;
+        .ok_or_else(|| format!("unknown rate unit in {text:?} (use bps, kbps, Mbps, Gbps or Tbps)"))?;
     let bps = positive(value, text)? * scale;
     if !(1.0..=1e15).contains(&bps) {
         return Err(format!("{text:?} is outside 1 b/s to 1 Pb/s"));
@@ -85,9 +79,7 @@ pub fn parse_source_rate(text: &str) -> Result<SourceRate, String> {
         }
         return Ok(SourceRate::Frames(fps));
     }
-    parse_bit_rate(text)
-        .map(|r| SourceRate::Bits(r.0))
-        .map_err(|e| format!("{e}, \"line\", or frames per second (pps, kpps, Mpps)"))
+    parse_bit_rate(text).map(|r| SourceRate::Bits(r.0)).map_err(|e| format!("{e}, \"line\", or frames per second (pps, kpps, Mpps)"))
 }
 
 const MAX_SECONDS: u64 = 1_000_000;
@@ -96,13 +88,10 @@ pub fn parse_time(text: &str) -> Result<TimeSpan, String> {
     if text.trim().starts_with('-') {
         return Err(format!("must not be negative, got {text:?}"));
     }
-    let d = humantime::parse_duration(text)
-        .map_err(|e| format!("{e} in {text:?} (write e.g. \"500ns\", \"10us\", \"2ms\")"))?;
+    let d = humantime::parse_duration(text).map_err(|e| format!("{e} in {text:?} (write e.g. \"500ns\", \"10us\", \"2ms\")"))?;
     // A million seconds keeps every sum of simulated times far from u64 overflow.
     if d > std::time::Duration::from_secs(MAX_SECONDS) {
-        return Err(format!(
-            "{text:?} is longer than the {MAX_SECONDS} s a run may last"
-        ));
+        return Err(format!("{text:?} is longer than the {MAX_SECONDS} s a run may last"));
     }
     let ps = d.as_nanos() as u64 * 1_000;
     Ok(TimeSpan(Duration(ps)))
@@ -141,22 +130,11 @@ macro_rules! from_text_or_int {
     };
 }
 
-from_text_or_int!(
-    BitRate,
-    "a bit rate such as \"10Gbps\"",
-    parse_bit_rate,
-    |v| Ok::<_, String>(BitRate(v))
-);
-from_text_or_int!(
-    SourceRate,
-    "\"line\" or a rate such as \"500Mbps\" or \"1Mpps\"",
-    parse_source_rate,
-    |v| Ok::<_, String>(SourceRate::Bits(v))
-);
-from_text_or_int!(TimeSpan, "a time such as \"10us\"", parse_time, |_v| Err::<
-    TimeSpan,
-    String,
->(
+from_text_or_int!(BitRate, "a bit rate such as \"10Gbps\"", parse_bit_rate, |v| Ok::<_, String>(BitRate(v)));
+from_text_or_int!(SourceRate, "\"line\" or a rate such as \"500Mbps\" or \"1Mpps\"", parse_source_rate, |v| Ok::<_, String>(
+    SourceRate::Bits(v)
+));
+from_text_or_int!(TimeSpan, "a time such as \"10us\"", parse_time, |_v| Err::<TimeSpan, String>(
     "write a time with its unit, as a string such as \"10us\"".to_string()
 ));
 
@@ -174,19 +152,13 @@ mod tests {
         assert!(parse_bit_rate("-1Gbps").unwrap_err().contains("positive"));
         assert!(parse_bit_rate("10 furlongs").unwrap_err().contains("unit"));
         assert_eq!(parse_source_rate("line").unwrap(), SourceRate::Line);
-        assert_eq!(
-            parse_source_rate("1.5Mpps").unwrap(),
-            SourceRate::Frames(1.5e6)
-        );
+        assert_eq!(parse_source_rate("1.5Mpps").unwrap(), SourceRate::Frames(1.5e6));
     }
 
     #[test]
     fn times() {
         assert_eq!(parse_time("10us").unwrap(), TimeSpan(Duration::from_us(10)));
-        assert_eq!(
-            parse_time("500ns").unwrap(),
-            TimeSpan(Duration::from_ns(500))
-        );
+        assert_eq!(parse_time("500ns").unwrap(), TimeSpan(Duration::from_ns(500)));
         assert_eq!(parse_time("2ms").unwrap(), TimeSpan(Duration::from_ms(2)));
         assert!(parse_time("-3us").unwrap_err().contains("negative"));
         assert!(parse_time("soon").is_err());

@@ -55,11 +55,7 @@ impl Station {
         ipv6[..4].copy_from_slice(&[0x20, 0x01, 0x00, 0x02]);
         ipv6[14] = hi;
         ipv6[15] = lo;
-        Station {
-            mac: [0x02, 0, 0, 0, hi, lo],
-            ipv4: [198, 18, hi, lo],
-            ipv6,
-        }
+        Station { mac: [0x02, 0, 0, 0, hi, lo], ipv4: [198, 18, hi, lo], ipv6 }
     }
 }
 
@@ -70,28 +66,14 @@ fn positive(path: String, v: i64) -> Result<u64, ScenarioError> {
     Ok(v as u64)
 }
 
-fn headers_for(
-    s: &SourceSpec,
-    path: &str,
-    flow: u32,
-    from: &Station,
-    to: &Station,
-) -> Result<Headers, ScenarioError> {
+fn headers_for(s: &SourceSpec, path: &str, flow: u32, from: &Station, to: &Station) -> Result<Headers, ScenarioError> {
     let vlan = match s.vlan {
-        Some(v) if !(0..=4095).contains(&v) => {
-            return err(
-                format!("{path}.vlan"),
-                format!("must be 0 to 4095, got {v}"),
-            )
-        }
+        Some(v) if !(0..=4095).contains(&v) => return err(format!("{path}.vlan"), format!("must be 0 to 4095, got {v}")),
         v => v.map(|v| v as u16),
     };
     let l4 = match s.protocol {
         Protocol::Raw => None,
-        Protocol::Udp => Some(L4::Udp {
-            src_port: 10_000 + flow as u16,
-            dst_port: 9,
-        }),
+        Protocol::Udp => Some(L4::Udp { src_port: 10_000 + flow as u16, dst_port: 9 }),
         Protocol::Tcp => Some(L4::Tcp(TcpFields {
             src_port: 40_000 + flow as u16,
             dst_port: 5001,
@@ -103,43 +85,15 @@ fn headers_for(
         })),
     };
     let l3 = match (l4, s.ip_version) {
-        (None, _) => L3::Raw {
-            ether_type: RAW_ETHER_TYPE,
-        },
-        (Some(l4), 4) => L3::Ipv4 {
-            src: from.ipv4,
-            dst: to.ipv4,
-            ttl: 64,
-            id: 0,
-            l4,
-        },
-        (Some(l4), 6) => L3::Ipv6 {
-            src: from.ipv6,
-            dst: to.ipv6,
-            hop_limit: 64,
-            l4,
-        },
-        (_, v) => {
-            return err(
-                format!("{path}.ip_version"),
-                format!("must be 4 or 6, got {v}"),
-            )
-        }
+        (None, _) => L3::Raw { ether_type: RAW_ETHER_TYPE },
+        (Some(l4), 4) => L3::Ipv4 { src: from.ipv4, dst: to.ipv4, ttl: 64, id: 0, l4 },
+        (Some(l4), 6) => L3::Ipv6 { src: from.ipv6, dst: to.ipv6, hop_limit: 64, l4 },
+        (_, v) => return err(format!("{path}.ip_version"), format!("must be 4 or 6, got {v}")),
     };
-    Ok(Headers {
-        dst_mac: to.mac,
-        src_mac: from.mac,
-        vlan,
-        l3,
-    })
+    Ok(Headers { dst_mac: to.mac, src_mac: from.mac, vlan, l3 })
 }
 
-fn payload_len(
-    s: &SourceSpec,
-    path: &str,
-    headers: &Headers,
-    mtu: u32,
-) -> Result<usize, ScenarioError> {
+fn payload_len(s: &SourceSpec, path: &str, headers: &Headers, mtu: u32) -> Result<usize, ScenarioError> {
     let tag = if headers.vlan.is_some() { VLAN_TAG } else { 0 };
     let max_frame = mtu as usize + HEADER + FCS + tag;
     let (frame, key) = match (s.frame_size, s.payload_size) {
@@ -148,31 +102,17 @@ fn payload_len(
         (Some(f), None) => (f, "frame_size"),
         (None, Some(p)) => {
             if p < 0 {
-                return err(
-                    format!("{path}.payload_size"),
-                    format!("must not be negative, got {p}"),
-                );
+                return err(format!("{path}.payload_size"), format!("must not be negative, got {p}"));
             }
-            (
-                (headers.header_len() + p as usize + FCS).max(MIN_FRAME) as i64,
-                "payload_size",
-            )
+            ((headers.header_len() + p as usize + FCS).max(MIN_FRAME) as i64, "payload_size")
         }
     };
     let key_path = format!("{path}.{key}");
     if frame < MIN_FRAME as i64 {
-        return err(
-            key_path,
-            format!("frame of {frame} bytes is below the Ethernet minimum of {MIN_FRAME}"),
-        );
+        return err(key_path, format!("frame of {frame} bytes is below the Ethernet minimum of {MIN_FRAME}"));
     }
     if frame > max_frame as i64 {
-        return err(
-            key_path,
-            format!(
-                "frame of {frame} bytes is above the {max_frame} bytes that an MTU of {mtu} allows"
-            ),
-        );
+        return err(key_path, format!("frame of {frame} bytes is above the {max_frame} bytes that an MTU of {mtu} allows"));
     }
     match s.payload_size {
         Some(p) => Ok(p as usize),
@@ -181,55 +121,31 @@ fn payload_len(
             room.checked_sub(headers.header_len()).ok_or_else(|| {
                 ScenarioError::new(
                     key_path,
-                    format!(
-                        "{frame} bytes cannot hold the {} bytes of headers (and FCS)",
-                        headers.header_len() + FCS
-                    ),
+                    format!("{frame} bytes cannot hold the {} bytes of headers (and FCS)", headers.header_len() + FCS),
                 )
             })
         }
     }
 }
 
-fn source_config(
-    s: &SourceSpec,
-    path: &str,
-    flow: u32,
-    from: &Station,
-    to: &Station,
-    mtu: u32,
-) -> Result<SourceConfig, ScenarioError> {
+fn source_config(s: &SourceSpec, path: &str, flow: u32, from: &Station, to: &Station, mtu: u32) -> Result<SourceConfig, ScenarioError> {
     let headers = headers_for(s, path, flow, from, to)?;
     let payload_len = payload_len(s, path, &headers, mtu)?;
-    let count = s
-        .count
-        .map(|c| positive(format!("{path}.count"), c))
-        .transpose()?;
+    let count = s.count.map(|c| positive(format!("{path}.count"), c)).transpose()?;
     let rate = match s.rate {
         SourceRate::Line => Rate::Line,
         SourceRate::Bits(b) => Rate::BitsPerSecond(b),
         SourceRate::Frames(f) => Rate::FramesPerSecond(f),
     };
     if rate == Rate::Line && s.pattern == PatternSpec::Poisson {
-        return err(
-            format!("{path}.pattern"),
-            "a line-rate source sends back to back; give a rate for Poisson arrivals",
-        );
+        return err(format!("{path}.pattern"), "a line-rate source sends back to back; give a rate for Poisson arrivals");
     }
     Ok(SourceConfig {
         headers,
         payload_len,
         rate,
-        pattern: if s.pattern == PatternSpec::Poisson {
-            Pattern::Poisson
-        } else {
-            Pattern::Constant
-        },
-        fill: if s.fill == FillSpec::Random {
-            Fill::Random
-        } else {
-            Fill::Counter
-        },
+        pattern: if s.pattern == PatternSpec::Poisson { Pattern::Poisson } else { Pattern::Constant },
+        fill: if s.fill == FillSpec::Random { Fill::Random } else { Fill::Counter },
         count,
         start: s.start.0,
         flow,
@@ -237,11 +153,7 @@ fn source_config(
 }
 
 /// Resolve "name" or "switch:port" to a part and port.
-fn endpoint(
-    text: &str,
-    path: &str,
-    index: &HashMap<&str, (usize, Option<u16>)>,
-) -> Result<(usize, PortId), ScenarioError> {
+fn endpoint(text: &str, path: &str, index: &HashMap<&str, (usize, Option<u16>)>) -> Result<(usize, PortId), ScenarioError> {
     let (name, port) = match text.split_once(':') {
         Some((n, p)) => (n, Some(p)),
         None => (text, None),
@@ -252,35 +164,19 @@ fn endpoint(
     match (switch_ports, port) {
         (None, None) => Ok((part, 0)),
         (None, Some(_)) => err(path, format!("{name:?} has one port; write just its name")),
-        (Some(n), None) => err(
-            path,
-            format!(
-                "{name:?} is a switch; write \"{name}:PORT\" with PORT from 0 to {}",
-                n - 1
-            ),
-        ),
+        (Some(n), None) => err(path, format!("{name:?} is a switch; write \"{name}:PORT\" with PORT from 0 to {}", n - 1)),
         (Some(n), Some(p)) => match p.parse::<u16>() {
             Ok(p) if p < n => Ok((part, p)),
-            _ => err(
-                path,
-                format!("{name:?} has ports 0 to {}, got {p:?}", n - 1),
-            ),
+            _ => err(path, format!("{name:?} has ports 0 to {}, got {p:?}", n - 1)),
         },
     }
 }
 
 fn link_config(l: &LinkSpec, path: &str) -> Result<LinkConfig, ScenarioError> {
     if l.tx_queue < 0 {
-        return err(
-            format!("{path}.tx_queue"),
-            format!("must not be negative, got {}", l.tx_queue),
-        );
+        return err(format!("{path}.tx_queue"), format!("must not be negative, got {}", l.tx_queue));
     }
-    Ok(LinkConfig {
-        rate_bps: l.rate.0,
-        propagation: l.propagation.0,
-        tx_queue: l.tx_queue as usize,
-    })
+    Ok(LinkConfig { rate_bps: l.rate.0, propagation: l.propagation.0, tx_queue: l.tx_queue as usize })
 }
 
 pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
@@ -290,11 +186,7 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
     // Names first, so that references can be checked.
     let mut index: HashMap<&str, (usize, Option<u16>)> = HashMap::new();
     let mut paths: HashMap<&str, String> = HashMap::new();
-    let named = sc
-        .source
-        .iter()
-        .map(|s| ("source", &s.name, None))
-        .chain(sc.sink.iter().map(|s| ("sink", &s.name, None)));
+    let named = sc.source.iter().map(|s| ("source", &s.name, None)).chain(sc.sink.iter().map(|s| ("sink", &s.name, None)));
     let named = named.chain(sc.switch.iter().map(|s| ("switch", &s.name, Some(s.ports))));
     let mut counters: HashMap<&str, usize> = HashMap::new();
     for (part, (table, name, ports)) in named.enumerate() {
@@ -302,24 +194,13 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
         let path = format!("{table}[{i}]");
         *i += 1;
         if name.is_empty() || name.contains(':') {
-            return err(
-                format!("{path}.name"),
-                format!("must be non-empty and without ':', got {name:?}"),
-            );
+            return err(format!("{path}.name"), format!("must be non-empty and without ':', got {name:?}"));
         }
         if let Some(other) = paths.get(name.as_str()) {
-            return err(
-                format!("{path}.name"),
-                format!("{name:?} is already the name of {other}"),
-            );
+            return err(format!("{path}.name"), format!("{name:?} is already the name of {other}"));
         }
         let ports = match ports {
-            Some(p) if !(2..=4096).contains(&p) => {
-                return err(
-                    format!("{path}.ports"),
-                    format!("must be 2 to 4096, got {p}"),
-                )
-            }
+            Some(p) if !(2..=4096).contains(&p) => return err(format!("{path}.ports"), format!("must be 2 to 4096, got {p}")),
             p => p.map(|p| p as u16),
         };
         index.insert(name, (part, ports));
@@ -340,44 +221,18 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
         if !sc.sink.iter().any(|k| k.name == s.to) {
             return err(format!("{path}.to"), format!("no sink is named {:?}", s.to));
         }
-        let cfg = source_config(
-            s,
-            &path,
-            i as u32,
-            &stations[s.name.as_str()],
-            &stations[s.to.as_str()],
-            sc.mtu,
-        )?;
+        let cfg = source_config(s, &path, i as u32, &stations[s.name.as_str()], &stations[s.to.as_str()], sc.mtu)?;
         if cfg.count.is_none() && sc.duration.is_none() {
-            return err(
-                "duration",
-                format!(
-                    "needed: {path} ({:?}) has no count and would run for ever",
-                    s.name
-                ),
-            );
+            return err("duration", format!("needed: {path} ({:?}) has no count and would run for ever", s.name));
         }
-        parts.push(Part {
-            name: s.name.clone(),
-            plan: PartPlan::Source(cfg),
-        });
+        parts.push(Part { name: s.name.clone(), plan: PartPlan::Source(cfg) });
     }
-    parts.extend(sc.sink.iter().map(|s| Part {
-        name: s.name.clone(),
-        plan: PartPlan::Sink,
-    }));
+    parts.extend(sc.sink.iter().map(|s| Part { name: s.name.clone(), plan: PartPlan::Sink }));
     for (i, s) in sc.switch.iter().enumerate() {
         let path = format!("switch[{i}]");
         let queue_frames = positive(format!("{path}.queue_frames"), s.queue_frames)? as usize;
-        let cfg = SwitchConfig {
-            ports: s.ports as u16,
-            queue_frames,
-            latency: s.latency.0,
-        };
-        parts.push(Part {
-            name: s.name.clone(),
-            plan: PartPlan::Switch(cfg),
-        });
+        let cfg = SwitchConfig { ports: s.ports as u16, queue_frames, latency: s.latency.0 };
+        parts.push(Part { name: s.name.clone(), plan: PartPlan::Switch(cfg) });
     }
 
     let mut wires = Vec::new();
@@ -385,48 +240,24 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
     for (i, l) in sc.link.iter().enumerate() {
         let path = format!("link[{i}]");
         if index.contains_key(l.name.as_str()) || sc.link[..i].iter().any(|o| o.name == l.name) {
-            return err(
-                format!("{path}.name"),
-                format!("{:?} is already used", l.name),
-            );
+            return err(format!("{path}.name"), format!("{:?} is already used", l.name));
         }
         let cfg = link_config(l, &path)?;
         let me = parts.len();
-        parts.push(Part {
-            name: l.name.clone(),
-            plan: PartPlan::Link(cfg),
-        });
+        parts.push(Part { name: l.name.clone(), plan: PartPlan::Link(cfg) });
         for (end, text, port) in [("a", &l.a, 0), ("b", &l.b, 1)] {
             let end_path = format!("{path}.{end}");
             let target = endpoint(text, &end_path, &index)?;
             if let Some(other) = used.insert(target, end_path.clone()) {
-                return err(
-                    end_path,
-                    format!("{text:?} is already connected by {other}"),
-                );
+                return err(end_path, format!("{text:?} is already connected by {other}"));
             }
             wires.push(((me, port), target));
         }
     }
-    for (i, (table, name)) in sc
-        .source
-        .iter()
-        .map(|s| ("source", &s.name))
-        .chain(sc.sink.iter().map(|s| ("sink", &s.name)))
-        .enumerate()
-    {
+    for (i, (table, name)) in sc.source.iter().map(|s| ("source", &s.name)).chain(sc.sink.iter().map(|s| ("sink", &s.name))).enumerate() {
         if !used.contains_key(&(i, 0)) {
-            return err(
-                paths[name.as_str()].clone(),
-                format!("{table} {name:?} is not connected to any link"),
-            );
+            return err(paths[name.as_str()].clone(), format!("{table} {name:?} is not connected to any link"));
         }
     }
-    Ok(Plan {
-        name: sc.name.clone().unwrap_or_else(|| "scenario".into()),
-        seed: sc.seed,
-        duration: sc.duration.map(|d| d.0),
-        parts,
-        wires,
-    })
+    Ok(Plan { name: sc.name.clone().unwrap_or_else(|| "scenario".into()), seed: sc.seed, duration: sc.duration.map(|d| d.0), parts, wires })
 }

@@ -1,10 +1,7 @@
 //! Builders: header descriptions in, frame bytes out, with lengths and checksums
 //! filled in by etherparse.
 
-use etherparse::{
-    EtherType, Ethernet2Header, IpNumber, Ipv4Header, Ipv6Header, SingleVlanHeader, TcpHeader,
-    UdpHeader, VlanId,
-};
+use etherparse::{EtherType, Ethernet2Header, IpNumber, Ipv4Header, Ipv6Header, SingleVlanHeader, TcpHeader, UdpHeader, VlanId};
 
 use crate::wire::ethernet::{FCS, MIN_FRAME};
 
@@ -28,7 +25,9 @@ pub enum L4 {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum L3 {
     /// Raw Ethernet: the payload follows the (VLAN) header under this EtherType.
-    Raw { ether_type: u16 },
+    Raw {
+        ether_type: u16,
+    },
     Ipv4 {
         src: [u8; 4],
         dst: [u8; 4],
@@ -138,59 +137,29 @@ fn ip_number(l4: &L4) -> IpNumber {
 pub fn build(headers: &Headers, payload: &[u8]) -> Result<Vec<u8>, BuildError> {
     let mut out = Vec::with_capacity((headers.header_len() + payload.len()).max(MIN_FRAME - FCS));
     let inner = l3_ether_type(&headers.l3);
-    let outer = if headers.vlan.is_some() {
-        EtherType::VLAN_TAGGED_FRAME
-    } else {
-        inner
-    };
-    out.extend_from_slice(
-        &Ethernet2Header {
-            source: headers.src_mac,
-            destination: headers.dst_mac,
-            ether_type: outer,
-        }
-        .to_bytes(),
-    );
+    let outer = if headers.vlan.is_some() { EtherType::VLAN_TAGGED_FRAME } else { inner };
+    out.extend_from_slice(&Ethernet2Header { source: headers.src_mac, destination: headers.dst_mac, ether_type: outer }.to_bytes());
     if let Some(id) = headers.vlan {
         let vlan_id = VlanId::try_new(id).map_err(|_| BuildError::Vlan(id))?;
         out.extend_from_slice(
-            &SingleVlanHeader {
-                pcp: Default::default(),
-                drop_eligible_indicator: false,
-                vlan_id,
-                ether_type: inner,
-            }
-            .to_bytes(),
+            &SingleVlanHeader { pcp: Default::default(), drop_eligible_indicator: false, vlan_id, ether_type: inner }.to_bytes(),
         );
     }
     match &headers.l3 {
         L3::Raw { .. } => {}
-        L3::Ipv4 {
-            src,
-            dst,
-            ttl,
-            id,
-            l4,
-        } => {
+        L3::Ipv4 { src, dst, ttl, id, l4 } => {
             let l4_len = headers.header_len() - out.len() - 20 + payload.len();
             let len = u16::try_from(l4_len).map_err(|_| BuildError::TooLong(payload.len()))?;
-            let mut ip = Ipv4Header::new(len, *ttl, ip_number(l4), *src, *dst)
-                .map_err(|_| BuildError::TooLong(payload.len()))?;
+            let mut ip = Ipv4Header::new(len, *ttl, ip_number(l4), *src, *dst).map_err(|_| BuildError::TooLong(payload.len()))?;
             ip.identification = *id;
             ip.dont_fragment = true;
             ip.header_checksum = ip.calc_header_checksum();
             out.extend_from_slice(&ip.to_bytes());
             write_l4(&mut out, Ip::V4(&ip), l4, payload)?;
         }
-        L3::Ipv6 {
-            src,
-            dst,
-            hop_limit,
-            l4,
-        } => {
+        L3::Ipv6 { src, dst, hop_limit, l4 } => {
             let l4_len = headers.header_len() - out.len() - 40 + payload.len();
-            let payload_length =
-                u16::try_from(l4_len).map_err(|_| BuildError::TooLong(payload.len()))?;
+            let payload_length = u16::try_from(l4_len).map_err(|_| BuildError::TooLong(payload.len()))?;
             let ip = Ipv6Header {
                 traffic_class: 0,
                 flow_label: Default::default(),

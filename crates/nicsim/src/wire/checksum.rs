@@ -59,11 +59,7 @@ mod tests {
     fn reference(data: &[u8]) -> u16 {
         let mut acc: u32 = 0;
         for w in data.chunks(2) {
-            let word = if w.len() == 2 {
-                u16::from_be_bytes([w[0], w[1]])
-            } else {
-                (w[0] as u16) << 8
-            };
+            let word = if w.len() == 2 { u16::from_be_bytes([w[0], w[1]]) } else { (w[0] as u16) << 8 };
             acc += word as u32;
             acc = (acc & 0xffff) + (acc >> 16);
         }
@@ -73,18 +69,12 @@ mod tests {
     #[test]
     fn rfc1071_example() {
         // RFC 1071 section 3: the sum of 00 01 f2 03 f4 f5 f6 f7 is ddf2.
-        assert_eq!(
-            sum(&[0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7]),
-            0xddf2
-        );
+        assert_eq!(sum(&[0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7]), 0xddf2);
     }
 
     #[test]
     fn a_correct_header_sums_to_ffff() {
-        let mut hdr = [
-            0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0, 0, 0xc0, 0xa8, 0x00,
-            0x01, 0xc0, 0xa8, 0x00, 0xc7,
-        ];
+        let mut hdr = [0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0, 0, 0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7];
         let c = checksum(&hdr);
         assert_eq!(c, 0xb861);
         hdr[10..12].copy_from_slice(&c.to_be_bytes());

@@ -8,28 +8,9 @@ use crate::wire::{build, verify_checksums, Headers, TcpFields, View, L3, L4};
 
 fn l4() -> impl Strategy<Value = L4> {
     prop_oneof![
-        (any::<u16>(), any::<u16>()).prop_map(|(s, d)| L4::Udp {
-            src_port: s,
-            dst_port: d
-        }),
-        (
-            any::<u16>(),
-            any::<u16>(),
-            any::<u32>(),
-            proptest::option::of(any::<u32>()),
-            any::<u16>(),
-            any::<bool>(),
-            any::<bool>()
-        )
-            .prop_map(|(s, d, seq, ack, window, psh, fin)| L4::Tcp(TcpFields {
-                src_port: s,
-                dst_port: d,
-                seq,
-                ack,
-                window,
-                psh,
-                fin
-            })),
+        (any::<u16>(), any::<u16>()).prop_map(|(s, d)| L4::Udp { src_port: s, dst_port: d }),
+        (any::<u16>(), any::<u16>(), any::<u32>(), proptest::option::of(any::<u32>()), any::<u16>(), any::<bool>(), any::<bool>())
+            .prop_map(|(s, d, seq, ack, window, psh, fin)| L4::Tcp(TcpFields { src_port: s, dst_port: d, seq, ack, window, psh, fin })),
     ]
 }
 
@@ -38,56 +19,36 @@ fn l3() -> impl Strategy<Value = L3> {
         // Raw EtherTypes: any value above the 802.3 length range, except the ones
         // that name a header etherparse would then try to parse.
         (0x0600u16..=0xffff)
-            .prop_filter("not IP, VLAN or ARP", |t| ![
-                0x0800, 0x86dd, 0x8100, 0x88a8, 0x9100, 0x0806, 0x8847, 0x8848, 0x88e5
-            ]
-            .contains(t))
+            .prop_filter("not IP, VLAN or ARP", |t| ![0x0800, 0x86dd, 0x8100, 0x88a8, 0x9100, 0x0806, 0x8847, 0x8848, 0x88e5].contains(t))
             .prop_map(|ether_type| L3::Raw { ether_type }),
-        (
-            any::<[u8; 4]>(),
-            any::<[u8; 4]>(),
-            1u8..,
-            any::<u16>(),
-            l4()
-        )
-            .prop_map(|(src, dst, ttl, id, l4)| L3::Ipv4 {
-                src,
-                dst,
-                ttl,
-                id,
-                l4
-            }),
-        (any::<[u8; 16]>(), any::<[u8; 16]>(), any::<u8>(), l4()).prop_map(
-            |(src, dst, hop_limit, l4)| L3::Ipv6 {
-                src,
-                dst,
-                hop_limit,
-                l4
-            }
-        ),
+        (any::<[u8; 4]>(), any::<[u8; 4]>(), 1u8.., any::<u16>(), l4()).prop_map(|(src, dst, ttl, id, l4)| L3::Ipv4 {
+            src,
+            dst,
+            ttl,
+            id,
+            l4
+        }),
+        (any::<[u8; 16]>(), any::<[u8; 16]>(), any::<u8>(), l4()).prop_map(|(src, dst, hop_limit, l4)| L3::Ipv6 {
+            src,
+            dst,
+            hop_limit,
+            l4
+        }),
     ]
 }
 
 fn headers() -> impl Strategy<Value = Headers> {
-    (
-        any::<[u8; 6]>(),
-        any::<[u8; 6]>(),
-        proptest::option::of(0u16..4096),
-        l3(),
-    )
-        .prop_map(|(dst_mac, src_mac, vlan, l3)| Headers {
-            dst_mac,
-            src_mac,
-            vlan,
-            l3,
-        })
+    (any::<[u8; 6]>(), any::<[u8; 6]>(), proptest::option::of(0u16..4096), l3()).prop_map(|(dst_mac, src_mac, vlan, l3)| Headers {
+        dst_mac,
+        src_mac,
+        vlan,
+        l3,
+    })
 }
 
 fn same_l4(built: &L4, parsed: &Option<TransportHeader>) -> bool {
     match (built, parsed) {
-        (L4::Udp { src_port, dst_port }, Some(TransportHeader::Udp(u))) => {
-            u.source_port == *src_port && u.destination_port == *dst_port
-        }
+        (L4::Udp { src_port, dst_port }, Some(TransportHeader::Udp(u))) => u.source_port == *src_port && u.destination_port == *dst_port,
         (L4::Tcp(t), Some(TransportHeader::Tcp(h))) => {
             h.source_port == t.src_port
                 && h.destination_port == t.dst_port

@@ -77,13 +77,7 @@ impl View {
             }
             _ => {}
         }
-        Ok(View {
-            ether_type,
-            vlan,
-            l3_offset,
-            l4,
-            payload,
-        })
+        Ok(View { ether_type, vlan, l3_offset, l4, payload })
     }
 }
 
@@ -107,11 +101,7 @@ pub fn verify_checksums(bytes: &[u8]) -> Result<View, String> {
             let ihl = (l3[0] & 0x0f) as usize * 4;
             let s = checksum::sum(&l3[..ihl]);
             if s != 0xffff {
-                return Err(ChecksumError {
-                    layer: "IPv4 header",
-                    sum: s,
-                }
-                .to_string());
+                return Err(ChecksumError { layer: "IPv4 header", sum: s }.to_string());
             }
             checksum::accumulate(0, &l3[12..20])
         }
@@ -125,10 +115,7 @@ pub fn verify_checksums(bytes: &[u8]) -> Result<View, String> {
     if proto == Transport::Udp && segment[6..8] == [0, 0] && l3[0] >> 4 == 4 {
         return Ok(view); // IPv4 UDP without checksum
     }
-    let s = checksum::fold(checksum::accumulate(
-        pseudo + proto_number + segment.len() as u64,
-        segment,
-    ));
+    let s = checksum::fold(checksum::accumulate(pseudo + proto_number + segment.len() as u64, segment));
     if s != 0xffff {
         return Err(ChecksumError { layer, sum: s }.to_string());
     }
