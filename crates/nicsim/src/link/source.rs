@@ -9,7 +9,7 @@ use crate::engine::{Component, Ctx, Msg, PortId};
 use crate::link::stamp::{Stamp, STAMP_LEN};
 use crate::observe::Report;
 use crate::time::{Duration, Time};
-use crate::wire::ethernet::wire_bytes;
+use crate::wire::ethernet::{wire_bytes, FCS};
 use crate::wire::{build, checksum, Frame, FrameMeta, Headers, View, L3, L4};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -241,7 +241,7 @@ impl Component for Source {
     fn report(&self, _end: Time) -> Report {
         let mut r = Report::default();
         r.count("sent", self.sent).count("bytes", self.bytes);
-        r.count("frame_size", self.template.len().max(60) as u64 + 4);
+        r.count("frame_size", (self.template.len() + FCS) as u64);
         let span = self.last.since(self.first.unwrap_or(self.last));
         let rate = if self.sent > 1 { (self.sent - 1) as f64 / span.as_secs_f64() } else { 0.0 };
         r.real("offered_pps", rate);

@@ -179,6 +179,12 @@ fn link_config(l: &LinkSpec, path: &str) -> Result<LinkConfig, ScenarioError> {
     Ok(LinkConfig { rate_bps: l.rate.0, propagation: l.propagation.0, tx_queue: l.tx_queue as usize })
 }
 
+/// Sources then sinks, with their table names: the parts that are stations, in the
+/// order that numbers their addresses and their places in the plan.
+fn stations_of(sc: &Scenario) -> impl Iterator<Item = (&'static str, &String)> {
+    sc.source.iter().map(|s| ("source", &s.name)).chain(sc.sink.iter().map(|s| ("sink", &s.name)))
+}
+
 pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
     if !(68..=65_000).contains(&sc.mtu) {
         return err("mtu", format!("must be 68 to 65000 bytes, got {}", sc.mtu));
@@ -186,7 +192,7 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
     // Names first, so that references can be checked.
     let mut index: HashMap<&str, (usize, Option<u16>)> = HashMap::new();
     let mut paths: HashMap<&str, String> = HashMap::new();
-    let named = sc.source.iter().map(|s| ("source", &s.name, None)).chain(sc.sink.iter().map(|s| ("sink", &s.name, None)));
+    let named = stations_of(sc).map(|(table, name)| (table, name, None));
     let named = named.chain(sc.switch.iter().map(|s| ("switch", &s.name, Some(s.ports))));
     let mut counters: HashMap<&str, usize> = HashMap::new();
     for (part, (table, name, ports)) in named.enumerate() {
@@ -206,14 +212,8 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
         index.insert(name, (part, ports));
         paths.insert(name, path);
     }
-    let stations: HashMap<&str, Station> = sc
-        .source
-        .iter()
-        .map(|s| &s.name)
-        .chain(sc.sink.iter().map(|s| &s.name))
-        .enumerate()
-        .map(|(i, n)| (n.as_str(), Station::numbered(i as u16 + 1)))
-        .collect();
+    let stations: HashMap<&str, Station> =
+        stations_of(sc).enumerate().map(|(i, (_, n))| (n.as_str(), Station::numbered(i as u16 + 1))).collect();
 
     let mut parts = Vec::new();
     for (i, s) in sc.source.iter().enumerate() {
@@ -254,7 +254,7 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
             wires.push(((me, port), target));
         }
     }
-    for (i, (table, name)) in sc.source.iter().map(|s| ("source", &s.name)).chain(sc.sink.iter().map(|s| ("sink", &s.name))).enumerate() {
+    for (i, (table, name)) in stations_of(sc).enumerate() {
         if !used.contains_key(&(i, 0)) {
             return err(paths[name.as_str()].clone(), format!("{table} {name:?} is not connected to any link"));
         }
