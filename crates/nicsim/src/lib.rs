@@ -23,6 +23,7 @@ pub mod bus;
 pub mod engine;
 pub mod link;
 pub mod mem;
+pub mod nic;
 pub mod observe;
 pub mod run;
 pub mod scenario;

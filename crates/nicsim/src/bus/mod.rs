@@ -1,7 +1,11 @@
-//! Host I/O buses. So far: conventional PCI/PCI-X transaction costs (data phases,
-//! wait states, MWI and remainder writes, read round trips) and PCIe accounting (what
-//! a DMA of a given size puts on each direction of the link). The timed, arbitrated
-//! bus components come next.
+//! Host I/O buses: conventional PCI/PCI-X transaction costs (data phases, wait
+//! states, MWI and remainder writes, read round trips), PCIe accounting (what a
+//! DMA of a given size puts on each direction of the link), and the timed bus that
+//! masters book, built on a calendar of busy intervals.
 
+pub mod calendar;
+pub mod host_bus;
 pub mod pci;
 pub mod pcie;
+
+pub use host_bus::{BusConfig, Fill, HostBus, Purpose};

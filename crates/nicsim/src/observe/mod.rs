@@ -1,7 +1,9 @@
-//! Observation: per-component reports, pcap capture of links, and (later) timelines.
+//! Observation: per-component reports, pcap capture of links, and timelines.
 
 mod pcap;
 mod report;
+mod trace;
 
 pub use pcap::{CaptureFile, Captured};
 pub use report::{Report, Value};
+pub use trace::{SharedTrace, Trace, TrackId};

@@ -1,0 +1,119 @@
+//! A bus as a calendar of busy intervals. A master asks for the bus from some time
+//! on; it gets the first gap long enough for its transaction, in the order the
+//! requests are made (first come, first served arbitration). A request may reach
+//! back in time a little (an adapter that starts its DMA while a frame is still
+//! arriving, computed when the last bit is in), so recent intervals are kept.
+
+use std::collections::VecDeque;
+
+use crate::time::{Duration, Time};
+
+#[derive(Debug, Default)]
+pub struct Calendar {
+    /// Busy intervals [start, end), sorted, non-overlapping, touching ones merged.
+    busy: VecDeque<(Time, Time)>,
+    /// How far before the latest request a later one may reach back.
+    reach_back: Duration,
+    busy_total: Duration,
+}
+
+impl Calendar {
+    pub fn new(reach_back: Duration) -> Self {
+        Calendar { busy: VecDeque::new(), reach_back, busy_total: Duration::ZERO }
+    }
+
+    /// Reserve the first gap from `at` on that fits the transaction; `len(start)`
+    /// gives its length if it starts at `start` (wait states depend on when).
+    /// Returns its start and end.
+    pub fn reserve(&mut self, at: Time, len: impl Fn(Time) -> Duration) -> (Time, Time) {
+        self.forget_before(Time(at.ps().saturating_sub(self.reach_back.ps())));
+        let mut start = at;
+        let mut i = self.busy.partition_point(|&(_, end)| end <= at);
+        let end = loop {
+            let end = start + len(start);
+            match self.busy.get(i) {
+                Some(&(b0, b1)) if b0 < end => {
+                    start = start.max(b1);
+                    i += 1;
+                }
+                _ => break end,
+            }
+        };
+        self.busy_total = self.busy_total + end.since(start);
+        self.insert(i, start, end);
+        (start, end)
+    }
+
+    fn insert(&mut self, i: usize, start: Time, end: Time) {
+        let joins_prev = i > 0 && self.busy[i - 1].1 == start;
+        let joins_next = self.busy.get(i).is_some_and(|n| n.0 == end);
+        match (joins_prev, joins_next) {
+            (true, true) => {
+                self.busy[i - 1].1 = self.busy[i].1;
+                self.busy.remove(i);
+            }
+            (true, false) => self.busy[i - 1].1 = end,
+            (false, true) => self.busy[i].0 = start,
+            (false, false) => self.busy.insert(i, (start, end)),
+        }
+    }
+
+    fn forget_before(&mut self, t: Time) {
+        while self.busy.front().is_some_and(|&(_, end)| end < t) {
+            self.busy.pop_front();
+        }
+    }
+
+    /// Time the bus has been reserved so far.
+    pub fn busy_total(&self) -> Duration {
+        self.busy_total
+    }
+    /// When the last reservation made so far ends.
+    pub fn free_from(&self) -> Time {
+        self.busy.back().map_or(Time::ZERO, |b| b.1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ns(n: u64) -> Duration {
+        Duration::from_ns(n)
+    }
+    fn at(n: u64) -> Time {
+        Time::ZERO + ns(n)
+    }
+
+    #[test]
+    fn requests_queue_first_come_first_served() {
+        let mut c = Calendar::new(ns(1000));
+        assert_eq!(c.reserve(at(0), |_| ns(10)), (at(0), at(10)));
+        assert_eq!(c.reserve(at(5), |_| ns(10)), (at(10), at(20)), "waits for the bus");
+        assert_eq!(c.reserve(at(50), |_| ns(10)), (at(50), at(60)));
+        assert_eq!(c.busy_total(), ns(30));
+    }
+
+    #[test]
+    fn a_request_reaching_back_takes_the_first_gap_that_fits() {
+        let mut c = Calendar::new(ns(1000));
+        c.reserve(at(100), |_| ns(10));
+        c.reserve(at(130), |_| ns(10));
+        // Fits before the first interval.
+        assert_eq!(c.reserve(at(0), |_| ns(50)), (at(0), at(50)));
+        // Too long for the 20 ns gap: goes after the last.
+        assert_eq!(c.reserve(at(105), |_| ns(30)), (at(140), at(170)));
+        // Exactly fits the gap.
+        assert_eq!(c.reserve(at(110), |_| ns(20)), (at(110), at(130)));
+        assert_eq!(c.free_from(), at(170));
+    }
+
+    #[test]
+    fn the_length_may_depend_on_the_start() {
+        let mut c = Calendar::new(ns(1000));
+        c.reserve(at(0), |_| ns(100));
+        // A burst that waits for data until 150 ns: later starts are shorter.
+        let (s, e) = c.reserve(at(20), |s| at(150).since(s).max(ns(10)));
+        assert_eq!((s, e), (at(100), at(150)));
+    }
+}

@@ -1,0 +1,250 @@
+//! The timed host bus between processors, memory and adapters. Conventional PCI
+//! and PCI-X are one shared, half-duplex calendar whose transactions cost what
+//! `bus::pci` says; PCIe is a calendar per direction whose transfers cost their
+//! TLP and DLLP bytes (`bus::pcie`) at the link's rate, reads paying the latency
+//! between request and completion. Every master (adapter DMA engines, the host
+//! bridge writing registers for a processor) books the bus here, so contention is
+//! real and occupancy is measured.
+
+use crate::bus::calendar::Calendar;
+use crate::bus::pci::{self, PciConfig, Source};
+use crate::bus::pcie::{self, PcieConfig};
+use crate::observe::{Report, SharedTrace, TrackId};
+use crate::time::{Duration, Time};
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum BusConfig {
+    Pci(PciConfig),
+    Pcie { link: PcieConfig, read_latency: Duration },
+}
+
+/// What a transaction is for, for the occupancy breakdown and the trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Purpose {
+    RxData,
+    RxStatus,
+    RxDescFetch,
+    TxDescFetch,
+    TxData,
+    TxStatus,
+    Register,
+}
+
+const PURPOSES: [(Purpose, &str); 7] = [
+    (Purpose::RxData, "rx_data"),
+    (Purpose::RxStatus, "rx_status"),
+    (Purpose::RxDescFetch, "rx_desc_fetch"),
+    (Purpose::TxDescFetch, "tx_desc_fetch"),
+    (Purpose::TxData, "tx_data"),
+    (Purpose::TxStatus, "tx_status"),
+    (Purpose::Register, "register"),
+];
+
+fn label(p: Purpose) -> &'static str {
+    PURPOSES[p as usize].1
+}
+
+/// How the bytes a master writes become available to it: all at once, or as a
+/// frame arriving from the wire (its first byte at `first_byte`, then at the
+/// line rate), which makes a PCI burst insert wait states when it catches up.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Fill {
+    Ready,
+    Arriving { first_byte: Time, rate_bps: u64 },
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Tally {
+    transactions: u64,
+    bytes: u64,
+    busy: Duration,
+    wait_clocks: u64,
+}
+
+pub struct HostBus {
+    cfg: BusConfig,
+    /// PCI: the bus. PCIe: device to host.
+    up: Calendar,
+    /// PCIe only: host to device.
+    down: Calendar,
+    tally: [Tally; 7],
+    trace: Option<(SharedTrace, TrackId, TrackId)>,
+}
+
+/// The PCI clock count of a transaction, its wait states and time.
+fn pci_span(cfg: &PciConfig, c: pci::Clocks) -> (Duration, u64) {
+    (c.time(cfg), c.wait)
+}
+
+impl HostBus {
+    /// `reach_back`: how far in the past a master may start a transaction (the
+    /// longest frame time on an attached adapter's wire).
+    pub fn new(cfg: BusConfig, reach_back: Duration) -> Self {
+        HostBus { cfg, up: Calendar::new(reach_back), down: Calendar::new(reach_back), tally: Default::default(), trace: None }
+    }
+
+    pub fn config(&self) -> &BusConfig {
+        &self.cfg
+    }
+
+    pub fn trace_into(&mut self, trace: SharedTrace, host: &str) {
+        let (up, down) = match self.cfg {
+            BusConfig::Pci(_) => {
+                let t = trace.borrow_mut().track(host, "PCI bus");
+                (t, t)
+            }
+            BusConfig::Pcie { .. } => {
+                let mut tr = trace.borrow_mut();
+                (tr.track(host, "PCIe upstream (device to host)"), tr.track(host, "PCIe downstream (host to device)"))
+            }
+        };
+        self.trace = Some((trace, up, down));
+    }
+
+    fn book(&mut self, up: bool, at: Time, purpose: Purpose, bytes: u64, len: impl Fn(Time) -> (Duration, u64)) -> (Time, Time) {
+        let cal = if up { &mut self.up } else { &mut self.down };
+        let (start, end) = cal.reserve(at, |s| len(s).0);
+        let wait = len(start).1;
+        let t = &mut self.tally[purpose as usize];
+        t.transactions += 1;
+        t.bytes += bytes;
+        t.busy = t.busy + end.since(start);
+        t.wait_clocks += wait;
+        if let Some((trace, up_track, down_track)) = &self.trace {
+            let track = if up { *up_track } else { *down_track };
+            trace.borrow_mut().span(track, label(purpose), start, end, &[("bytes", bytes), ("wait_clocks", wait)]);
+        }
+        (start, end)
+    }
+
+    /// A device writes `bytes` to host memory, starting no earlier than `at`.
+    /// Returns when the last of it is on the bus (writes are posted).
+    pub fn write(&mut self, at: Time, bytes: u64, fill: Fill, purpose: Purpose) -> Time {
+        self.write_parts(at, bytes, fill, purpose, 0)
+    }
+
+    /// As `write`, with `extra_clocks` of target wait states on a PCI bus (a
+    /// descriptor write-back that the bridge makes wait).
+    pub fn write_parts(&mut self, at: Time, bytes: u64, fill: Fill, purpose: Purpose, extra_clocks: u64) -> Time {
+        match self.cfg.clone() {
+            BusConfig::Pci(c) => {
+                let source = |start: Time| match fill {
+                    Fill::Ready => Source::all_ready(),
+                    Fill::Arriving { first_byte, rate_bps } => {
+                        // Bytes in by `start` (none if it starts before the first).
+                        let ready = start.since(first_byte).ps() as u128 * rate_bps as u128 / 8 / 1_000_000_000_000;
+                        let per_clock = rate_bps as f64 / 8.0 / c.clock.hz();
+                        Source { ready: ready as u64, bytes_per_clock: Some(per_clock) }
+                    }
+                };
+                // Whole lines by memory-write-and-invalidate, then the remainder.
+                let lines = if c.mwi { bytes / c.cache_line * c.cache_line } else { 0 };
+                let mut end = at;
+                if lines > 0 {
+                    end = self.book(true, at, purpose, lines, |s| pci_span(&c, pci::write(&c, lines, &source(s)).0)).1;
+                }
+                if bytes > lines {
+                    let rest = bytes - lines;
+                    end = self
+                        .book(true, end, purpose, rest, |s| {
+                            let src = source(s);
+                            // The remainder's bytes come after the lines already written.
+                            let shifted = Source { ready: src.ready.saturating_sub(lines), ..src };
+                            let (d, w) = pci_span(&c, pci::write(&c, rest, &shifted).1);
+                            (d + c.clock.cycles(extra_clocks), w + extra_clocks)
+                        })
+                        .1;
+                }
+                end
+            }
+            BusConfig::Pcie { link, .. } => {
+                let t = pcie::dma_write(&link, 0, bytes);
+                let bps = link.bytes_per_second();
+                let end = self.book(true, at, purpose, bytes, |_| (secs(t.wire_up(&link) / bps), 0)).1;
+                self.book(false, at, purpose, 0, |_| (secs(t.wire_down(&link) / bps), 0));
+                end
+            }
+        }
+    }
+
+    /// A device reads `bytes` of host memory from `at` on; returns when the data is in.
+    pub fn read(&mut self, at: Time, bytes: u64, purpose: Purpose) -> Time {
+        self.read_pipelined(at, bytes, purpose).1
+    }
+
+    /// As `read`, also returning when the engine may issue its next request: on
+    /// PCI the bus is held until the data is in; PCIe requests are split
+    /// transactions, so several may be outstanding.
+    pub fn read_pipelined(&mut self, at: Time, bytes: u64, purpose: Purpose) -> (Time, Time) {
+        match self.cfg.clone() {
+            BusConfig::Pci(c) => {
+                let end = self.book(true, at, purpose, bytes, |_| pci_span(&c, pci::read(&c, bytes))).1;
+                (end, end)
+            }
+            BusConfig::Pcie { link, read_latency } => {
+                let t = pcie::dma_read(&link, 0, bytes);
+                let bps = link.bytes_per_second();
+                let asked = self.book(true, at, purpose, 0, |_| (secs(t.wire_up(&link) / bps), 0)).1;
+                (asked, self.book(false, asked + read_latency, purpose, bytes, |_| (secs(t.wire_down(&link) / bps), 0)).1)
+            }
+        }
+    }
+
+    /// A processor writes a 4-byte adapter register (a tail doorbell, an interrupt
+    /// mask). Posted: the processor goes on; returns when the write reaches the adapter.
+    pub fn register_write(&mut self, at: Time) -> Time {
+        match self.cfg.clone() {
+            BusConfig::Pci(c) => self.book(true, at, Purpose::Register, 4, |_| pci_span(&c, pci::write(&c, 4, &Source::all_ready()).1)).1,
+            BusConfig::Pcie { link, .. } => {
+                let t = pcie::dma_write(&link, 0, 4);
+                let bps = link.bytes_per_second();
+                // Host to device: the write travels down, its ACK up.
+                let end = self.book(false, at, Purpose::Register, 4, |_| (secs(t.wire_up(&link) / bps), 0)).1;
+                self.book(true, at, Purpose::Register, 0, |_| (secs(t.wire_down(&link) / bps), 0));
+                end
+            }
+        }
+    }
+
+    /// A processor reads a 4-byte adapter register (the interrupt cause); it
+    /// stalls until the value returns, at the time this gives.
+    pub fn register_read(&mut self, at: Time) -> Time {
+        match self.cfg.clone() {
+            BusConfig::Pci(c) => self.book(true, at, Purpose::Register, 4, |_| pci_span(&c, pci::read(&c, 4))).1,
+            BusConfig::Pcie { link, read_latency } => {
+                let t = pcie::dma_read(&link, 0, 4);
+                let bps = link.bytes_per_second();
+                let asked = self.book(false, at, Purpose::Register, 0, |_| (secs(t.wire_up(&link) / bps), 0)).1;
+                self.book(true, asked + read_latency, Purpose::Register, 4, |_| (secs(t.wire_down(&link) / bps), 0)).1
+            }
+        }
+    }
+
+    /// Occupancy: overall and by purpose, with transaction counts.
+    pub fn report(&self, r: &mut Report, end: Time) {
+        let frac = |d: Duration| if end.ps() == 0 { 0.0 } else { d.ps() as f64 / end.ps() as f64 };
+        let dirs: &[(&str, &Calendar)] = match self.cfg {
+            BusConfig::Pci(_) => &[("bus", &self.up)],
+            BusConfig::Pcie { .. } => &[("bus_up", &self.up), ("bus_down", &self.down)],
+        };
+        for (name, cal) in dirs {
+            let busy = frac(cal.busy_total());
+            r.real(&format!("{name}_utilization"), busy);
+            r.real(&format!("{name}_idle"), 1.0 - busy);
+        }
+        for (p, name) in PURPOSES {
+            let t = &self.tally[p as usize];
+            if t.transactions > 0 {
+                r.count(&format!("bus_{name}_transactions"), t.transactions);
+                r.real(&format!("bus_{name}_share"), frac(t.busy));
+            }
+        }
+        if let BusConfig::Pci(_) = self.cfg {
+            r.count("bus_wait_clocks", self.tally.iter().map(|t| t.wait_clocks).sum());
+        }
+    }
+}
+
+fn secs(s: f64) -> Duration {
+    Duration::from_ps((s * 1e12).ceil() as u64)
+}

@@ -1,0 +1,99 @@
+//! What a scenario sets on an adapter, with the defaults of docs/model.md.
+
+use crate::time::Duration;
+
+/// A descriptor in host memory (Intel 8254x/82599 legacy and advanced formats).
+pub const DESCRIPTOR_BYTES: u64 = 16;
+
+/// When the adapter raises its interrupt after completing frames.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Moderation {
+    /// At once, for every completion.
+    PerFrame,
+    /// No sooner than this after the previous interrupt (Intel ITR, 256 ns units).
+    MinInterval(Duration),
+    /// After `frames` completions or `time` after the first, whichever comes first.
+    Coalesce { frames: u32, time: Duration },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct NicConfig {
+    pub link_rate_bps: u64,
+    /// Receive and transmit packet buffer, bytes.
+    pub rx_fifo: u64,
+    pub tx_fifo: u64,
+    /// Bytes of a frame in the receive FIFO before its DMA may start.
+    pub rx_dma_threshold: u64,
+    pub rx_ring: u32,
+    pub tx_ring: u32,
+    /// Receive descriptors the adapter holds on chip.
+    pub rx_desc_cache: u32,
+    /// Descriptors fetched in one read.
+    pub rx_desc_fetch: u32,
+    pub tx_desc_fetch: u32,
+    /// Descriptors written back in one write.
+    pub rx_writeback: u32,
+    pub tx_writeback: u32,
+    /// Target wait states on each descriptor write-back (PCI).
+    pub status_wait_clocks: u64,
+    /// Whether the FCS is stripped before DMA (else its 4 bytes cross the bus).
+    pub strip_crc: bool,
+    pub moderation: Moderation,
+}
+
+impl NicConfig {
+    /// The 8254x defaults of BRIEF.md: 48 KB receive / 16 KB transmit buffer, 64
+    /// cached receive descriptors; interrupts per frame.
+    pub fn gigabit() -> Self {
+        NicConfig {
+            link_rate_bps: 1_000_000_000,
+            rx_fifo: 48 * 1024,
+            tx_fifo: 16 * 1024,
+            rx_dma_threshold: 0,
+            rx_ring: 256,
+            tx_ring: 256,
+            rx_desc_cache: 64,
+            rx_desc_fetch: 16,
+            tx_desc_fetch: 16,
+            rx_writeback: 1,
+            tx_writeback: 1,
+            status_wait_clocks: 0,
+            strip_crc: false,
+            moderation: Moderation::PerFrame,
+        }
+    }
+
+    /// Check what the hardware allows; errors name the field.
+    pub fn check(&self) -> Result<(), String> {
+        for (name, ring) in [("rx_ring", self.rx_ring), ("tx_ring", self.tx_ring)] {
+            if ring < 8 || ring % 8 != 0 {
+                return Err(format!("{name}: must be a multiple of 8 descriptors, at least 8, got {ring}"));
+            }
+        }
+        let groups = [
+            ("rx_desc_fetch", self.rx_desc_fetch),
+            ("tx_desc_fetch", self.tx_desc_fetch),
+            ("rx_writeback", self.rx_writeback),
+            ("tx_writeback", self.tx_writeback),
+            ("rx_desc_cache", self.rx_desc_cache),
+        ];
+        for (name, n) in groups {
+            if n == 0 {
+                return Err(format!("{name}: must be at least 1"));
+            }
+        }
+        if self.rx_desc_fetch > self.rx_desc_cache {
+            return Err(format!(
+                "rx_desc_fetch: {} is more than the {} descriptors the cache holds",
+                self.rx_desc_fetch, self.rx_desc_cache
+            ));
+        }
+        if self.rx_fifo < 2048 || self.tx_fifo < 2048 {
+            return Err("rx_fifo and tx_fifo: must hold at least one full frame (2 KB)".into());
+        }
+        if self.rx_dma_threshold > self.rx_fifo {
+            return Err(format!("rx_dma_threshold: {} bytes is more than the receive FIFO", self.rx_dma_threshold));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,161 @@
+//! The interrupt cause register and its moderation. Completions set the cause;
+//! the interrupt is raised when the cause is set, the driver has it enabled, and
+//! the moderation rule allows. Timers cannot be taken back, so each one carries a
+//! generation and a stale one is ignored.
+
+use crate::nic::Moderation;
+use crate::time::{Duration, Time};
+
+#[derive(Debug)]
+pub struct Irq {
+    moderation: Moderation,
+    enabled: bool,
+    /// First completion not yet signalled, and how many since.
+    first: Option<Time>,
+    count: u32,
+    /// The timer in flight: when, and its generation.
+    armed: Option<Time>,
+    generation: u64,
+    last_raised: Option<Time>,
+    pub raised: u64,
+}
+
+impl Irq {
+    pub fn new(moderation: Moderation) -> Self {
+        Irq { moderation, enabled: true, first: None, count: 0, armed: None, generation: 0, last_raised: None, raised: 0 }
+    }
+
+    fn due(&self, latest: Time) -> Option<Time> {
+        let first = self.first?;
+        if !self.enabled {
+            return None;
+        }
+        Some(match self.moderation {
+            Moderation::PerFrame => latest,
+            Moderation::MinInterval(gap) => self.last_raised.map_or(latest, |l| (l + gap).max(latest)),
+            Moderation::Coalesce { frames, time } => {
+                if self.count >= frames {
+                    latest
+                } else {
+                    first + time
+                }
+            }
+        })
+    }
+
+    /// Arm a timer for `due` unless one at or before it is in flight. Returns the
+    /// (time, generation) to schedule.
+    fn arm(&mut self, due: Option<Time>) -> Option<(Time, u64)> {
+        let due = due?;
+        if self.armed.is_some_and(|a| a <= due) {
+            return None;
+        }
+        self.generation += 1;
+        self.armed = Some(due);
+        Some((due, self.generation))
+    }
+
+    /// `n` completions became visible to the host at `at`.
+    pub fn completed(&mut self, at: Time, n: u32) -> Option<(Time, u64)> {
+        self.first.get_or_insert(at);
+        self.count += n;
+        self.arm(self.due(at))
+    }
+
+    /// A timer of `generation` fired at `now`: true if the interrupt is raised.
+    pub fn fire(&mut self, generation: u64, now: Time) -> bool {
+        if generation != self.generation {
+            return false;
+        }
+        self.armed = None;
+        if !self.enabled || self.first.is_none() {
+            return false;
+        }
+        self.first = None;
+        self.count = 0;
+        self.last_raised = Some(now);
+        self.raised += 1;
+        true
+    }
+
+    /// The driver masks the interrupt (its handler or poll is running).
+    pub fn disable(&mut self) {
+        self.enabled = false;
+        self.armed = None;
+        self.generation += 1;
+    }
+
+    /// The driver unmasks it; completions left pending raise it per the moderation.
+    pub fn enable(&mut self, now: Time) -> Option<(Time, u64)> {
+        self.enabled = true;
+        self.arm(self.due(now))
+    }
+
+    /// The driver has taken every completion so far (it read the cause register).
+    pub fn acknowledge(&mut self) {
+        self.first = None;
+        self.count = 0;
+    }
+
+    pub fn min_interval(&self) -> Option<Duration> {
+        match self.moderation {
+            Moderation::MinInterval(d) => Some(d),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn us(n: u64) -> Time {
+        Time::ZERO + Duration::from_us(n)
+    }
+
+    #[test]
+    fn per_frame_raises_at_each_completion() {
+        let mut i = Irq::new(Moderation::PerFrame);
+        let (t, g) = i.completed(us(1), 1).unwrap();
+        assert_eq!(t, us(1));
+        assert!(i.fire(g, t));
+        assert!(!i.fire(g, t), "a timer fires once");
+    }
+
+    #[test]
+    fn min_interval_spaces_interrupts() {
+        let mut i = Irq::new(Moderation::MinInterval(Duration::from_us(10)));
+        let (t, g) = i.completed(us(1), 1).unwrap();
+        assert!(i.fire(g, t));
+        let (t2, g2) = i.completed(us(2), 1).unwrap();
+        assert_eq!(t2, us(11));
+        assert!(i.completed(us(3), 1).is_none(), "already armed for 11 us");
+        assert!(i.fire(g2, t2));
+        assert_eq!(i.raised, 2);
+    }
+
+    #[test]
+    fn coalescing_fires_on_count_or_time() {
+        let mut i = Irq::new(Moderation::Coalesce { frames: 3, time: Duration::from_us(50) });
+        let (t, _) = i.completed(us(0), 1).unwrap();
+        assert_eq!(t, us(50));
+        assert!(i.completed(us(1), 1).is_none());
+        let (t3, g3) = i.completed(us(2), 1).unwrap();
+        assert_eq!(t3, us(2), "the third frame brings it forward");
+        assert!(i.fire(g3, t3));
+    }
+
+    #[test]
+    fn masked_completions_wait_for_enable() {
+        let mut i = Irq::new(Moderation::PerFrame);
+        i.disable();
+        assert!(i.completed(us(1), 1).is_none());
+        let (t, g) = i.enable(us(5)).unwrap();
+        assert_eq!(t, us(5));
+        assert!(i.fire(g, t));
+        i.disable();
+        i.completed(us(6), 1);
+        i.acknowledge();
+        assert!(i.enable(us(7)).is_none(), "the driver took them while masked");
+    }
+}

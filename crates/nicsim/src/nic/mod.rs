@@ -1,0 +1,15 @@
+//! The adapter. So far the "dumb" bus-mastering kind (BRIEF.md mechanism 9): a
+//! receive FIFO that starts its DMA at a threshold and drops on overrun, a
+//! transmit FIFO, DMA engines, descriptor rings in host memory fetched and written
+//! back in groups, and an interrupt cause register with moderation. Each part is a
+//! state machine over the host bus calendar, driven by its owner with the time.
+
+mod config;
+mod irq;
+mod rx;
+mod tx;
+
+pub use config::{Moderation, NicConfig, DESCRIPTOR_BYTES};
+pub use irq::Irq;
+pub use rx::{Rx, RxDone};
+pub use tx::Tx;
