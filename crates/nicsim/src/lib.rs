@@ -21,6 +21,7 @@
 pub mod bench;
 pub mod bus;
 pub mod engine;
+pub mod host;
 pub mod link;
 pub mod mem;
 pub mod nic;

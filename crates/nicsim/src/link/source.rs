@@ -5,7 +5,7 @@
 
 use rand::{Rng, RngCore};
 
-use crate::engine::{Component, Ctx, Msg, PortId};
+use crate::engine::{Component, Ctx, Msg, PortId, SimRng};
 use crate::link::stamp::{Stamp, STAMP_LEN};
 use crate::observe::Report;
 use crate::time::{Duration, Time};
@@ -124,7 +124,7 @@ impl Source {
     }
 
     /// Frame number `n`: the template with its stamp, IPv4 ID and TCP sequence set.
-    fn make_frame(&self, n: u64, ctx: &mut Ctx) -> Vec<u8> {
+    pub fn make_frame(&self, n: u64, rng: &mut SimRng) -> Vec<u8> {
         let mut b = self.template.clone();
         let l = &self.layout;
         // At most 6 stamp words and 2 sequence words: no allocation per frame.
@@ -148,7 +148,7 @@ impl Source {
         }
         if random {
             let from = l.payload_at + STAMP_LEN.min(self.cfg.payload_len);
-            ctx.rng().fill_bytes(&mut b[from..payload_end]);
+            rng.fill_bytes(&mut b[from..payload_end]);
         }
         if let Some(at) = l.tcp_seq_at {
             let seq = match &self.cfg.headers.l3 {
@@ -196,7 +196,7 @@ impl Source {
 
     fn send_next(&mut self, ctx: &mut Ctx) {
         let n = self.sent;
-        let bytes = self.make_frame(n, ctx);
+        let bytes = self.make_frame(n, ctx.rng());
         self.sent += 1;
         self.bytes += bytes.len() as u64;
         self.first.get_or_insert(ctx.now());
@@ -288,7 +288,7 @@ mod tests {
             let src = Source::new(config(l3, l4, vlan, payload_len, fill)).unwrap();
             let (mut out, mut rng) = (Vec::new(), component_rng(1, "s"));
             let mut ctx = Ctx::new(Time::ZERO, &mut out, &mut rng);
-            let bytes = src.make_frame(n, &mut ctx);
+            let bytes = src.make_frame(n, ctx.rng());
             let view = verify_checksums(&bytes).unwrap();
             if payload_len >= STAMP_LEN {
                 prop_assert_eq!(Stamp::parse(&bytes[view.payload.clone()]), Some(Stamp { flow: 3, seq: n }));
@@ -305,7 +305,7 @@ mod tests {
         let (mut out, mut rng) = (Vec::new(), component_rng(1, "s"));
         let mut ctx = Ctx::new(Time::ZERO, &mut out, &mut rng);
         let seq = |b: &[u8]| u32::from_be_bytes(b[38..42].try_into().unwrap());
-        assert_eq!(seq(&src.make_frame(0, &mut ctx)), 0xffff_ff00);
-        assert_eq!(seq(&src.make_frame(1, &mut ctx)), 0xffff_ff00u32.wrapping_add(1000));
+        assert_eq!(seq(&src.make_frame(0, ctx.rng())), 0xffff_ff00);
+        assert_eq!(seq(&src.make_frame(1, ctx.rng())), 0xffff_ff00u32.wrapping_add(1000));
     }
 }

@@ -5,7 +5,7 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 use std::fmt;
 
-use crate::time::Duration;
+use crate::time::{Clock, Duration};
 
 /// A bit rate, positive. Written as bits per second (integer) or with a unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,6 +82,28 @@ pub fn parse_source_rate(text: &str) -> Result<SourceRate, String> {
     parse_bit_rate(text).map(|r| SourceRate::Bits(r.0)).map_err(|e| format!("{e}, \"line\", or frames per second (pps, kpps, Mpps)"))
 }
 
+/// A clock frequency ("400MHz", "2.4GHz"); "33MHz" and "66MHz" mean the
+/// 100/3 MHz multiples that buses really run at (see `Clock::from_mhz`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Frequency(pub Clock);
+
+pub fn parse_frequency(text: &str) -> Result<Frequency, String> {
+    let (value, unit) = split_number(text)?;
+    let scale = match unit.as_str() {
+        "hz" => 1.0,
+        "khz" => 1e3,
+        "mhz" => 1e6,
+        "ghz" => 1e9,
+        _ => return Err(format!("unknown frequency unit in {text:?} (use Hz, kHz, MHz or GHz)")),
+    };
+    let hz = positive(value, text)? * scale;
+    if !(1e3..=1e11).contains(&hz) {
+        return Err(format!("{text:?} is outside 1 kHz to 100 GHz"));
+    }
+    let mhz = hz / 1e6;
+    Ok(Frequency(if mhz.fract() == 0.0 { Clock::from_mhz(mhz as u64) } else { Clock::from_hz(hz.round() as u64) }))
+}
+
 const MAX_SECONDS: u64 = 1_000_000;
 
 pub fn parse_time(text: &str) -> Result<TimeSpan, String> {
@@ -134,6 +156,7 @@ from_text_or_int!(BitRate, "a bit rate such as \"10Gbps\"", parse_bit_rate, |v| 
 from_text_or_int!(SourceRate, "\"line\" or a rate such as \"500Mbps\" or \"1Mpps\"", parse_source_rate, |v| Ok::<_, String>(
     SourceRate::Bits(v)
 ));
+from_text_or_int!(Frequency, "a frequency such as \"400MHz\"", parse_frequency, |v| Ok::<_, String>(Frequency(Clock::from_hz(v))));
 from_text_or_int!(TimeSpan, "a time such as \"10us\"", parse_time, |_v| Err::<TimeSpan, String>(
     "write a time with its unit, as a string such as \"10us\"".to_string()
 ));
@@ -153,6 +176,15 @@ mod tests {
         assert!(parse_bit_rate("10 furlongs").unwrap_err().contains("unit"));
         assert_eq!(parse_source_rate("line").unwrap(), SourceRate::Line);
         assert_eq!(parse_source_rate("1.5Mpps").unwrap(), SourceRate::Frames(1.5e6));
+    }
+
+    #[test]
+    fn frequencies() {
+        assert_eq!(parse_frequency("33MHz").unwrap().0.period(), Duration::from_ns(30));
+        assert_eq!(parse_frequency("400 MHz").unwrap().0.cycles(400), Duration::from_us(1));
+        assert_eq!(parse_frequency("2.4GHz").unwrap().0.cycles(2_400), Duration::from_us(1));
+        assert!(parse_frequency("4 furlongs").unwrap_err().contains("unit"));
+        assert!(parse_frequency("0MHz").unwrap_err().contains("positive"));
     }
 
     #[test]

@@ -1,0 +1,98 @@
+//! What a scenario sets on a modelled host: its processors and their costs, the
+//! driver's policy, the bus, the adapter and the applications.
+
+use crate::bus::BusConfig;
+use crate::host::segment::Addr;
+use crate::host::tcp::TcpConfig;
+use crate::link::SourceConfig;
+use crate::nic::NicConfig;
+use crate::time::{Clock, Duration};
+
+/// Processor costs, in cycles of the host clock unless the name says otherwise.
+/// docs/model.md gives each one's source.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Costs {
+    /// Taking an interrupt and reaching the handler; leaving it.
+    pub interrupt_entry: u64,
+    pub interrupt_exit: u64,
+    /// Driver work per received frame (descriptor, buffer, hand-off).
+    pub rx_frame: u64,
+    /// Copying received bytes into another buffer, nanoseconds per byte: a copy
+    /// of data just written by DMA runs at memory speed, not processor speed.
+    pub copy_ns_per_byte: f64,
+    /// Protocol work per received frame or segment (deferred in the handler mode).
+    pub protocol_segment: u64,
+    /// Protocol and driver work per transmitted frame.
+    pub tx_frame: u64,
+    /// Application work per request it makes or answers.
+    pub app_request: u64,
+    /// One call of a poll routine, found work or not.
+    pub poll: u64,
+}
+
+/// How the driver learns of received frames (BRIEF.md mechanism 8, so far).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DriverMode {
+    /// The interrupt handler takes each frame (copying it when `copy`), returns
+    /// its buffer and queues deferred protocol work (NT 4, the IBM study).
+    Handler,
+    /// NAPI: the interrupt schedules a poll of up to `budget` frames; the
+    /// interrupt is re-enabled only when a poll finds fewer.
+    Napi,
+    /// A processor polls the ring for ever and takes no interrupts (DPDK).
+    Poll,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct DriverConfig {
+    pub mode: DriverMode,
+    /// Whether received bytes are copied to another buffer by the driver.
+    pub copy: bool,
+    /// Receive buffers returned to the adapter per tail write.
+    pub refill_batch: u32,
+    /// Frames per poll (NAPI budget, DPDK burst).
+    pub budget: u32,
+    /// Frames per transmit tail write.
+    pub tx_tail_batch: u32,
+    /// The processor that polls, in poll mode.
+    pub poll_cpu: u32,
+}
+
+/// Ask each peer for a file, receive it, ask again, over TCP sessions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FileRequestConfig {
+    pub tcp: TcpConfig,
+    pub request_bytes: u32,
+    pub file_bytes: u32,
+    /// This host's port and the peer, per session.
+    pub sessions: Vec<(u16, Addr)>,
+}
+
+/// Send frames as fast as the host and adapter take them, from one processor.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BlastConfig {
+    pub frames: SourceConfig,
+    pub cpu: u32,
+    /// Frames built per step of the sending loop.
+    pub burst: u32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostConfig {
+    pub mac: [u8; 6],
+    pub ip: [u8; 4],
+    pub cpus: u32,
+    pub clock: Clock,
+    /// Protocol work on one processor at a time (a stack lock).
+    pub serialized_stack: bool,
+    pub costs: Costs,
+    pub driver: DriverConfig,
+    pub bus: BusConfig,
+    pub nic: NicConfig,
+    pub file_request: Option<FileRequestConfig>,
+    /// Count (and drop) received frames that no session claims.
+    pub sink: bool,
+    pub blast: Option<BlastConfig>,
+    /// Application throughput is measured from this time on.
+    pub warmup: Duration,
+}

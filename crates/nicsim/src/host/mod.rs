@@ -1,0 +1,11 @@
+//! The host: processors and their costs, the driver, the protocol stack and the
+//! applications; and the ideal peer hosts that talk to it.
+
+pub mod apps;
+pub mod config;
+pub mod cpu;
+pub mod machine;
+pub mod peer;
+pub mod segment;
+mod steps;
+pub mod tcp;
