@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::engine::SimError;
-use crate::observe::{CaptureFile, Report};
+use crate::observe::{CaptureFile, Report, Trace};
 use crate::scenario::{assemble, PartPlan, Plan};
 
 #[derive(Clone, Debug, Default)]
@@ -16,7 +16,15 @@ pub struct RunOptions {
     pub pcap: Option<PathBuf>,
     /// Links to capture; all of them when empty.
     pub capture: Vec<String>,
+    /// Write a timeline of the hosts (bus, processors, arrivals) here.
+    pub trace: Option<PathBuf>,
+    /// Most events the timeline keeps (0: the default of a million).
+    pub trace_limit: u64,
 }
+
+/// Events a timeline keeps unless told otherwise: enough for tens of
+/// milliseconds of a busy gigabit host, small enough for a viewer to open.
+pub const TRACE_LIMIT: u64 = 1_000_000;
 
 #[derive(Debug, Serialize)]
 pub struct ComponentResult {
@@ -33,6 +41,8 @@ pub struct RunResult {
     pub simulated_ps: u64,
     pub events: u64,
     pub frames_captured: u64,
+    pub trace_events: u64,
+    pub trace_events_dropped: u64,
     pub components: Vec<ComponentResult>,
 }
 
@@ -59,8 +69,16 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<RunResult, RunError> {
     }
     let seed = opts.seed.unwrap_or(plan.seed);
     let file = opts.pcap.as_deref().map(CaptureFile::create).transpose().map_err(RunError::Input)?;
-    let mut sim = assemble(plan, seed, file.as_ref().map(|f| (f, opts.capture.as_slice()))).map_err(RunError::Input)?;
+    let limit = if opts.trace_limit == 0 { TRACE_LIMIT } else { opts.trace_limit };
+    let trace = opts.trace.as_deref().map(|p| Trace::create(p, limit)).transpose().map_err(RunError::Input)?;
+    let mut sim = assemble(plan, seed, file.as_ref().map(|f| (f, opts.capture.as_slice())), trace.as_ref()).map_err(RunError::Input)?;
     let stats = sim.run(plan.duration.map(|d| crate::time::Time::ZERO + d))?;
+    let (mut trace_events, mut trace_events_dropped) = (0, 0);
+    if let Some(t) = &trace {
+        let mut t = t.borrow_mut();
+        t.commit().map_err(RunError::Input)?;
+        (trace_events, trace_events_dropped) = (t.events(), t.dropped());
+    }
     let mut frames_captured = 0;
     if let Some(f) = &file {
         let mut f = f.borrow_mut();
@@ -75,6 +93,8 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<RunResult, RunError> {
         simulated_ps: stats.end.ps(),
         events: stats.events,
         frames_captured,
+        trace_events,
+        trace_events_dropped,
         components,
     })
 }

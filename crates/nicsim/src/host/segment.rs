@@ -49,17 +49,23 @@ impl Segment {
 
 const PERIOD: usize = 251;
 
+/// The pattern laid out once, long enough for any segment from any phase, so
+/// making and checking payload are plain copies and compares.
+fn table() -> &'static [u8] {
+    static TABLE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| (0..PERIOD + 65_536).map(|i| (i % PERIOD) as u8).collect())
+}
+
 /// The bytes of a stream from `offset`: a repeating 251-byte pattern (a prime, so
 /// it never lines up with segment sizes).
-pub fn pattern(offset: u64, len: usize) -> Vec<u8> {
+pub fn pattern(offset: u64, len: usize) -> &'static [u8] {
     let start = (offset % PERIOD as u64) as usize;
-    (0..len).map(|i| ((start + i) % PERIOD) as u8).collect()
+    &table()[start..start + len]
 }
 
 /// Whether `bytes` are the stream's bytes from `offset`.
 pub fn matches_pattern(offset: u64, bytes: &[u8]) -> bool {
-    let start = (offset % PERIOD as u64) as usize;
-    bytes.iter().enumerate().all(|(i, b)| *b as usize == (start + i) % PERIOD)
+    bytes.len() <= 65_536 && pattern(offset, bytes.len()) == bytes
 }
 
 /// Build one TCP/IPv4 frame from `from` to `to`.
@@ -89,7 +95,7 @@ mod tests {
     fn a_built_segment_parses_back() {
         let a = Addr { mac: [2, 0, 0, 0, 0, 1], ip: [198, 18, 0, 1], port: 1024 };
         let b = Addr { mac: [2, 0, 0, 0, 0, 2], ip: [198, 18, 0, 2], port: 80 };
-        let f = tcp_frame(a, b, 7, 1000, 55, 8760, true, &pattern(999, 100));
+        let f = tcp_frame(a, b, 7, 1000, 55, 8760, true, pattern(999, 100));
         let s = Segment::parse(&f.bytes).unwrap();
         assert_eq!((s.src_port, s.dst_port, s.seq, s.ack, s.window), (1024, 80, 1000, Some(55), 8760));
         assert!(matches_pattern(999, &f.bytes[s.payload.clone()]));

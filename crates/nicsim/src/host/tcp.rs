@@ -175,7 +175,7 @@ impl Conn {
         self.unacked_segments = 0;
         self.ip_id = self.ip_id.wrapping_add(1);
         let payload = pattern(seq.wrapping_sub(ISS) as u64, len as usize);
-        tcp_frame(self.local, self.remote, self.ip_id, seq, self.rcv_nxt, self.cfg.window.min(65_535) as u16, psh, &payload)
+        tcp_frame(self.local, self.remote, self.ip_id, seq, self.rcv_nxt, self.cfg.window.min(65_535) as u16, psh, payload)
     }
 }
 

@@ -5,18 +5,30 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use crate::engine::{Component, Endpoint, Simulator};
+use crate::host::machine::Machine;
+use crate::host::peer::Peer;
 use crate::link::{EthernetLink, Sink, Source, Switch};
-use crate::observe::{CaptureFile, Captured};
+use crate::observe::{CaptureFile, Captured, SharedTrace};
 use crate::scenario::validate::{PartPlan, Plan};
 
 /// Assemble `plan`. Links named in `capture` (all links, if it is empty) are
-/// wrapped to record into `pcap` when one is given.
-pub fn assemble(plan: &Plan, seed: u64, pcap: Option<(&Rc<RefCell<CaptureFile>>, &[String])>) -> Result<Simulator, String> {
+/// wrapped to record into `pcap` when one is given; hosts draw their timelines
+/// into `trace` when one is given.
+pub fn assemble(
+    plan: &Plan,
+    seed: u64,
+    pcap: Option<(&Rc<RefCell<CaptureFile>>, &[String])>,
+    trace: Option<&SharedTrace>,
+) -> Result<Simulator, String> {
     let mut sim = Simulator::new(seed);
     for part in &plan.parts {
         let component: Box<dyn Component> = match &part.plan {
             PartPlan::Source(cfg) => Box::new(Source::new(cfg.clone()).map_err(|e| format!("{}: {e}", part.name))?),
             PartPlan::Sink => Box::new(Sink::new()),
+            PartPlan::Peer(cfg) => Box::new(Peer::new(cfg.clone())),
+            PartPlan::Host(cfg) => {
+                Box::new(Machine::new((**cfg).clone(), &part.name, trace.cloned()).map_err(|e| format!("{}: {e}", part.name))?)
+            }
             PartPlan::Switch(cfg) => Box::new(Switch::new(cfg.clone())),
             PartPlan::Link(cfg) => {
                 let link: Box<dyn Component> = Box::new(EthernetLink::new(cfg.clone()));

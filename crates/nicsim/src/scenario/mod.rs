@@ -2,6 +2,8 @@
 //! simulator. Errors name the key path (`link[0].rate: must be positive, got 0`).
 
 mod assemble;
+mod host_schema;
+mod host_validate;
 mod schema;
 mod units;
 mod validate;

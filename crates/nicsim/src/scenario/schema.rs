@@ -3,6 +3,7 @@
 
 use serde::Deserialize;
 
+use crate::scenario::host_schema::{HostSpec, PeerSpec};
 use crate::scenario::units::{BitRate, SourceRate, TimeSpan};
 
 fn default_seed() -> u64 {
@@ -44,6 +45,10 @@ pub struct Scenario {
     pub switch: Vec<SwitchSpec>,
     #[serde(default)]
     pub link: Vec<LinkSpec>,
+    #[serde(default)]
+    pub host: Vec<HostSpec>,
+    #[serde(default)]
+    pub peer: Vec<PeerSpec>,
 }
 
 #[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]

@@ -4,7 +4,11 @@
 use std::collections::HashMap;
 
 use crate::engine::PortId;
+use crate::host::config::HostConfig;
+use crate::host::peer::PeerConfig;
+use crate::host::tcp::TcpConfig;
 use crate::link::{Fill, LinkConfig, Pattern, Rate, SourceConfig, SwitchConfig};
+use crate::scenario::host_validate::{host_config, Surroundings};
 use crate::scenario::schema::{FillSpec, LinkSpec, PatternSpec, Protocol, Scenario, SourceSpec};
 use crate::scenario::units::SourceRate;
 use crate::scenario::ScenarioError;
@@ -18,6 +22,8 @@ pub const RAW_ETHER_TYPE: u16 = 0x88b5;
 pub enum PartPlan {
     Source(SourceConfig),
     Sink,
+    Peer(PeerConfig),
+    Host(Box<HostConfig>),
     Switch(SwitchConfig),
     Link(LinkConfig),
 }
@@ -159,7 +165,7 @@ fn endpoint(text: &str, path: &str, index: &HashMap<&str, (usize, Option<u16>)>)
         None => (text, None),
     };
     let Some(&(part, switch_ports)) = index.get(name) else {
-        return err(path, format!("no source, sink or switch is named {name:?}"));
+        return err(path, format!("no source, sink, peer, host or switch is named {name:?}"));
     };
     match (switch_ports, port) {
         (None, None) => Ok((part, 0)),
@@ -176,13 +182,56 @@ fn link_config(l: &LinkSpec, path: &str) -> Result<LinkConfig, ScenarioError> {
     if l.tx_queue < 0 {
         return err(format!("{path}.tx_queue"), format!("must not be negative, got {}", l.tx_queue));
     }
-    Ok(LinkConfig { rate_bps: l.rate.0, propagation: l.propagation.0, tx_queue: l.tx_queue as usize })
+    Ok(LinkConfig { rate_bps: l.rate.0, propagation: l.propagation.0, tx_queue: l.tx_queue as usize, notify: [true; 2] })
 }
 
-/// Sources then sinks, with their table names: the parts that are stations, in the
-/// order that numbers their addresses and their places in the plan.
+/// Sources, sinks, peers then hosts, with their table names: the parts that are
+/// stations, in the order that numbers their addresses and their places in the plan.
 fn stations_of(sc: &Scenario) -> impl Iterator<Item = (&'static str, &String)> {
-    sc.source.iter().map(|s| ("source", &s.name)).chain(sc.sink.iter().map(|s| ("sink", &s.name)))
+    let ends = sc.source.iter().map(|s| ("source", &s.name)).chain(sc.sink.iter().map(|s| ("sink", &s.name)));
+    ends.chain(sc.peer.iter().map(|p| ("peer", &p.name))).chain(sc.host.iter().map(|h| ("host", &h.name)))
+}
+
+/// Peers and hosts, in station order after the sources and sinks.
+fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<Vec<Part>, ScenarioError> {
+    let tables: HashMap<&str, &'static str> = stations_of(sc).map(|(t, n)| (n.as_str(), t)).collect();
+    let lookup = |name: &str| -> Option<(&'static str, &Station)> { Some((*tables.get(name)?, stations.get(name)?)) };
+    let mut hosts = Vec::new();
+    let mut sessions: HashMap<&str, (TcpConfig, u32, u32, Vec<(u16, crate::host::segment::Addr)>)> = HashMap::new();
+    for (i, h) in sc.host.iter().enumerate() {
+        let path = format!("host[{i}]");
+        let on_link = sc.link.iter().find(|l| l.a == h.name || l.b == h.name);
+        let Some(link) = on_link else {
+            return err(path, format!("host {:?} is not connected to any link", h.name));
+        };
+        let me = &stations[h.name.as_str()];
+        let around = Surroundings { me, link_rate: link.rate.0, mtu: sc.mtu, station: &lookup, flow: (sc.source.len() + i) as u32 };
+        let cfg = host_config(h, &path, &around)?;
+        if let Some(f) = &cfg.file_request {
+            for (port, peer) in &f.sessions {
+                let name = sc.peer.iter().find(|p| stations[p.name.as_str()].mac == peer.mac).map(|p| p.name.as_str()).expect("resolved");
+                let entry = sessions.entry(name).or_insert_with(|| (f.tcp, f.request_bytes, f.file_bytes, Vec::new()));
+                entry.3.push((peer.port, crate::host::segment::Addr { mac: me.mac, ip: me.ipv4, port: *port }));
+            }
+        }
+        hosts.push(Part { name: h.name.clone(), plan: PartPlan::Host(Box::new(cfg)) });
+    }
+    let mut parts = Vec::new();
+    for p in &sc.peer {
+        let st = &stations[p.name.as_str()];
+        let idle = (
+            TcpConfig { mss: sc.mtu - 40, window: 65_535, ack_every: 2, delayed_ack: Duration::from_ms(200), rto: Duration::from_ms(300) },
+            1,
+            1,
+            vec![],
+        );
+        let (tcp, request_bytes, file_bytes, list) = sessions.remove(p.name.as_str()).unwrap_or(idle);
+        let sessions = list.into_iter().map(|(mine, far)| (mine, far)).collect();
+        let cfg = PeerConfig { mac: st.mac, ip: st.ipv4, tcp, request_bytes, file_bytes, sessions };
+        parts.push(Part { name: p.name.clone(), plan: PartPlan::Peer(cfg) });
+    }
+    parts.extend(hosts);
+    Ok(parts)
 }
 
 pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
@@ -218,8 +267,8 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
     let mut parts = Vec::new();
     for (i, s) in sc.source.iter().enumerate() {
         let path = format!("source[{i}]");
-        if !sc.sink.iter().any(|k| k.name == s.to) {
-            return err(format!("{path}.to"), format!("no sink is named {:?}", s.to));
+        if !sc.sink.iter().any(|k| k.name == s.to) && !sc.host.iter().any(|h| h.name == s.to) {
+            return err(format!("{path}.to"), format!("no sink or host is named {:?}", s.to));
         }
         let cfg = source_config(s, &path, i as u32, &stations[s.name.as_str()], &stations[s.to.as_str()], sc.mtu)?;
         if cfg.count.is_none() && sc.duration.is_none() {
@@ -228,6 +277,7 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
         parts.push(Part { name: s.name.clone(), plan: PartPlan::Source(cfg) });
     }
     parts.extend(sc.sink.iter().map(|s| Part { name: s.name.clone(), plan: PartPlan::Sink }));
+    parts.extend(hosts_and_peers(sc, &stations)?);
     for (i, s) in sc.switch.iter().enumerate() {
         let path = format!("switch[{i}]");
         let queue_frames = positive(format!("{path}.queue_frames"), s.queue_frames)? as usize;
@@ -250,6 +300,10 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
             let target = endpoint(text, &end_path, &index)?;
             if let Some(other) = used.insert(target, end_path.clone()) {
                 return err(end_path, format!("{text:?} is already connected by {other}"));
+            }
+            let paced = matches!(parts.get(target.0).map(|p: &Part| &p.plan), Some(PartPlan::Source(_)) | Some(PartPlan::Switch(_)));
+            if let PartPlan::Link(cfg) = &mut parts[me].plan {
+                cfg.notify[port as usize] = paced;
             }
             wires.push(((me, port), target));
         }

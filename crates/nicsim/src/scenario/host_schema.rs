@@ -1,0 +1,211 @@
+//! The `[[host]]` and `[[peer]]` tables of a scenario, as serde reads them.
+//! docs/scenarios.md documents every key and default.
+
+use serde::Deserialize;
+
+use crate::scenario::units::{Frequency, TimeSpan};
+
+fn one() -> i64 {
+    1
+}
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostSpec {
+    pub name: String,
+    #[serde(default = "one")]
+    pub cpus: i64,
+    pub clock: Frequency,
+    #[serde(default)]
+    pub serialized_stack: bool,
+    #[serde(default)]
+    pub warmup: Option<TimeSpan>,
+    pub costs: CostsSpec,
+    #[serde(default)]
+    pub driver: DriverSpec,
+    pub bus: BusSpec,
+    #[serde(default)]
+    pub adapter: AdapterSpec,
+    #[serde(default)]
+    pub file_request: Option<FileRequestSpec>,
+    #[serde(default)]
+    pub sink: bool,
+    #[serde(default)]
+    pub blast: Option<BlastSpec>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CostsSpec {
+    pub interrupt_entry: i64,
+    pub interrupt_exit: i64,
+    pub rx_frame: i64,
+    pub protocol_segment: i64,
+    pub tx_frame: i64,
+    #[serde(default)]
+    pub copy_ns_per_byte: f64,
+    #[serde(default)]
+    pub app_request: i64,
+    #[serde(default)]
+    pub poll: i64,
+}
+
+#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum ModeSpec {
+    Handler,
+    #[default]
+    Napi,
+    Poll,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DriverSpec {
+    #[serde(default)]
+    pub mode: ModeSpec,
+    #[serde(default)]
+    pub copy: bool,
+    #[serde(default = "one")]
+    pub refill_batch: i64,
+    #[serde(default = "sixty_four")]
+    pub budget: i64,
+    #[serde(default = "one")]
+    pub tx_tail_batch: i64,
+    #[serde(default)]
+    pub poll_cpu: i64,
+}
+
+impl Default for DriverSpec {
+    fn default() -> Self {
+        DriverSpec { mode: ModeSpec::Napi, copy: false, refill_batch: 1, budget: 64, tx_tail_batch: 1, poll_cpu: 0 }
+    }
+}
+
+fn sixty_four() -> i64 {
+    64
+}
+
+#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum BusKind {
+    Pci,
+    Pcie,
+}
+
+/// One table for every bus kind; a key that does not apply to `kind` is an error.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BusSpec {
+    pub kind: BusKind,
+    // PCI / PCI-X
+    pub width: Option<i64>,
+    pub clock: Option<Frequency>,
+    pub cache_line: Option<i64>,
+    pub overhead_clocks: Option<i64>,
+    pub read_latency_clocks: Option<i64>,
+    pub mwi: Option<bool>,
+    // PCIe
+    pub generation: Option<i64>,
+    pub lanes: Option<i64>,
+    pub mps: Option<i64>,
+    pub mrrs: Option<i64>,
+    pub rcb: Option<i64>,
+    pub read_latency: Option<TimeSpan>,
+    pub tlps_per_ack: Option<i64>,
+    pub tlps_per_fc_update: Option<i64>,
+}
+
+#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum InterruptSpec {
+    #[default]
+    PerFrame,
+    MinInterval,
+    Coalesce,
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct AdapterSpec {
+    pub rx_fifo: Option<i64>,
+    pub tx_fifo: Option<i64>,
+    pub rx_dma_threshold: Option<i64>,
+    pub rx_ring: Option<i64>,
+    pub tx_ring: Option<i64>,
+    pub rx_desc_cache: Option<i64>,
+    pub rx_desc_fetch: Option<i64>,
+    pub tx_desc_fetch: Option<i64>,
+    pub rx_writeback: Option<i64>,
+    pub tx_writeback: Option<i64>,
+    pub status_wait_clocks: Option<i64>,
+    #[serde(default)]
+    pub strip_crc: bool,
+    #[serde(default)]
+    pub interrupt: InterruptSpec,
+    pub interrupt_interval: Option<TimeSpan>,
+    pub coalesce_frames: Option<i64>,
+    pub coalesce_time: Option<TimeSpan>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileRequestSpec {
+    pub peers: Vec<String>,
+    #[serde(default = "one")]
+    pub sessions: i64,
+    #[serde(default = "request_bytes")]
+    pub request_bytes: i64,
+    #[serde(default = "file_bytes")]
+    pub file_bytes: i64,
+    #[serde(default = "window")]
+    pub window: i64,
+    #[serde(default = "two")]
+    pub ack_every: i64,
+    #[serde(default = "delayed_ack")]
+    pub delayed_ack: TimeSpan,
+    #[serde(default = "rto")]
+    pub rto: TimeSpan,
+}
+
+fn request_bytes() -> i64 {
+    64
+}
+fn file_bytes() -> i64 {
+    100_000
+}
+fn window() -> i64 {
+    65_535
+}
+fn two() -> i64 {
+    2
+}
+fn delayed_ack() -> TimeSpan {
+    TimeSpan(crate::time::Duration::from_ms(200))
+}
+fn rto() -> TimeSpan {
+    TimeSpan(crate::time::Duration::from_ms(300))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BlastSpec {
+    /// The sink the frames are addressed to.
+    pub to: String,
+    pub frame_size: i64,
+    #[serde(default)]
+    pub cpu: i64,
+    #[serde(default = "one")]
+    pub burst: i64,
+    #[serde(default = "yes")]
+    pub udp: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PeerSpec {
+    pub name: String,
+}

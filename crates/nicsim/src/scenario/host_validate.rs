@@ -1,0 +1,258 @@
+//! Checks `[[host]]` tables and turns them into host configurations; errors name
+//! the key path.
+
+use crate::bus::pci::PciConfig;
+use crate::bus::pcie::{CompletionSplit, PcieConfig};
+use crate::bus::BusConfig;
+use crate::host::config::{BlastConfig, Costs, DriverConfig, DriverMode, FileRequestConfig, HostConfig};
+use crate::host::segment::Addr;
+use crate::host::tcp::TcpConfig;
+use crate::link::{Fill, Pattern, Rate, SourceConfig};
+use crate::nic::{Moderation, NicConfig};
+use crate::scenario::host_schema::{AdapterSpec, BusKind, BusSpec, HostSpec, InterruptSpec, ModeSpec};
+use crate::scenario::validate::Station;
+use crate::scenario::ScenarioError;
+use crate::time::{Clock, Duration};
+use crate::wire::{Headers, L3, L4};
+
+fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, ScenarioError> {
+    Err(ScenarioError::new(path, message))
+}
+
+/// `v` as a whole number in `lo..=hi`.
+fn within(path: String, v: i64, lo: i64, hi: i64) -> Result<u64, ScenarioError> {
+    if v < lo || v > hi {
+        return err(path, format!("must be {lo} to {hi}, got {v}"));
+    }
+    Ok(v as u64)
+}
+
+/// What a host's checks need from the rest of the scenario.
+pub struct Surroundings<'a> {
+    pub me: &'a Station,
+    /// The rate of the link the host's adapter is on.
+    pub link_rate: u64,
+    pub mtu: u32,
+    /// Station of a peer or sink by name, with its table ("peer", "sink").
+    pub station: &'a dyn Fn(&str) -> Option<(&'static str, &'a Station)>,
+    pub flow: u32,
+}
+
+pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostConfig, ScenarioError> {
+    let cpus = within(format!("{path}.cpus"), h.cpus, 1, 256)? as u32;
+    let c = &h.costs;
+    let cyc = |name: &str, v: i64| within(format!("{path}.costs.{name}"), v, 0, 1_000_000_000);
+    if !(c.copy_ns_per_byte.is_finite() && (0.0..=1000.0).contains(&c.copy_ns_per_byte)) {
+        return err(format!("{path}.costs.copy_ns_per_byte"), format!("must be 0 to 1000, got {}", c.copy_ns_per_byte));
+    }
+    let costs = Costs {
+        interrupt_entry: cyc("interrupt_entry", c.interrupt_entry)?,
+        interrupt_exit: cyc("interrupt_exit", c.interrupt_exit)?,
+        rx_frame: cyc("rx_frame", c.rx_frame)?,
+        copy_ns_per_byte: c.copy_ns_per_byte,
+        protocol_segment: cyc("protocol_segment", c.protocol_segment)?,
+        tx_frame: cyc("tx_frame", c.tx_frame)?,
+        app_request: cyc("app_request", c.app_request)?,
+        poll: cyc("poll", c.poll)?,
+    };
+    let d = &h.driver;
+    let dp = format!("{path}.driver");
+    let driver = DriverConfig {
+        mode: match d.mode {
+            ModeSpec::Handler => DriverMode::Handler,
+            ModeSpec::Napi => DriverMode::Napi,
+            ModeSpec::Poll => DriverMode::Poll,
+        },
+        copy: d.copy,
+        refill_batch: within(format!("{dp}.refill_batch"), d.refill_batch, 1, 4096)? as u32,
+        budget: within(format!("{dp}.budget"), d.budget, 1, 65_536)? as u32,
+        tx_tail_batch: within(format!("{dp}.tx_tail_batch"), d.tx_tail_batch, 1, 4096)? as u32,
+        poll_cpu: within(format!("{dp}.poll_cpu"), d.poll_cpu, 0, cpus as i64 - 1)? as u32,
+    };
+    let bus = bus_config(&h.bus, &format!("{path}.bus"))?;
+    let nic = nic_config(&h.adapter, &format!("{path}.adapter"), s.link_rate)?;
+    if driver.refill_batch >= nic.rx_ring {
+        return err(format!("{dp}.refill_batch"), format!("must be below the receive ring of {} descriptors", nic.rx_ring));
+    }
+    let mut file_request = None;
+    if let Some(f) = &h.file_request {
+        let fp = format!("{path}.file_request");
+        let mss = s.mtu.saturating_sub(40);
+        let window = within(format!("{fp}.window"), f.window, mss as i64, 65_535)? as u32;
+        let tcp = TcpConfig {
+            mss,
+            window,
+            ack_every: within(format!("{fp}.ack_every"), f.ack_every, 1, 64)? as u32,
+            delayed_ack: f.delayed_ack.0,
+            rto: f.rto.0,
+        };
+        if tcp.rto < Duration::from_us(1) {
+            return err(format!("{fp}.rto"), "must be at least 1us");
+        }
+        let sessions = within(format!("{fp}.sessions"), f.sessions, 1, 1000)?;
+        if f.peers.is_empty() {
+            return err(format!("{fp}.peers"), "name at least one peer");
+        }
+        let mut list = Vec::new();
+        for (i, name) in f.peers.iter().enumerate() {
+            let Some(("peer", st)) = (s.station)(name) else {
+                return err(format!("{fp}.peers[{i}]"), format!("no peer is named {name:?}"));
+            };
+            for _ in 0..sessions {
+                let port = 1024 + list.len() as u16;
+                list.push((port, Addr { mac: st.mac, ip: st.ipv4, port: 80 }));
+            }
+        }
+        if list.len() > 60_000 {
+            return err(format!("{fp}.sessions"), "more than 60000 sessions in all");
+        }
+        file_request = Some(FileRequestConfig {
+            tcp,
+            request_bytes: within(format!("{fp}.request_bytes"), f.request_bytes, 1, 65_535)? as u32,
+            file_bytes: within(format!("{fp}.file_bytes"), f.file_bytes, 1, 1 << 30)? as u32,
+            sessions: list,
+        });
+    }
+    let blast = match &h.blast {
+        None => None,
+        Some(b) => {
+            let bp = format!("{path}.blast");
+            let Some(("sink", to)) = (s.station)(&b.to) else {
+                return err(format!("{bp}.to"), format!("no sink is named {:?}", b.to));
+            };
+            let max = s.mtu as i64 + 18;
+            let frame_size = within(format!("{bp}.frame_size"), b.frame_size, 64, max)? as usize;
+            let l3 = if b.udp {
+                L3::Ipv4 { src: s.me.ipv4, dst: to.ipv4, ttl: 64, id: 0, l4: L4::Udp { src_port: 10_000 + s.flow as u16, dst_port: 9 } }
+            } else {
+                L3::Raw { ether_type: crate::scenario::RAW_ETHER_TYPE }
+            };
+            let headers = Headers { dst_mac: to.mac, src_mac: s.me.mac, vlan: None, l3 };
+            let payload_len = frame_size - 4 - headers.header_len();
+            let frames = SourceConfig {
+                headers,
+                payload_len,
+                rate: Rate::Line,
+                pattern: Pattern::Constant,
+                fill: Fill::Counter,
+                count: None,
+                start: Duration::ZERO,
+                flow: s.flow,
+            };
+            Some(BlastConfig {
+                frames,
+                cpu: within(format!("{bp}.cpu"), b.cpu, 0, cpus as i64 - 1)? as u32,
+                burst: within(format!("{bp}.burst"), b.burst, 1, 4096)? as u32,
+            })
+        }
+    };
+    Ok(HostConfig {
+        mac: s.me.mac,
+        ip: s.me.ipv4,
+        cpus,
+        clock: h.clock.0,
+        serialized_stack: h.serialized_stack,
+        costs,
+        driver,
+        bus,
+        nic,
+        file_request,
+        sink: h.sink,
+        blast,
+        warmup: h.warmup.map_or(Duration::ZERO, |w| w.0),
+    })
+}
+
+fn bus_config(b: &BusSpec, path: &str) -> Result<BusConfig, ScenarioError> {
+    let pci_keys = [("width", b.width.is_some()), ("clock", b.clock.is_some()), ("cache_line", b.cache_line.is_some())];
+    let pci_keys = pci_keys.into_iter().chain([
+        ("overhead_clocks", b.overhead_clocks.is_some()),
+        ("read_latency_clocks", b.read_latency_clocks.is_some()),
+        ("mwi", b.mwi.is_some()),
+    ]);
+    let pcie_keys =
+        [("generation", b.generation.is_some()), ("lanes", b.lanes.is_some()), ("mps", b.mps.is_some()), ("mrrs", b.mrrs.is_some())];
+    let pcie_keys = pcie_keys.into_iter().chain([
+        ("rcb", b.rcb.is_some()),
+        ("read_latency", b.read_latency.is_some()),
+        ("tlps_per_ack", b.tlps_per_ack.is_some()),
+        ("tlps_per_fc_update", b.tlps_per_fc_update.is_some()),
+    ]);
+    let (foreign, kind): (Vec<_>, _) = match b.kind {
+        BusKind::Pci => (pcie_keys.collect(), "PCI"),
+        BusKind::Pcie => (pci_keys.collect(), "PCIe"),
+    };
+    if let Some((key, _)) = foreign.iter().find(|(_, set)| *set) {
+        return err(format!("{path}.{key}"), format!("is not a {kind} setting"));
+    }
+    let fix = |r: Result<(), String>| r.map_err(|m| ScenarioError::new(format!("{path}.{}", m.split(':').next().unwrap_or("")), m));
+    match b.kind {
+        BusKind::Pci => {
+            let width = b.width.unwrap_or(64);
+            if width != 32 && width != 64 {
+                return err(format!("{path}.width"), format!("must be 32 or 64 bits, got {width}"));
+            }
+            let cfg = PciConfig {
+                width: width as u64 / 8,
+                clock: b.clock.map_or(Clock::from_mhz(33), |f| f.0),
+                cache_line: within(format!("{path}.cache_line"), b.cache_line.unwrap_or(32), 4, 4096)?,
+                overhead_clocks: within(format!("{path}.overhead_clocks"), b.overhead_clocks.unwrap_or(6), 0, 1000)?,
+                read_latency_clocks: within(format!("{path}.read_latency_clocks"), b.read_latency_clocks.unwrap_or(10), 0, 100_000)?,
+                mwi: b.mwi.unwrap_or(true),
+            };
+            fix(cfg.check())?;
+            Ok(BusConfig::Pci(cfg))
+        }
+        BusKind::Pcie => {
+            let small = |key: &str, v: Option<i64>, d: i64| within(format!("{path}.{key}"), v.unwrap_or(d), 0, 1 << 20);
+            let link = PcieConfig {
+                generation: small("generation", b.generation, 3)? as u8,
+                lanes: small("lanes", b.lanes, 8)?.min(255) as u8,
+                mps: small("mps", b.mps, 256)?,
+                mrrs: small("mrrs", b.mrrs, 512)?,
+                rcb: small("rcb", b.rcb, 64)?,
+                completion_split: CompletionSplit::Mps,
+                tlps_per_ack: small("tlps_per_ack", b.tlps_per_ack, 4)?,
+                tlps_per_fc_update: small("tlps_per_fc_update", b.tlps_per_fc_update, 4)?,
+            };
+            fix(link.check())?;
+            Ok(BusConfig::Pcie { link, read_latency: b.read_latency.map_or(Duration::from_ns(500), |t| t.0) })
+        }
+    }
+}
+
+fn nic_config(a: &AdapterSpec, path: &str, link_rate: u64) -> Result<NicConfig, ScenarioError> {
+    let d = NicConfig::gigabit();
+    let n = |key: &str, v: Option<i64>, default: u64| within(format!("{path}.{key}"), v.unwrap_or(default as i64), 0, 1 << 30);
+    let moderation = match a.interrupt {
+        InterruptSpec::PerFrame => Moderation::PerFrame,
+        InterruptSpec::MinInterval => match a.interrupt_interval {
+            Some(t) => Moderation::MinInterval(t.0),
+            None => return err(format!("{path}.interrupt_interval"), "needed with interrupt = \"min-interval\""),
+        },
+        InterruptSpec::Coalesce => match (a.coalesce_frames, a.coalesce_time) {
+            (Some(f), Some(t)) => {
+                Moderation::Coalesce { frames: within(format!("{path}.coalesce_frames"), f, 1, 65_536)? as u32, time: t.0 }
+            }
+            _ => return err(path, "interrupt = \"coalesce\" needs coalesce_frames and coalesce_time"),
+        },
+    };
+    let cfg = NicConfig {
+        link_rate_bps: link_rate,
+        rx_fifo: n("rx_fifo", a.rx_fifo, d.rx_fifo)?,
+        tx_fifo: n("tx_fifo", a.tx_fifo, d.tx_fifo)?,
+        rx_dma_threshold: n("rx_dma_threshold", a.rx_dma_threshold, d.rx_dma_threshold)?,
+        rx_ring: n("rx_ring", a.rx_ring, d.rx_ring as u64)? as u32,
+        tx_ring: n("tx_ring", a.tx_ring, d.tx_ring as u64)? as u32,
+        rx_desc_cache: n("rx_desc_cache", a.rx_desc_cache, d.rx_desc_cache as u64)? as u32,
+        rx_desc_fetch: n("rx_desc_fetch", a.rx_desc_fetch, d.rx_desc_fetch as u64)? as u32,
+        tx_desc_fetch: n("tx_desc_fetch", a.tx_desc_fetch, d.tx_desc_fetch as u64)? as u32,
+        rx_writeback: n("rx_writeback", a.rx_writeback, d.rx_writeback as u64)? as u32,
+        tx_writeback: n("tx_writeback", a.tx_writeback, d.tx_writeback as u64)? as u32,
+        status_wait_clocks: n("status_wait_clocks", a.status_wait_clocks, 0)?,
+        strip_crc: a.strip_crc,
+        moderation,
+    };
+    cfg.check().map_err(|m| ScenarioError::new(format!("{path}.{}", m.split(':').next().unwrap_or("")), m))?;
+    Ok(cfg)
+}
