@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from typing import Iterable, Optional
+from typing import Iterable, Mapping, Optional
 
 from . import _core
 
@@ -60,9 +60,26 @@ def _path(scenario: "str | os.PathLike[str]") -> str:
     return os.fspath(scenario)
 
 
-def check(scenario: "str | os.PathLike[str]") -> None:
+def _sets(overrides: "Mapping[str, object] | Iterable[str]") -> list:
+    """KEY=VALUE strings from a mapping (values written as TOML) or strings."""
+    if isinstance(overrides, Mapping):
+        return [f"{k}={_toml(v)}" for k, v in overrides.items()]
+    return list(overrides)
+
+
+def _toml(v: object) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml(x) for x in v) + "]"
+    return json.dumps(str(v))
+
+
+def check(scenario: "str | os.PathLike[str]", *, overrides: "Mapping[str, object] | Iterable[str]" = ()) -> None:
     """Check a scenario file; raises ScenarioError naming the key that is wrong."""
-    _core.check_file(_path(scenario))
+    _core.check_file(_path(scenario), sets=_sets(overrides))
 
 
 def run(
@@ -71,16 +88,24 @@ def run(
     seed: Optional[int] = None,
     pcap: "Optional[str | os.PathLike[str]]" = None,
     capture: Iterable[str] = (),
+    trace: "Optional[str | os.PathLike[str]]" = None,
+    trace_limit: int = 0,
+    overrides: "Mapping[str, object] | Iterable[str]" = (),
 ) -> Result:
     """Run a scenario file and return its results.
 
     seed overrides the scenario's seed; pcap names a capture file to write (all
-    links, or those named in capture).
+    links, or those named in capture); trace names a Chrome/Perfetto timeline to
+    write (at most trace_limit events; 0 means a million); overrides change
+    scenario values first, e.g. {"host[0].cpus": 2} or ["host[0].cpus=2"].
     """
     text = _core.run_file(
         _path(scenario),
         seed=seed,
         pcap=None if pcap is None else os.fspath(pcap),
         capture=list(capture),
+        trace=None if trace is None else os.fspath(trace),
+        trace_limit=trace_limit,
+        sets=_sets(overrides),
     )
     return Result(json.loads(text))

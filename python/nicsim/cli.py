@@ -50,9 +50,20 @@ def _parser() -> argparse.ArgumentParser:
     )
     r.add_argument("--json", action="store_true", help="print results as JSON instead of a table")
     r.add_argument("--seed", type=int, metavar="N", help="override the scenario's seed (0 to 2^64-1)")
+    r.add_argument(
+        "--trace",
+        metavar="FILE",
+        help="write a timeline of each host (bus, processors, frame arrivals) in the Chrome trace "
+        "format; open it in https://ui.perfetto.dev or chrome://tracing",
+    )
+    r.add_argument(
+        "--trace-limit", type=int, default=0, metavar="N", help="keep at most N timeline events (default 1,000,000)"
+    )
+    _add_set(r)
 
     c = sub.add_parser("check", help="check a scenario without running it")
     c.add_argument("scenario", metavar="SCENARIO.toml")
+    _add_set(c)
 
     b = sub.add_parser(
         "bench",
@@ -68,10 +79,31 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _add_set(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--set",
+        metavar="KEY=VALUE",
+        action="append",
+        default=[],
+        help="change one scenario value before the run, e.g. --set host[0].cpus=2 (repeatable; "
+        "VALUE is TOML, or a plain string)",
+    )
+
+
 def _run(args) -> int:
     if args.seed is not None and not 0 <= args.seed < 2**64:
         raise _core.ScenarioError(f"--seed: must be 0 to 2^64-1, got {args.seed}")
-    result = run(args.scenario, seed=args.seed, pcap=args.pcap, capture=args.capture)
+    if args.trace_limit < 0:
+        raise _core.ScenarioError(f"--trace-limit: must not be negative, got {args.trace_limit}")
+    result = run(
+        args.scenario,
+        seed=args.seed,
+        pcap=args.pcap,
+        capture=args.capture,
+        trace=args.trace,
+        trace_limit=args.trace_limit,
+        overrides=args.set,
+    )
     print(result.to_json() if args.json else render(result))
     return 0
 
@@ -113,7 +145,7 @@ def main(argv=None) -> int:
         if args.command == "run":
             return _run(args)
         if args.command == "check":
-            check(args.scenario)
+            check(args.scenario, overrides=args.set)
             print(f"{args.scenario}: ok")
             return 0
         return _bench(args)

@@ -23,6 +23,10 @@ def render(result: Result) -> str:
     ]
     if result.data.get("frames_captured"):
         lines.append(f"captured {result.data['frames_captured']:,} frames")
+    if result.data.get("trace_events"):
+        dropped = result.data.get("trace_events_dropped", 0)
+        note = f" ({dropped:,} more not written: raise --trace-limit)" if dropped else ""
+        lines.append(f"timeline {result.data['trace_events']:,} events{note}")
     for c in result.components:
         shown = [(k, v) for k, v in c.metrics.items() if v != 0]
         lines.append("")

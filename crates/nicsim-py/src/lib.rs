@@ -11,22 +11,33 @@ use nicsim::{RunError, RunOptions};
 create_exception!(_core, ScenarioError, PyException, "The scenario or a run option is wrong (exit code 2).");
 create_exception!(_core, SimulationError, PyException, "The model failed during a run (exit code 1).");
 
-fn plan_for(path: &str) -> PyResult<nicsim::scenario::Plan> {
-    nicsim::scenario::load(Path::new(path)).map_err(|e| ScenarioError::new_err(format!("{path}: {e}")))
+fn plan_for(path: &str, sets: &[String]) -> PyResult<nicsim::scenario::Plan> {
+    nicsim::scenario::load_with(Path::new(path), sets).map_err(|e| ScenarioError::new_err(format!("{path}: {e}")))
 }
 
-/// Check a scenario file without running it.
+/// Check a scenario file (with `KEY=VALUE` overrides) without running it.
 #[pyfunction]
-fn check_file(path: &str) -> PyResult<()> {
-    plan_for(path).map(|_| ())
+#[pyo3(signature = (path, sets=Vec::new()))]
+fn check_file(path: &str, sets: Vec<String>) -> PyResult<()> {
+    plan_for(path, &sets).map(|_| ())
 }
 
 /// Run a scenario file; returns the results as JSON text.
 #[pyfunction]
-#[pyo3(signature = (path, seed=None, pcap=None, capture=Vec::new()))]
-fn run_file(py: Python<'_>, path: &str, seed: Option<u64>, pcap: Option<PathBuf>, capture: Vec<String>) -> PyResult<String> {
-    let plan = plan_for(path)?;
-    let opts = RunOptions { seed, pcap, capture };
+#[pyo3(signature = (path, seed=None, pcap=None, capture=Vec::new(), trace=None, trace_limit=0, sets=Vec::new()))]
+#[allow(clippy::too_many_arguments)]
+fn run_file(
+    py: Python<'_>,
+    path: &str,
+    seed: Option<u64>,
+    pcap: Option<PathBuf>,
+    capture: Vec<String>,
+    trace: Option<PathBuf>,
+    trace_limit: u64,
+    sets: Vec<String>,
+) -> PyResult<String> {
+    let plan = plan_for(path, &sets)?;
+    let opts = RunOptions { seed, pcap, capture, trace, trace_limit };
     let result = py.detach(|| nicsim::run(&plan, &opts));
     match result {
         Ok(r) => serde_json::to_string(&r).map_err(|e| SimulationError::new_err(e.to_string())),

@@ -2,6 +2,7 @@
 //! simulator. Errors name the key path (`link[0].rate: must be positive, got 0`).
 
 mod assemble;
+mod overrides;
 mod host_schema;
 mod host_validate;
 mod schema;
@@ -57,8 +58,23 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
 
 /// Read and check a scenario file.
 pub fn load(path: &Path) -> Result<Plan, ScenarioError> {
+    load_with(path, &[])
+}
+
+/// Read a scenario file, apply `KEY=VALUE` overrides (`host[0].cpus=2`), check it.
+pub fn load_with(path: &Path, sets: &[String]) -> Result<Plan, ScenarioError> {
     let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::new("", format!("{}: {e}", path.display())))?;
-    validate(&parse(&text)?)
+    if sets.is_empty() {
+        return validate(&parse(&text)?);
+    }
+    parse(&text)?; // syntax and schema errors with their line numbers first
+    let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| ScenarioError::new("", e.message().to_string()))?;
+    for set in sets {
+        overrides::apply(&mut table, set)?;
+    }
+    let scenario = serde_path_to_error::deserialize(toml::Value::Table(table))
+        .map_err(|e| ScenarioError::new(e.path().to_string(), format!("{} (after --set)", e.into_inner().message())))?;
+    validate(&scenario)
 }
 
 #[cfg(test)]
