@@ -22,6 +22,8 @@ pub enum BusConfig {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Purpose {
     RxData,
+    /// The part of a received frame after its last whole cache line (PCI with MWI).
+    RxRemainder,
     RxStatus,
     RxDescFetch,
     TxDescFetch,
@@ -30,8 +32,9 @@ pub enum Purpose {
     Register,
 }
 
-const PURPOSES: [(Purpose, &str); 7] = [
+const PURPOSES: [(Purpose, &str); 8] = [
     (Purpose::RxData, "rx_data"),
+    (Purpose::RxRemainder, "rx_remainder"),
     (Purpose::RxStatus, "rx_status"),
     (Purpose::RxDescFetch, "rx_desc_fetch"),
     (Purpose::TxDescFetch, "tx_desc_fetch"),
@@ -67,7 +70,7 @@ pub struct HostBus {
     up: Calendar,
     /// PCIe only: host to device.
     down: Calendar,
-    tally: [Tally; 7],
+    tally: [Tally; 8],
     trace: Option<(SharedTrace, TrackId, TrackId)>,
 }
 
@@ -145,8 +148,9 @@ impl HostBus {
                 }
                 if bytes > lines {
                     let rest = bytes - lines;
+                    let part = if lines > 0 && purpose == Purpose::RxData { Purpose::RxRemainder } else { purpose };
                     end = self
-                        .book(true, end, purpose, rest, |s| {
+                        .book(true, end, part, rest, |s| {
                             let src = source(s);
                             // The remainder's bytes come after the lines already written.
                             let shifted = Source { ready: src.ready.saturating_sub(lines), ..src };
@@ -237,6 +241,10 @@ impl HostBus {
             if t.transactions > 0 {
                 r.count(&format!("bus_{name}_transactions"), t.transactions);
                 r.real(&format!("bus_{name}_share"), frac(t.busy));
+                r.real(&format!("bus_{name}_mean_ns"), t.busy.ps() as f64 / 1e3 / t.transactions as f64);
+                if matches!(self.cfg, BusConfig::Pci(_)) {
+                    r.real(&format!("bus_{name}_wait_clocks_mean"), t.wait_clocks as f64 / t.transactions as f64);
+                }
             }
         }
         if let BusConfig::Pci(_) = self.cfg {

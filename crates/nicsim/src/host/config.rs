@@ -75,6 +75,8 @@ pub struct BlastConfig {
     pub cpu: u32,
     /// Frames built per step of the sending loop.
     pub burst: u32,
+    /// Frames to send in all (`None`: for ever).
+    pub count: Option<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -68,6 +68,9 @@ pub struct Cpu {
     /// A thread pinned here (the poll loop, a sending application) that is ready.
     pub thread_ready: bool,
     busy: [Duration; 4],
+    /// Unbroken stretches of each activity (a handler run through a burst).
+    runs: [u64; 4],
+    last: Option<(Activity, Time)>,
     span: Option<(Activity, Time, Time)>,
     track: Option<TrackId>,
 }
@@ -85,6 +88,10 @@ impl Cpu {
     /// back-to-back steps of one activity form one span.
     pub fn account(&mut self, activity: Activity, start: Time, end: Time, trace: Option<&SharedTrace>) {
         self.busy[activity as usize] = self.busy[activity as usize] + end.since(start);
+        if self.last != Some((activity, start)) {
+            self.runs[activity as usize] += 1;
+        }
+        self.last = Some((activity, end));
         let (Some(trace), Some(track)) = (trace, self.track) else { return };
         match &mut self.span {
             Some((a, _, e)) if *a == activity && *e == start => *e = end,
@@ -110,5 +117,10 @@ impl Cpu {
         for (a, name) in ACTIVITIES {
             r.real(&format!("cpu{index}_{name}"), frac(self.busy[a as usize]));
         }
+    }
+
+    /// Busy time and unbroken runs of one activity.
+    pub fn runs(&self, a: Activity) -> (Duration, u64) {
+        (self.busy[a as usize], self.runs[a as usize])
     }
 }

@@ -8,7 +8,7 @@ use crate::bus::HostBus;
 use crate::engine::{Component, Ctx, Msg, PortId};
 use crate::host::apps::{Blast, FileRequest, SinkCount};
 use crate::host::config::{DriverMode, HostConfig};
-use crate::host::cpu::{Cpu, Effects, Item};
+use crate::host::cpu::{Activity, Cpu, Effects, Item};
 use crate::nic::{Irq, Rx, Tx};
 use crate::observe::{Report, SharedTrace, TrackId};
 use crate::time::{Duration, Time};
@@ -80,6 +80,7 @@ pub struct Machine {
     wire_track: Option<TrackId>,
     pub(super) tx_ring_full: u64,
     pub(super) unclaimed: u64,
+    pub(super) handler_frames: u64,
 }
 
 impl Machine {
@@ -115,6 +116,7 @@ impl Machine {
             wire_track,
             tx_ring_full: 0,
             unclaimed: 0,
+            handler_frames: 0,
             cfg,
         })
     }
@@ -250,7 +252,8 @@ impl Component for Machine {
                     }
                 }
                 Some(Tag::Thread(k)) => {
-                    if let Some(since) = self.poll_asleep_since.take() {
+                    let poller = self.cfg.driver.mode == DriverMode::Poll && k == self.cfg.driver.poll_cpu as usize;
+                    if let Some(since) = self.poll_asleep_since.take_if(|_| poller) {
                         let trace = self.trace.clone();
                         self.cpus[k].account(crate::host::cpu::Activity::Poll, since, now, trace.as_ref());
                     }
@@ -299,6 +302,15 @@ impl Component for Machine {
             })
             .sum();
         r.real("cpu_utilization", total / n);
+        r.count("handler_frames", self.handler_frames);
+        r.real(
+            "frames_per_handler_run",
+            self.handler_frames as f64 / self.cpus.iter().map(|c| c.runs(Activity::Interrupt).1).sum::<u64>().max(1) as f64,
+        );
+        for (a, name) in [(Activity::Interrupt, "interrupt"), (Activity::Deferred, "deferred")] {
+            let (busy, runs) = self.cpus.iter().map(|c| c.runs(a)).fold((Duration::ZERO, 0), |(b, n), (b2, n2)| (b + b2, n + n2));
+            r.real(&format!("mean_{name}_run_us"), busy.as_secs_f64() * 1e6 / runs.max(1) as f64);
+        }
         for (i, c) in self.cpus.iter().enumerate() {
             c.report(&mut r, i, end);
         }

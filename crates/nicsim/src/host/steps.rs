@@ -82,6 +82,7 @@ impl Machine {
         let costs = self.cfg.costs.clone();
         match self.rx.take(now) {
             Some(frame) => {
+                self.handler_frames += 1;
                 let copy = if self.cfg.driver.copy { (costs.copy_ns_per_byte * frame.len() as f64).round() as u64 } else { 0 };
                 let mut p = Plan::new(Activity::Interrupt, costs.rx_frame);
                 p.until = Some(now + self.cfg.clock.cycles(costs.rx_frame) + Duration::from_ns(copy));
@@ -206,7 +207,12 @@ impl Machine {
             return None;
         }
         self.tx.reclaim(now);
-        let n = blast.cfg.burst.min(self.tx.room());
+        let left = blast.cfg.count.map_or(u64::MAX, |c| c.saturating_sub(blast.sent));
+        if left == 0 {
+            self.cpus[k].thread_ready = false;
+            return None;
+        }
+        let n = blast.cfg.burst.min(self.tx.room()).min(left.min(u32::MAX as u64) as u32);
         if n == 0 {
             self.cpus[k].thread_ready = false;
             if let Some(t) = self.tx.next_reclaim() {

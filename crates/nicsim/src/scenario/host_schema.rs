@@ -202,6 +202,9 @@ pub struct BlastSpec {
     pub burst: i64,
     #[serde(default = "yes")]
     pub udp: bool,
+    /// Frames to send in all; without it, for the whole run.
+    #[serde(default)]
+    pub count: Option<i64>,
 }
 
 #[derive(Debug, Deserialize)]

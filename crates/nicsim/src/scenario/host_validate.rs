@@ -143,6 +143,7 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
                 frames,
                 cpu: within(format!("{bp}.cpu"), b.cpu, 0, cpus as i64 - 1)? as u32,
                 burst: within(format!("{bp}.burst"), b.burst, 1, 4096)? as u32,
+                count: b.count.map(|c| within(format!("{bp}.count"), c, 0, i64::MAX)).transpose()?,
             })
         }
     };

@@ -2,9 +2,9 @@
 //! simulator. Errors name the key path (`link[0].rate: must be positive, got 0`).
 
 mod assemble;
-mod overrides;
 mod host_schema;
 mod host_validate;
+mod overrides;
 mod schema;
 mod units;
 mod validate;

@@ -1,0 +1,1 @@
+"""Sections of docs/validation.md, one module per published study."""
