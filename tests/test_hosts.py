@@ -1,0 +1,144 @@
+"""Modelled hosts: the IBM study's receive pattern in the timeline, frames that are
+real TCP on the wire, drops that are counted, and bad host settings named."""
+
+import json
+
+import pytest
+
+import nicsim
+
+from frames import check_frame, read_pcap
+
+IBM = "papers/ibm2001/server.toml"
+SHORT = {"duration": "100ms", "host[0].warmup": "20ms"}
+
+
+def test_ibm_timeline_shows_bursts_on_one_processor_then_deferred_work(scenarios, tmp_path):
+    trace = tmp_path / "ibm.json"
+    nicsim.run(scenarios / IBM, trace=trace, overrides=SHORT)
+    events = json.loads(trace.read_text())["traceEvents"]
+    tracks = {(e["pid"], e["tid"]): e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
+    spans = sorted(
+        (e for e in events if e["ph"] == "X" and tracks[(e["pid"], e["tid"])].startswith("cpu")), key=lambda e: e["ts"]
+    )
+    arrivals = sorted(e["ts"] for e in events if e["ph"] == "i" and e["name"] == "frame in")
+    bursts = [s for s in spans if s["name"] == "interrupt" and s["ts"] > 20_000 and s["dur"] > 1000]
+    assert len(bursts) >= 5, "long handler runs once traffic is steady"
+    for b in bursts[:-1]:  # the last may be cut off by the end of the run
+        start, end = b["ts"], b["ts"] + b["dur"]
+        inside = sum(1 for t in arrivals if start <= t <= end)
+        assert inside > 100, f"a burst of frames arrives while the handler runs ({inside})"
+        cpu = tracks[(b["pid"], b["tid"])]
+        others = [
+            s
+            for s in spans
+            if s["name"] == "interrupt" and tracks[(s["pid"], s["tid"])] != cpu and s["ts"] < end and s["ts"] + s["dur"] > start
+        ]
+        assert not others, "one processor handles the whole burst"
+        after = [s for s in spans if tracks[(s["pid"], s["tid"])] == cpu and s["ts"] >= end - 1e-6]
+        assert after and after[0]["name"] == "deferred", "then deferred protocol work"
+        # The deferred work for the burst, until this processor next takes the handler.
+        deferred = 0.0
+        for s in after:
+            if s["name"] != "deferred":
+                break
+            deferred += s["dur"]
+        assert deferred > 2.0 * inside, f"about 3.8 us of deferred work per frame at 400 MHz ({deferred:.0f} us)"
+    bus = [e for e in events if e["ph"] == "X" and tracks[(e["pid"], e["tid"])] == "PCI bus"]
+    assert {"rx_data", "rx_remainder", "rx_status", "register"} <= {e["name"] for e in bus}
+
+
+def test_ibm_frames_are_real_tcp_and_every_byte_arrives_intact(scenarios, tmp_path):
+    pcap = tmp_path / "server.pcap"
+    r = nicsim.run(scenarios / IBM, pcap=pcap, capture=["server-switch"], overrides={"duration": "30ms", "host[0].file_request.file_bytes": 20000})
+    frames = read_pcap(pcap)
+    assert len(frames) > 1000
+    kinds = [check_frame(buf) for _, buf in frames]
+    assert all(k["l4"] == "tcp" for k in kinds)
+    assert any(k["payload_len"] == 1460 for k in kinds) and any(k["payload_len"] == 64 for k in kinds)
+    m = r.component("server").metrics
+    assert m["tcp_bad_payload"] == 0 and m["tcp_out_of_order"] == 0
+    assert m["files_received"] > 0
+
+
+def test_fewer_clients_cannot_beat_their_ports(scenarios):
+    for n in (1, 3):
+        m = nicsim.run(scenarios / IBM, overrides={**SHORT, "host[0].file_request.peers": [f"client{i}" for i in range(1, n + 1)]})
+        got = m.metric("server", "app_goodput_mbps")
+        # Each client's 100 Mb/s port carries at most 1460/1538 of its rate as TCP data
+        # (the window may count a segment that was mostly on the wire before it opened).
+        assert 0.9 * n * 94.93 < got <= n * 94.93 * 1.001
+
+
+RING = """
+name = "overrun"
+duration = "5ms"
+[[source]]
+name = "gen"
+to = "host"
+frame_size = 1518
+rate = "line"
+[[host]]
+name = "host"
+clock = "100MHz"
+sink = true
+[host.costs]
+interrupt_entry = 500
+interrupt_exit = 500
+rx_frame = 1000
+protocol_segment = 1000
+tx_frame = 0
+[host.bus]
+kind = "pci"
+[host.adapter]
+rx_ring = 16
+rx_fifo = 8192
+[[link]]
+name = "wire"
+a = "gen"
+b = "host"
+rate = "1Gbps"
+"""
+
+
+def test_frames_the_host_cannot_take_are_counted_not_lost(tmp_path):
+    path = tmp_path / "overrun.toml"
+    path.write_text(RING)
+    r = nicsim.run(path)
+    m = r.component("host").metrics
+    sent = r.metric("gen", "sent")
+    assert m["rx_fifo_overruns"] > 0
+    assert m["rx_waited_for_descriptor"] > 0, "the ring ran out of buffers"
+    in_flight = 2  # frames on the wire or in the FIFO when the run stops
+    assert sent - in_flight <= m["rx_frames"] + m["rx_fifo_overruns"] <= sent
+
+
+@pytest.mark.parametrize(
+    "change, path, words",
+    [
+        (("rx_ring = 16", "rx_ring = 12"), "host[0].adapter.rx_ring", "multiple of 8"),
+        (('kind = "pci"', 'kind = "pci"\nlanes = 8'), "host[0].bus.lanes", "not a PCI setting"),
+        (('kind = "pci"', 'kind = "pcie"\nmps = 300'), "host[0].bus.mps", "power of two"),
+        (('clock = "100MHz"', 'clock = "100MHz"\ncpus = 0'), "host[0].cpus", "1 to 256"),
+        (('clock = "100MHz"', 'clock = "fast"'), "host[0].clock", "number with a unit"),
+        (("rx_frame = 1000", "rx_frame = -1"), "host[0].costs.rx_frame", "0 to"),
+        (("sink = true", "sink = true\n[host.file_request]\npeers = ['nobody']"), "host[0].file_request.peers[0]", "no peer"),
+        (("rx_fifo = 8192", "rx_fifo = 8192\ninterrupt = 'coalesce'"), "host[0].adapter", "coalesce_frames"),
+    ],
+)
+def test_bad_host_settings_are_named(tmp_path, cli, change, path, words):
+    f = tmp_path / "bad.toml"
+    f.write_text(RING.replace(*change))
+    p = cli("run", f)
+    assert p.returncode == 2, p.stderr
+    assert path in p.stderr and words in p.stderr, p.stderr
+
+
+def test_set_overrides_change_the_run_and_bad_ones_are_named(scenarios, cli):
+    p = cli("run", scenarios / IBM, "--set", "duration=20ms", "--set", "host[0].cpus=1", "--json")
+    assert p.returncode == 0, p.stderr
+    r = json.loads(p.stdout)
+    server = next(c for c in r["components"] if c["name"] == "server")["metrics"]
+    assert "cpu1_utilization" not in server
+    p = cli("run", scenarios / IBM, "--set", "host[2].cpus=1")
+    assert p.returncode == 2 and "host has 1 entries" in p.stderr
