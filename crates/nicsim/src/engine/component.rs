@@ -13,12 +13,19 @@ pub type PortId = u16;
 /// The typed messages components exchange.
 #[derive(Debug)]
 pub enum Msg {
-    /// A whole frame, delivered when its last bit has arrived.
-    Frame(Frame),
+    /// A whole frame, delivered when its last bit has arrived. Boxed so that an
+    /// event stays small: the event heap moves events, not frame bytes.
+    Frame(Box<Frame>),
     /// The far side of this port can take another frame now.
     TxReady,
     /// A wake-up the component scheduled for itself, with its own tag.
     Timer(u64),
+}
+
+impl Msg {
+    pub fn frame(frame: Frame) -> Msg {
+        Msg::Frame(Box::new(frame))
+    }
 }
 
 /// A message on its way out of a component, before the simulator routes it.

@@ -224,7 +224,7 @@ impl Component for Machine {
                 if let (Some(t), Some(track)) = (&self.trace, self.wire_track) {
                     t.borrow_mut().instant(track, "frame in", now);
                 }
-                let done = self.rx.arrive(frame, now, &mut self.bus);
+                let done = self.rx.arrive(*frame, now, &mut self.bus);
                 self.completed(done, ctx);
             }
             Msg::TxReady => {}
@@ -240,7 +240,7 @@ impl Component for Machine {
                 }
                 Some(Tag::TxTail) => {
                     for (at, frame) in self.tx.tail(now, &mut self.bus) {
-                        ctx.send_at(0, at, Msg::Frame(frame));
+                        ctx.send_at(0, at, Msg::frame(frame));
                     }
                 }
                 Some(Tag::StepEnd(k)) => self.end_step(k, ctx),

@@ -46,7 +46,7 @@ impl Peer {
         let mut out = Vec::new();
         self.conns[i].output(ctx.now(), &mut out);
         for f in out {
-            ctx.send_after(0, crate::time::Duration::ZERO, Msg::Frame(f));
+            ctx.send_after(0, crate::time::Duration::ZERO, Msg::frame(f));
         }
         if let Some(t) = self.conns[i].next_timer() {
             if self.armed[i].is_none_or(|a| t < a || a < ctx.now()) {

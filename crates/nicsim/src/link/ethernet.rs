@@ -102,7 +102,7 @@ mod tests {
     use crate::wire::{Frame, FrameMeta};
 
     fn frame(len: usize) -> Msg {
-        Msg::Frame(Frame { bytes: vec![0; len], meta: FrameMeta::default() })
+        Msg::frame(Frame { bytes: vec![0; len], meta: FrameMeta::default() })
     }
 
     /// Offer frames at `now` and return what the link sent: (time, port, is_frame).

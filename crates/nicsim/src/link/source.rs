@@ -202,7 +202,7 @@ impl Source {
         self.first.get_or_insert(ctx.now());
         self.last = ctx.now();
         let meta = FrameMeta { created: ctx.now(), flow: self.cfg.flow, seq: n };
-        ctx.send_after(0, Duration::ZERO, Msg::Frame(Frame { bytes, meta }));
+        ctx.send_after(0, Duration::ZERO, Msg::frame(Frame { bytes, meta }));
         match self.cfg.rate {
             Rate::Line => self.waiting_for_link = true,
             _ if !self.done() => {

@@ -23,7 +23,7 @@ struct Output {
     /// Waiting for the link's TxReady.
     sending: bool,
     /// Frames with the time they are ready to leave.
-    queue: VecDeque<(Time, Frame)>,
+    queue: VecDeque<(Time, Box<Frame>)>,
     forwarded: u64,
     drops: u64,
     max_depth: usize,
@@ -45,7 +45,7 @@ impl Switch {
         Switch { cfg, table: HashMap::new(), outputs, received: 0, flooded: 0, filtered: 0, runts: 0 }
     }
 
-    fn enqueue(&mut self, port: PortId, ready: Time, frame: Frame, ctx: &mut Ctx) {
+    fn enqueue(&mut self, port: PortId, ready: Time, frame: Box<Frame>, ctx: &mut Ctx) {
         let out = &mut self.outputs[port as usize];
         if !out.sending {
             out.sending = true;
@@ -59,7 +59,7 @@ impl Switch {
         }
     }
 
-    fn forward(&mut self, port: PortId, frame: Frame, ctx: &mut Ctx) {
+    fn forward(&mut self, port: PortId, frame: Box<Frame>, ctx: &mut Ctx) {
         self.received += 1;
         let (Some(dst), Some(src)) = (frame.destination(), frame.source()) else {
             self.runts += 1;
@@ -128,7 +128,7 @@ mod tests {
         let mut bytes = vec![0u8; 60];
         bytes[..6].copy_from_slice(&[2, 0, 0, 0, 0, dst]);
         bytes[6..12].copy_from_slice(&[2, 0, 0, 0, 0, src]);
-        Msg::Frame(Frame { bytes, meta: FrameMeta::default() })
+        Msg::frame(Frame { bytes, meta: FrameMeta::default() })
     }
 
     fn step(sw: &mut Switch, port: PortId, msg: Msg) -> Vec<PortId> {

@@ -38,6 +38,8 @@ pub struct Rx {
     waiting: VecDeque<Waiting>,
     /// Frames whose DMA is booked: (when it ends, bytes), which hold FIFO space until then.
     draining: VecDeque<(Time, u64)>,
+    /// Bytes held by `waiting` and `draining`.
+    fifo_bytes: u64,
     /// Descriptors the driver posted that the adapter has not fetched.
     posted: u32,
     /// Fetched descriptors, each usable from the time its fetch completes.
@@ -60,6 +62,7 @@ impl Rx {
             cfg,
             waiting: VecDeque::new(),
             draining: VecDeque::new(),
+            fifo_bytes: 0,
             posted: 0,
             cache: VecDeque::new(),
             unwritten: Vec::new(),
@@ -81,11 +84,10 @@ impl Rx {
     }
 
     fn fifo_used(&mut self, now: Time) -> u64 {
-        while self.draining.front().is_some_and(|(end, _)| *end <= now) {
-            self.draining.pop_front();
+        while let Some((_, bytes)) = self.draining.pop_front_if(|(end, _)| *end <= now) {
+            self.fifo_bytes -= bytes;
         }
-        let waiting: u64 = self.waiting.iter().map(|w| (w.frame.len() + FCS) as u64).sum();
-        waiting + self.draining.iter().map(|(_, b)| b).sum::<u64>()
+        self.fifo_bytes
     }
 
     /// A frame's last bit arrived at `now`. Returns the completions that became
@@ -100,6 +102,7 @@ impl Rx {
         if self.cache.is_empty() && self.posted == 0 {
             self.waited_for_descriptor += 1;
         }
+        self.fifo_bytes += (frame.len() + FCS) as u64;
         self.waiting.push_back(Waiting { frame, first_byte });
         self.pump(now, bus)
     }

@@ -3,6 +3,7 @@
 
 use etherparse::{EtherType, Ethernet2Header, IpNumber, Ipv4Header, Ipv6Header, SingleVlanHeader, TcpHeader, UdpHeader, VlanId};
 
+use crate::wire::checksum;
 use crate::wire::ethernet::{FCS, MIN_FRAME};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -102,7 +103,10 @@ enum Ip<'a> {
     V6(&'a Ipv6Header),
 }
 
-fn write_l4(out: &mut Vec<u8>, ip: Ip, l4: &L4, payload: &[u8]) -> Result<(), BuildError> {
+/// Writes the transport header. For TCP it leaves the checksum zero and returns
+/// where the segment starts and its pseudo-header sum: `build` finishes it with our
+/// own checksum once the payload is in (etherparse's runs a byte at a time).
+fn write_l4(out: &mut Vec<u8>, ip: Ip, l4: &L4, payload: &[u8]) -> Result<Option<(usize, u64)>, BuildError> {
     let too_long = |_| BuildError::TooLong(payload.len());
     match l4 {
         L4::Udp { src_port, dst_port } => {
@@ -113,16 +117,21 @@ fn write_l4(out: &mut Vec<u8>, ip: Ip, l4: &L4, payload: &[u8]) -> Result<(), Bu
             out.extend_from_slice(&h.map_err(too_long)?.to_bytes());
         }
         L4::Tcp(t) => {
-            let mut h = tcp_header(t);
-            h.checksum = match ip {
-                Ip::V4(ip) => h.calc_checksum_ipv4(ip, payload),
-                Ip::V6(ip) => h.calc_checksum_ipv6(ip, payload),
+            let h = tcp_header(t);
+            let seg_len = h.header_len() as u64 + payload.len() as u64;
+            let (pseudo, max) = match ip {
+                Ip::V4(ip) => (checksum::accumulate(checksum::accumulate(0, &ip.source), &ip.destination), u16::MAX as u64),
+                Ip::V6(ip) => (checksum::accumulate(checksum::accumulate(0, &ip.source), &ip.destination), u32::MAX as u64),
+            };
+            if seg_len > max {
+                return Err(BuildError::TooLong(payload.len()));
             }
-            .map_err(too_long)?;
+            let at = out.len();
             out.extend_from_slice(&h.to_bytes());
+            return Ok(Some((at, pseudo + 6 + seg_len)));
         }
     }
-    Ok(())
+    Ok(None)
 }
 
 fn ip_number(l4: &L4) -> IpNumber {
@@ -145,6 +154,7 @@ pub fn build(headers: &Headers, payload: &[u8]) -> Result<Vec<u8>, BuildError> {
             &SingleVlanHeader { pcp: Default::default(), drop_eligible_indicator: false, vlan_id, ether_type: inner }.to_bytes(),
         );
     }
+    let mut tcp = None;
     match &headers.l3 {
         L3::Raw { .. } => {}
         L3::Ipv4 { src, dst, ttl, id, l4 } => {
@@ -155,7 +165,7 @@ pub fn build(headers: &Headers, payload: &[u8]) -> Result<Vec<u8>, BuildError> {
             ip.dont_fragment = true;
             ip.header_checksum = ip.calc_header_checksum();
             out.extend_from_slice(&ip.to_bytes());
-            write_l4(&mut out, Ip::V4(&ip), l4, payload)?;
+            tcp = write_l4(&mut out, Ip::V4(&ip), l4, payload)?;
         }
         L3::Ipv6 { src, dst, hop_limit, l4 } => {
             let l4_len = headers.header_len() - out.len() - 40 + payload.len();
@@ -170,10 +180,14 @@ pub fn build(headers: &Headers, payload: &[u8]) -> Result<Vec<u8>, BuildError> {
                 destination: *dst,
             };
             out.extend_from_slice(&ip.to_bytes());
-            write_l4(&mut out, Ip::V6(&ip), l4, payload)?;
+            tcp = write_l4(&mut out, Ip::V6(&ip), l4, payload)?;
         }
     }
     out.extend_from_slice(payload);
+    if let Some((at, pseudo)) = tcp {
+        let c = !checksum::fold(checksum::accumulate(pseudo, &out[at..]));
+        out[at + 16..at + 18].copy_from_slice(&c.to_be_bytes());
+    }
     if out.len() < MIN_FRAME - FCS {
         out.resize(MIN_FRAME - FCS, 0);
     }
