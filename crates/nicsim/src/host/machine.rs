@@ -229,11 +229,7 @@ impl Component for Machine {
             }
             Msg::TxReady => {}
             Msg::Timer(tag) => match Tag::decode(tag) {
-                Some(Tag::Irq(generation)) => {
-                    if self.irq.fire(generation, now) {
-                        self.interrupt(ctx);
-                    }
-                }
+                Some(Tag::Irq(generation)) if self.irq.fire(generation, now) => self.interrupt(ctx),
                 Some(Tag::RxPost(n)) => {
                     let done = self.rx.post(n, now, &mut self.bus);
                     self.completed(done, ctx);
@@ -244,12 +240,10 @@ impl Component for Machine {
                     }
                 }
                 Some(Tag::StepEnd(k)) => self.end_step(k, ctx),
-                Some(Tag::Conn(i)) => {
-                    if self.conn_armed[i].is_some_and(|a| a <= now) {
-                        self.conn_armed[i] = None;
-                        self.cpus[0].queue.push_back(Item::ConnTimer(i));
-                        self.dispatch(0, ctx);
-                    }
+                Some(Tag::Conn(i)) if self.conn_armed[i].is_some_and(|a| a <= now) => {
+                    self.conn_armed[i] = None;
+                    self.cpus[0].queue.push_back(Item::ConnTimer(i));
+                    self.dispatch(0, ctx);
                 }
                 Some(Tag::Thread(k)) => {
                     let poller = self.cfg.driver.mode == DriverMode::Poll && k == self.cfg.driver.poll_cpu as usize;
@@ -260,7 +254,7 @@ impl Component for Machine {
                     self.cpus[k].thread_ready = true;
                     self.dispatch(k, ctx);
                 }
-                None => {}
+                _ => {}
             },
         }
     }

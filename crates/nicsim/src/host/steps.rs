@@ -35,7 +35,7 @@ impl Machine {
         } else if self.cpus[k].irq_pending {
             self.cpus[k].irq_pending = false;
             Some(self.interrupt_entry(k, ctx.now()))
-        } else if !self.cpus[k].queue.is_empty() && !(self.cfg.serialized_stack && self.stack_held) {
+        } else if !(self.cpus[k].queue.is_empty() || self.cfg.serialized_stack && self.stack_held) {
             let item = self.cpus[k].queue.pop_front().expect("checked non-empty");
             Some(self.deferred(item, ctx))
         } else if self.cpus[k].thread_ready {

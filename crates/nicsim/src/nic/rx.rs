@@ -234,7 +234,7 @@ mod tests {
         let mut rx = Rx::new(NicConfig { rx_fifo: 4096, ..nic });
         let mut t = Time::ZERO;
         for _ in 0..4 {
-            t = t + Duration::from_us(13);
+            t += Duration::from_us(13);
             assert!(rx.arrive(frame(1514), t, &mut bus).is_empty());
         }
         let mut r = Report::default();
@@ -254,7 +254,7 @@ mod tests {
         let mut rx = Rx::new(NicConfig { rx_writeback: 4, ..nic });
         let mut t = Time::ZERO;
         for _ in 0..8 {
-            t = t + Duration::from_us(13);
+            t += Duration::from_us(13);
             rx.arrive(frame(1514), t, &mut bus);
         }
         let done = rx.post(16, t, &mut bus);

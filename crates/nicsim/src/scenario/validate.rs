@@ -197,7 +197,9 @@ fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<V
     let tables: HashMap<&str, &'static str> = stations_of(sc).map(|(t, n)| (n.as_str(), t)).collect();
     let lookup = |name: &str| -> Option<(&'static str, &Station)> { Some((*tables.get(name)?, stations.get(name)?)) };
     let mut hosts = Vec::new();
-    let mut sessions: HashMap<&str, (TcpConfig, u32, u32, Vec<(u16, crate::host::segment::Addr)>)> = HashMap::new();
+    // Per peer: the TCP settings, request and file sizes, and its sessions.
+    type Served = (TcpConfig, u32, u32, Vec<(u16, crate::host::segment::Addr)>);
+    let mut sessions: HashMap<&str, Served> = HashMap::new();
     for (i, h) in sc.host.iter().enumerate() {
         let path = format!("host[{i}]");
         let on_link = sc.link.iter().find(|l| l.a == h.name || l.b == h.name);
@@ -226,8 +228,7 @@ fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<V
             vec![],
         );
         let (tcp, request_bytes, file_bytes, list) = sessions.remove(p.name.as_str()).unwrap_or(idle);
-        let sessions = list.into_iter().map(|(mine, far)| (mine, far)).collect();
-        let cfg = PeerConfig { mac: st.mac, ip: st.ipv4, tcp, request_bytes, file_bytes, sessions };
+        let cfg = PeerConfig { mac: st.mac, ip: st.ipv4, tcp, request_bytes, file_bytes, sessions: list };
         parts.push(Part { name: p.name.clone(), plan: PartPlan::Peer(cfg) });
     }
     parts.extend(hosts);
