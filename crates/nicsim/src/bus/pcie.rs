@@ -226,6 +226,26 @@ mod tests {
     }
 
     #[test]
+    fn read_bandwidth_is_bound_by_completions_and_levels_off_from_mrrs() {
+        let c = gen3x8();
+        let link = c.bytes_per_second() * 8.0;
+        // Downstream per request of n bytes: n + 20 per completion, plus the ACK and
+        // FC update DLLPs (8 bytes each per 4 TLPs) answering the one request TLP.
+        let expect = |n: f64, completions: f64, requests: f64| n / ((n + 20.0 * completions + 4.0 * requests) * SKIP);
+        let r64 = bandwidth(&c, dma_read(&c, 0, 64), 64);
+        assert!((r64 / link - expect(64.0, 1.0, 1.0)).abs() < 1e-9);
+        let r4k = bandwidth(&c, dma_read(&c, 0, 4096), 4096);
+        assert!((r4k / link - expect(4096.0, 16.0, 8.0)).abs() < 1e-9, "8 requests of 512, 16 completions of 256");
+        let mut last = 0.0;
+        for size in [64, 128, 256, 512, 1024, 2048, 4096] {
+            let r = bandwidth(&c, dma_read(&c, 0, size), size);
+            assert!(r >= last * 0.999_999 && r < link, "{size}: {r}");
+            last = r;
+        }
+        assert!(r4k > bandwidth(&c, dma_write(&c, 0, 4096), 4096), "a completion costs 20 bytes, a write 24");
+    }
+
+    #[test]
     fn impossible_configurations_are_named() {
         let mut c = gen3x8();
         c.mps = 300;
