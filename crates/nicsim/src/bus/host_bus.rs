@@ -104,12 +104,26 @@ impl HostBus {
         self.trace = Some((trace, up, down));
     }
 
+    /// Book one transaction, or the second half of one (`part`: the completions
+    /// of a PCIe read, the DLLPs answering a write), which is not counted again.
     fn book(&mut self, up: bool, at: Time, purpose: Purpose, bytes: u64, len: impl Fn(Time) -> (Duration, u64)) -> (Time, Time) {
+        self.book_part(up, at, purpose, bytes, false, len)
+    }
+
+    fn book_part(
+        &mut self,
+        up: bool,
+        at: Time,
+        purpose: Purpose,
+        bytes: u64,
+        part: bool,
+        len: impl Fn(Time) -> (Duration, u64),
+    ) -> (Time, Time) {
         let cal = if up { &mut self.up } else { &mut self.down };
         let (start, end) = cal.reserve(at, |s| len(s).0);
         let wait = len(start).1;
         let t = &mut self.tally[purpose as usize];
-        t.transactions += 1;
+        t.transactions += u64::from(!part);
         t.bytes += bytes;
         t.busy = t.busy + end.since(start);
         t.wait_clocks += wait;
@@ -165,7 +179,7 @@ impl HostBus {
                 let t = pcie::dma_write(&link, 0, bytes);
                 let bps = link.bytes_per_second();
                 let end = self.book(true, at, purpose, bytes, |_| (secs(t.wire_up(&link) / bps), 0)).1;
-                self.book(false, at, purpose, 0, |_| (secs(t.wire_down(&link) / bps), 0));
+                self.book_part(false, at, purpose, 0, true, |_| (secs(t.wire_down(&link) / bps), 0));
                 end
             }
         }
@@ -189,7 +203,7 @@ impl HostBus {
                 let t = pcie::dma_read(&link, 0, bytes);
                 let bps = link.bytes_per_second();
                 let asked = self.book(true, at, purpose, 0, |_| (secs(t.wire_up(&link) / bps), 0)).1;
-                (asked, self.book(false, asked + read_latency, purpose, bytes, |_| (secs(t.wire_down(&link) / bps), 0)).1)
+                (asked, self.book_part(false, asked + read_latency, purpose, bytes, true, |_| (secs(t.wire_down(&link) / bps), 0)).1)
             }
         }
     }
@@ -204,7 +218,7 @@ impl HostBus {
                 let bps = link.bytes_per_second();
                 // Host to device: the write travels down, its ACK up.
                 let end = self.book(false, at, Purpose::Register, 4, |_| (secs(t.wire_up(&link) / bps), 0)).1;
-                self.book(true, at, Purpose::Register, 0, |_| (secs(t.wire_down(&link) / bps), 0));
+                self.book_part(true, at, Purpose::Register, 0, true, |_| (secs(t.wire_down(&link) / bps), 0));
                 end
             }
         }
@@ -219,7 +233,7 @@ impl HostBus {
                 let t = pcie::dma_read(&link, 0, 4);
                 let bps = link.bytes_per_second();
                 let asked = self.book(false, at, Purpose::Register, 0, |_| (secs(t.wire_up(&link) / bps), 0)).1;
-                self.book(true, asked + read_latency, Purpose::Register, 4, |_| (secs(t.wire_down(&link) / bps), 0)).1
+                self.book_part(true, asked + read_latency, Purpose::Register, 4, true, |_| (secs(t.wire_down(&link) / bps), 0)).1
             }
         }
     }

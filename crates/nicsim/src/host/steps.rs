@@ -212,7 +212,10 @@ impl Machine {
             self.cpus[k].thread_ready = false;
             return None;
         }
-        let n = blast.cfg.burst.min(self.tx.room()).min(left.min(u32::MAX as u64) as u32);
+        // Send whole bursts: with less room than that, wait for descriptors to be
+        // reclaimed (as a DPDK application retries a burst the ring refused).
+        let want = blast.cfg.burst.min(left.min(u32::MAX as u64) as u32);
+        let n = if self.tx.room() >= want { want } else { 0 };
         if n == 0 {
             self.cpus[k].thread_ready = false;
             if let Some(t) = self.tx.next_reclaim() {

@@ -177,6 +177,8 @@ impl Rx {
         r.count("rx_bytes", self.bytes);
         r.count("rx_fifo_overruns", self.overruns);
         r.count("rx_waited_for_descriptor", self.waited_for_descriptor);
+        // Frames still in the FIFO when the run ended (not lost: not yet moved).
+        r.count("rx_in_fifo_at_end", self.waiting.len() as u64);
     }
 }
 
