@@ -129,20 +129,11 @@ impl Tx {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bus::pcie::{CompletionSplit, PcieConfig};
+    use crate::bus::pcie::PcieConfig;
     use crate::bus::BusConfig;
 
     fn bus() -> HostBus {
-        let link = PcieConfig {
-            generation: 3,
-            lanes: 8,
-            mps: 256,
-            mrrs: 512,
-            rcb: 64,
-            completion_split: CompletionSplit::Mps,
-            tlps_per_ack: 4,
-            tlps_per_fc_update: 4,
-        };
+        let link = PcieConfig::gen3x8();
         HostBus::new(BusConfig::Pcie { link, read_latency: Duration::from_ns(500) }, Duration::from_us(10))
     }
 
