@@ -26,22 +26,30 @@ impl Calendar {
     /// gives its length if it starts at `start` (wait states depend on when).
     /// Returns its start and end.
     pub fn reserve(&mut self, at: Time, len: impl Fn(Time) -> Duration) -> (Time, Time) {
+        let (start, end, ()) = self.reserve_with(at, |s| (len(s), ()));
+        (start, end)
+    }
+
+    /// As `reserve`, for a length that comes with facts about it (its wait
+    /// states), returned for the start chosen without computing them again.
+    pub fn reserve_with<T>(&mut self, at: Time, len: impl Fn(Time) -> (Duration, T)) -> (Time, Time, T) {
         self.forget_before(Time(at.ps().saturating_sub(self.reach_back.ps())));
         let mut start = at;
         let mut i = self.busy.partition_point(|&(_, end)| end <= at);
-        let end = loop {
-            let end = start + len(start);
+        let (end, facts) = loop {
+            let (length, facts) = len(start);
+            let end = start + length;
             match self.busy.get(i) {
                 Some(&(b0, b1)) if b0 < end => {
                     start = start.max(b1);
                     i += 1;
                 }
-                _ => break end,
+                _ => break (end, facts),
             }
         };
         self.busy_total = self.busy_total + end.since(start);
         self.insert(i, start, end);
-        (start, end)
+        (start, end, facts)
     }
 
     fn insert(&mut self, i: usize, start: Time, end: Time) {

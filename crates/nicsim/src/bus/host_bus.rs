@@ -120,8 +120,7 @@ impl HostBus {
         len: impl Fn(Time) -> (Duration, u64),
     ) -> (Time, Time) {
         let cal = if up { &mut self.up } else { &mut self.down };
-        let (start, end) = cal.reserve(at, |s| len(s).0);
-        let wait = len(start).1;
+        let (start, end, wait) = cal.reserve_with(at, len);
         let t = &mut self.tally[purpose as usize];
         t.transactions += u64::from(!part);
         t.bytes += bytes;

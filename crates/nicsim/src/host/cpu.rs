@@ -48,10 +48,9 @@ pub struct Effects {
     pub leave_handler: bool,
 }
 
+/// The step a processor is running: what it changes when it ends.
 #[derive(Debug)]
 pub struct Step {
-    pub activity: Activity,
-    pub end: Time,
     pub effects: Effects,
     /// Holds the stack lock (deferred protocol work on a serialized stack).
     pub holds_stack: bool,
@@ -60,7 +59,6 @@ pub struct Step {
 #[derive(Default)]
 pub struct Cpu {
     pub step: Option<Step>,
-    pub generation: u64,
     /// Inside the interrupt handler (between entry and exit steps).
     pub in_handler: bool,
     pub irq_pending: bool,
@@ -110,10 +108,14 @@ impl Cpu {
         }
     }
 
+    /// Fraction of the run this processor was busy.
+    pub fn utilization(&self, end: Time) -> f64 {
+        fraction(self.busy.iter().fold(Duration::ZERO, |a, b| a + *b), end)
+    }
+
     pub fn report(&self, r: &mut Report, index: usize, end: Time) {
-        let frac = |d: Duration| if end.ps() == 0 { 0.0 } else { d.ps().min(end.ps()) as f64 / end.ps() as f64 };
-        let total = self.busy.iter().fold(Duration::ZERO, |a, b| a + *b);
-        r.real(&format!("cpu{index}_utilization"), frac(total));
+        let frac = |d: Duration| fraction(d, end);
+        r.real(&format!("cpu{index}_utilization"), self.utilization(end));
         for (a, name) in ACTIVITIES {
             r.real(&format!("cpu{index}_{name}"), frac(self.busy[a as usize]));
         }
@@ -122,5 +124,13 @@ impl Cpu {
     /// Busy time and unbroken runs of one activity.
     pub fn runs(&self, a: Activity) -> (Duration, u64) {
         (self.busy[a as usize], self.runs[a as usize])
+    }
+}
+
+fn fraction(d: Duration, end: Time) -> f64 {
+    if end.ps() == 0 {
+        0.0
+    } else {
+        d.ps().min(end.ps()) as f64 / end.ps() as f64
     }
 }

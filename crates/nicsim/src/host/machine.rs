@@ -287,15 +287,8 @@ impl Component for Machine {
         r.count("tx_ring_full_drops", self.tx_ring_full);
         r.count("rx_unclaimed", self.unclaimed);
         r.count("interrupts", self.irq.raised);
-        let n = self.cpus.len() as f64;
-        let total: f64 = (0..self.cpus.len())
-            .map(|i| {
-                let mut one = Report::default();
-                self.cpus[i].report(&mut one, i, end);
-                one.get(&format!("cpu{i}_utilization")).unwrap_or(0.0)
-            })
-            .sum();
-        r.real("cpu_utilization", total / n);
+        let total: f64 = self.cpus.iter().map(|c| c.utilization(end)).sum();
+        r.real("cpu_utilization", total / self.cpus.len() as f64);
         r.count("handler_frames", self.handler_frames);
         r.real(
             "frames_per_handler_run",

@@ -54,7 +54,7 @@ impl Machine {
         }
         let trace = self.trace.clone();
         self.cpus[k].account(plan.activity, now, end, trace.as_ref());
-        self.cpus[k].step = Some(Step { activity: plan.activity, end, effects: plan.effects, holds_stack: plan.holds_stack });
+        self.cpus[k].step = Some(Step { effects: plan.effects, holds_stack: plan.holds_stack });
         wake(ctx, end, Tag::StepEnd(k));
     }
 

@@ -4,7 +4,7 @@
 //! generation and a stale one is ignored.
 
 use crate::nic::Moderation;
-use crate::time::{Duration, Time};
+use crate::time::Time;
 
 #[derive(Debug)]
 pub struct Irq {
@@ -96,18 +96,12 @@ impl Irq {
         self.first = None;
         self.count = 0;
     }
-
-    pub fn min_interval(&self) -> Option<Duration> {
-        match self.moderation {
-            Moderation::MinInterval(d) => Some(d),
-            _ => None,
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time::Duration;
 
     fn us(n: u64) -> Time {
         Time::ZERO + Duration::from_us(n)

@@ -11,5 +11,5 @@ mod tx;
 
 pub use config::{Moderation, NicConfig, DESCRIPTOR_BYTES};
 pub use irq::Irq;
-pub use rx::{Rx, RxDone};
+pub use rx::Rx;
 pub use tx::Tx;

@@ -20,7 +20,7 @@ use crate::wire::Frame;
 /// A frame in a host buffer with its status written back: the driver may take it
 /// from `visible` on.
 #[derive(Debug)]
-pub struct RxDone {
+struct RxDone {
     pub frame: Frame,
     pub visible: Time,
 }
@@ -48,7 +48,7 @@ pub struct Rx {
     unwritten: Vec<Frame>,
     dma_free: Time,
     /// Frames ready for the driver, in ring order.
-    pub done: VecDeque<RxDone>,
+    done: VecDeque<RxDone>,
     frames: u64,
     bytes: u64,
     overruns: u64,
@@ -202,6 +202,18 @@ mod tests {
         Frame { bytes: vec![0; len], meta: Default::default() }
     }
 
+    /// `n` full frames, one every 13 us (about line rate at 1 Gb/s); returns
+    /// when the last arrived and what became visible.
+    fn arrivals(rx: &mut Rx, bus: &mut HostBus, n: usize) -> (Time, Vec<(Time, u32)>) {
+        let mut t = Time::ZERO;
+        let mut seen = Vec::new();
+        for _ in 0..n {
+            t += Duration::from_us(13);
+            seen.extend(rx.arrive(frame(1514), t, bus));
+        }
+        (t, seen)
+    }
+
     #[test]
     fn a_full_frame_costs_the_sum_of_its_bus_parts() {
         let (mut bus, nic) = ibm();
@@ -234,11 +246,8 @@ mod tests {
     fn without_descriptors_frames_wait_then_overrun() {
         let (mut bus, nic) = ibm();
         let mut rx = Rx::new(NicConfig { rx_fifo: 4096, ..nic });
-        let mut t = Time::ZERO;
-        for _ in 0..4 {
-            t += Duration::from_us(13);
-            assert!(rx.arrive(frame(1514), t, &mut bus).is_empty());
-        }
+        let (t, seen) = arrivals(&mut rx, &mut bus, 4);
+        assert!(seen.is_empty());
         let mut r = Report::default();
         rx.report(&mut r);
         assert_eq!(r.get("rx_fifo_overruns"), Some(2.0), "two full frames fit in 4 KB");
@@ -254,11 +263,7 @@ mod tests {
     fn status_is_written_back_in_groups_when_frames_queue() {
         let (mut bus, nic) = ibm();
         let mut rx = Rx::new(NicConfig { rx_writeback: 4, ..nic });
-        let mut t = Time::ZERO;
-        for _ in 0..8 {
-            t += Duration::from_us(13);
-            rx.arrive(frame(1514), t, &mut bus);
-        }
+        let (t, _) = arrivals(&mut rx, &mut bus, 8);
         let done = rx.post(16, t, &mut bus);
         assert_eq!(done.iter().map(|d| d.1).collect::<Vec<_>>(), vec![4, 4]);
     }
