@@ -5,6 +5,7 @@
 //! state machine over the host bus calendar, driven by its owner with the time.
 
 mod config;
+pub mod firmware;
 mod irq;
 mod rx;
 mod tx;

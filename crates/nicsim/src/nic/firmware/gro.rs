@@ -1,0 +1,342 @@
+//! Receive segment coalescing in the GRO style (BRIEF.md mechanism 6), the same
+//! code whether the adapter firmware runs it (LRO) or the host driver (GRO).
+//! In-order TCP segments of one flow merge into one large segment with correct
+//! headers and checksums. A held segment is flushed when a segment brings a flag
+//! other than ACK, a gap in sequence, a different ACK number or options, when a
+//! segment is shorter than the first (merged, then flushed), when the merge would
+//! pass 64 KB, or when the timeout passes. Like Linux, it also flushes when the
+//! IPv4 ID does not follow on, so re-segmenting a merged frame gives back the
+//! frames that went in.
+
+use etherparse::IpNumber;
+
+use crate::nic::firmware::csum;
+use crate::nic::firmware::headers::Layout;
+use crate::time::{Duration, Time};
+
+const ACK: u8 = 0x10;
+const MAX_IP: usize = 65_535;
+
+/// Why a held segment left.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flush {
+    Flag,
+    Gap,
+    Ack,
+    Options,
+    Short,
+    Full,
+    Id,
+    Timeout,
+}
+
+/// A frame handed up, and, for a merged one, why it was flushed.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Out {
+    pub bytes: Vec<u8>,
+    pub segments: u32,
+    pub reason: Option<Flush>,
+}
+
+#[derive(Debug)]
+struct Held {
+    key: [u8; 12],
+    bytes: Vec<u8>,
+    layout: Layout,
+    mss: usize,
+    next_seq: u32,
+    next_id: u16,
+    segments: u32,
+    since: Time,
+}
+
+/// The fields a segment is judged by.
+struct Seg {
+    key: [u8; 12],
+    layout: Layout,
+    seq: u32,
+    ack: [u8; 4],
+    id: u16,
+    flags: u8,
+    len: usize,
+    end: usize,
+}
+
+fn seg(f: &[u8]) -> Option<Seg> {
+    let layout = Layout::of(f).ok()?;
+    if layout.proto != IpNumber::TCP || csum::verify(f).bad() {
+        return None;
+    }
+    let (ip, t) = (layout.ip, layout.l4);
+    let end = ip + u16::from_be_bytes([f[ip + 2], f[ip + 3]]) as usize;
+    let mut key = [0u8; 12];
+    key[..8].copy_from_slice(&f[ip + 12..ip + 20]);
+    key[8..].copy_from_slice(&f[t..t + 4]);
+    Some(Seg {
+        key,
+        seq: u32::from_be_bytes(f[t + 4..t + 8].try_into().ok()?),
+        ack: f[t + 8..t + 12].try_into().ok()?,
+        id: u16::from_be_bytes([f[ip + 4], f[ip + 5]]),
+        flags: f[t + 13],
+        len: end - layout.header_len(),
+        end,
+        layout,
+    })
+}
+
+#[derive(Debug)]
+pub struct Gro {
+    timeout: Duration,
+    held: Vec<Held>,
+    pub merged_segments: u64,
+}
+
+impl Gro {
+    pub fn new(timeout: Duration) -> Self {
+        Gro { timeout, held: Vec::new(), merged_segments: 0 }
+    }
+
+    fn close(h: Held, reason: Flush) -> Out {
+        let mut bytes = h.bytes;
+        let l = h.layout;
+        let total = (bytes.len() - l.ip) as u16;
+        bytes[l.ip + 2..l.ip + 4].copy_from_slice(&total.to_be_bytes());
+        if bytes.len() < 60 {
+            bytes.resize(60, 0);
+        }
+        csum::insert(&mut bytes).expect("a held segment parsed when it came in");
+        Out { bytes, segments: h.segments, reason: Some(reason) }
+    }
+
+    fn hold(&mut self, f: &[u8], s: &Seg, now: Time) {
+        self.held.push(Held {
+            key: s.key,
+            bytes: f[..s.end].to_vec(),
+            layout: s.layout,
+            mss: s.len,
+            next_seq: s.seq.wrapping_add(s.len as u32),
+            next_id: s.id.wrapping_add(1),
+            segments: 1,
+            since: now,
+        });
+    }
+
+    /// Take in one received frame; returns what must go up now, in order.
+    pub fn push(&mut self, frame: &[u8], now: Time) -> Vec<Out> {
+        let pass = |f: &[u8]| Out { bytes: f.to_vec(), segments: 1, reason: None };
+        let Some(s) = seg(frame) else { return vec![pass(frame)] };
+        let i = self.held.iter().position(|h| h.key == s.key);
+        let mut out = Vec::new();
+        if s.flags & !ACK != 0 || s.len == 0 {
+            if let Some(i) = i {
+                out.push(Self::close(self.held.remove(i), Flush::Flag));
+            }
+            out.push(pass(frame));
+            return out;
+        }
+        let Some(i) = i else {
+            self.hold(frame, &s, now);
+            return out;
+        };
+        let h = &self.held[i];
+        let t = h.layout.l4;
+        let options = h.bytes[t + 20..h.layout.header_len()] != frame[s.layout.l4 + 20..s.layout.header_len()];
+        let refuse = if s.seq != h.next_seq {
+            Some(Flush::Gap)
+        } else if h.bytes[t + 8..t + 12] != s.ack {
+            Some(Flush::Ack)
+        } else if options || h.layout.header_len() != s.layout.header_len() {
+            Some(Flush::Options)
+        } else if s.id != h.next_id {
+            Some(Flush::Id)
+        } else if h.bytes.len() - h.layout.ip + s.len > MAX_IP {
+            Some(Flush::Full)
+        } else {
+            None
+        };
+        if let Some(reason) = refuse {
+            out.push(Self::close(self.held.remove(i), reason));
+            self.hold(frame, &s, now);
+            return out;
+        }
+        let h = &mut self.held[i];
+        h.bytes.extend_from_slice(&frame[s.layout.header_len()..s.end]);
+        h.next_seq = h.next_seq.wrapping_add(s.len as u32);
+        h.next_id = h.next_id.wrapping_add(1);
+        h.segments += 1;
+        self.merged_segments += 1;
+        if s.len < h.mss {
+            out.push(Self::close(self.held.remove(i), Flush::Short));
+        }
+        out
+    }
+
+    /// The earliest time a held segment must be flushed.
+    pub fn deadline(&self) -> Option<Time> {
+        self.held.iter().map(|h| h.since + self.timeout).min()
+    }
+
+    /// Flush what has been held for the timeout by `now`.
+    pub fn expire(&mut self, now: Time) -> Vec<Out> {
+        let timeout = self.timeout;
+        let (due, keep): (Vec<Held>, Vec<Held>) = std::mem::take(&mut self.held).into_iter().partition(|h| h.since + timeout <= now);
+        self.held = keep;
+        due.into_iter().map(|h| Self::close(h, Flush::Timeout)).collect()
+    }
+
+    pub fn holding(&self) -> usize {
+        self.held.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nic::firmware::tso::{self, Template};
+    use crate::wire::{build, Headers, TcpFields, L3, L4};
+    use proptest::prelude::*;
+
+    fn template(port: u16, ack: u32, psh: bool, fin: bool) -> Template {
+        let h = Headers {
+            dst_mac: [2, 0, 0, 0, 0, 2],
+            src_mac: [2, 0, 0, 0, 0, 1],
+            vlan: None,
+            l3: L3::Ipv4 {
+                src: [198, 18, 0, 1],
+                dst: [198, 18, 0, 2],
+                ttl: 64,
+                id: 100,
+                l4: L4::Tcp(TcpFields { src_port: port, dst_port: 80, seq: 1000, ack: Some(ack), window: 65535, psh, fin }),
+            },
+        };
+        Template::parse(&build(&h, &[]).unwrap()).unwrap()
+    }
+
+    fn frames(len: usize, mss: usize) -> Vec<Vec<u8>> {
+        let data: Vec<u8> = (0..len).map(|i| (i % 253) as u8).collect();
+        tso::segment(&template(5001, 1, false, false), &data, mss)
+    }
+
+    fn at(us: u64) -> Time {
+        Time::ZERO + Duration::from_us(us)
+    }
+
+    fn gro() -> Gro {
+        Gro::new(Duration::from_us(20))
+    }
+
+    #[test]
+    fn full_segments_merge_and_a_short_one_flushes() {
+        let input = frames(5000, 1460);
+        let mut g = gro();
+        let mut out = Vec::new();
+        for f in &input {
+            out.extend(g.push(f, at(0)));
+        }
+        assert_eq!(out.len(), 1);
+        assert_eq!((out[0].segments, out[0].reason), (4, Some(Flush::Short)));
+        assert!(crate::wire::verify_checksums(&out[0].bytes).is_ok());
+        assert_eq!(tso::reassemble(&[out[0].bytes.clone()]).unwrap(), tso::reassemble(&input).unwrap());
+    }
+
+    #[test]
+    fn a_gap_flushes_and_starts_again() {
+        let input = frames(1460 * 4, 1460);
+        let mut g = gro();
+        assert!(g.push(&input[0], at(0)).is_empty());
+        let out = g.push(&input[2], at(0));
+        assert_eq!((out[0].segments, out[0].reason), (1, Some(Flush::Gap)));
+        assert_eq!(g.holding(), 1);
+    }
+
+    #[test]
+    fn a_flag_other_than_ack_flushes_and_goes_up_alone() {
+        let data = vec![1u8; 2920];
+        let f = tso::segment(&template(5001, 1, true, false), &data, 1460);
+        let mut g = gro();
+        assert!(g.push(&f[0], at(0)).is_empty());
+        let out = g.push(&f[1], at(0));
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[0].reason, Some(Flush::Flag));
+        assert_eq!((out[1].segments, out[1].reason), (1, None), "the PSH segment itself is not held");
+    }
+
+    #[test]
+    fn a_different_ack_or_options_flushes() {
+        let a = tso::segment(&template(5001, 1, false, false), &[1u8; 1460], 1460);
+        let b = tso::segment(&template(5001, 2, false, false), &[1u8; 1460], 1460);
+        let mut b_next = b[0].clone();
+        b_next[38..42].copy_from_slice(&(1000u32 + 1460).to_be_bytes());
+        b_next[18..20].copy_from_slice(&101u16.to_be_bytes());
+        csum::insert(&mut b_next).unwrap();
+        let mut g = gro();
+        g.push(&a[0], at(0));
+        assert_eq!(g.push(&b_next, at(0))[0].reason, Some(Flush::Ack));
+
+        let mut g = gro();
+        let mut opt = a[0].clone();
+        opt[14 + 20 + 12] = 0x60; // data offset 6: a 4-byte option
+        opt.splice(54..54, [1u8, 1, 1, 1]);
+        opt[16..18].copy_from_slice(&(1464u16 + 40).to_be_bytes());
+        csum::insert(&mut opt).unwrap();
+        let mut second = opt.clone();
+        second[38..42].copy_from_slice(&(1000u32 + 1460).to_be_bytes());
+        second[18..20].copy_from_slice(&101u16.to_be_bytes());
+        second[56] = 2; // a different option byte (NOP -> 2)
+        csum::insert(&mut second).unwrap();
+        g.push(&opt, at(0));
+        assert_eq!(g.push(&second, at(0))[0].reason, Some(Flush::Options));
+    }
+
+    #[test]
+    fn the_timeout_flushes_and_flows_are_kept_apart() {
+        let a = frames(2920, 1460);
+        let b = tso::segment(&template(6000, 1, false, false), &[3u8; 2920], 1460);
+        let mut g = gro();
+        g.push(&a[0], at(0));
+        g.push(&b[0], at(5));
+        assert_eq!(g.holding(), 2);
+        assert_eq!(g.deadline(), Some(at(20)));
+        let out = g.expire(at(20));
+        assert_eq!((out.len(), out[0].reason), (1, Some(Flush::Timeout)));
+        assert_eq!(g.expire(at(25)).len(), 1);
+        assert_eq!(g.holding(), 0);
+    }
+
+    #[test]
+    fn merging_stops_below_64_kb() {
+        let input = frames(1460 * 50, 1460);
+        let mut g = gro();
+        let out: Vec<Out> = input.iter().flat_map(|f| g.push(f, at(0))).collect();
+        assert_eq!((out[0].segments, out[0].reason), (44, Some(Flush::Full)));
+        assert!(out[0].bytes.len() - 14 <= MAX_IP);
+    }
+
+    #[test]
+    fn frames_that_are_not_tcp_or_are_corrupt_pass_untouched() {
+        let mut g = gro();
+        let mut bad = frames(1460, 1460).remove(0);
+        bad[60] ^= 0xff;
+        assert_eq!(g.push(&bad, at(0)), vec![Out { bytes: bad.clone(), segments: 1, reason: None }]);
+        assert_eq!(g.push(&[0u8; 60], at(0)).len(), 1);
+        assert_eq!(g.holding(), 0);
+    }
+
+    proptest! {
+        #[test]
+        fn coalescing_then_resegmenting_gives_back_the_frames(len in 1usize..40_000, mss in 200usize..1460) {
+            let input = frames(len, mss);
+            let mut g = gro();
+            let mut out: Vec<Out> = input.iter().flat_map(|f| g.push(f, at(0))).collect();
+            out.extend(g.expire(at(1000)));
+            let mut back = Vec::new();
+            for o in out {
+                let t = Template::parse(&o.bytes).unwrap();
+                let l = Layout::of(&o.bytes).unwrap();
+                let end = l.ip + u16::from_be_bytes([o.bytes[l.ip + 2], o.bytes[l.ip + 3]]) as usize;
+                back.extend(tso::segment(&t, &o.bytes[t.header_len()..end], mss));
+            }
+            prop_assert_eq!(back, input);
+        }
+    }
+}
