@@ -6,6 +6,7 @@
 
 mod config;
 pub mod firmware;
+pub mod smart;
 mod irq;
 mod rx;
 mod tx;

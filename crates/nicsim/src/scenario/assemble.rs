@@ -29,6 +29,7 @@ pub fn assemble(
             PartPlan::Host(cfg) => {
                 Box::new(Machine::new((**cfg).clone(), &part.name, trace.cloned()).map_err(|e| format!("{}: {e}", part.name))?)
             }
+            PartPlan::Smart(cfg) => Box::new(crate::nic::smart::Node::new((**cfg).clone())),
             PartPlan::Switch(cfg) => Box::new(Switch::new(cfg.clone())),
             PartPlan::Link(cfg) => {
                 let link: Box<dyn Component> = Box::new(EthernetLink::new(cfg.clone()));

@@ -20,7 +20,7 @@ fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, Scen
 }
 
 /// `v` as a whole number in `lo..=hi`.
-fn within(path: String, v: i64, lo: i64, hi: i64) -> Result<u64, ScenarioError> {
+pub(crate) fn within(path: String, v: i64, lo: i64, hi: i64) -> Result<u64, ScenarioError> {
     if v < lo || v > hi {
         return err(path, format!("must be {lo} to {hi}, got {v}"));
     }
@@ -164,7 +164,7 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
     })
 }
 
-fn bus_config(b: &BusSpec, path: &str) -> Result<BusConfig, ScenarioError> {
+pub(crate) fn bus_config(b: &BusSpec, path: &str) -> Result<BusConfig, ScenarioError> {
     let pci_keys = [("width", b.width.is_some()), ("clock", b.clock.is_some()), ("cache_line", b.cache_line.is_some())];
     let pci_keys = pci_keys.into_iter().chain([
         ("overhead_clocks", b.overhead_clocks.is_some()),

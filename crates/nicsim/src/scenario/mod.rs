@@ -6,6 +6,8 @@ mod host_schema;
 mod host_validate;
 mod overrides;
 mod schema;
+mod smart_schema;
+mod smart_validate;
 mod units;
 mod validate;
 
@@ -15,6 +17,7 @@ use std::path::Path;
 pub use assemble::assemble;
 pub use schema::Scenario;
 pub use units::{parse_bit_rate, parse_time};
+pub use smart_validate::{DMA_SETUP_CALIBRATED, FIRMWARE_DEFAULTS};
 pub use validate::{validate, Part, PartPlan, Plan, Station, RAW_ETHER_TYPE};
 
 /// Something wrong with a scenario: where (key path, and line when known) and what.

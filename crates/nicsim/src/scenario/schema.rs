@@ -4,6 +4,7 @@
 use serde::Deserialize;
 
 use crate::scenario::host_schema::{HostSpec, PeerSpec};
+use crate::scenario::smart_schema::SmartSpec;
 use crate::scenario::units::{BitRate, SourceRate, TimeSpan};
 
 fn default_seed() -> u64 {
@@ -49,6 +50,8 @@ pub struct Scenario {
     pub host: Vec<HostSpec>,
     #[serde(default)]
     pub peer: Vec<PeerSpec>,
+    #[serde(default)]
+    pub smart_host: Vec<SmartSpec>,
 }
 
 #[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]

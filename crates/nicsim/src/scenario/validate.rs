@@ -8,7 +8,9 @@ use crate::host::config::HostConfig;
 use crate::host::peer::PeerConfig;
 use crate::host::tcp::TcpConfig;
 use crate::link::{Fill, LinkConfig, Pattern, Rate, SourceConfig, SwitchConfig};
+use crate::nic::smart::config::SmartConfig;
 use crate::scenario::host_validate::{host_config, Surroundings};
+use crate::scenario::smart_validate::smart_config;
 use crate::scenario::schema::{FillSpec, LinkSpec, PatternSpec, Protocol, Scenario, SourceSpec};
 use crate::scenario::units::SourceRate;
 use crate::scenario::ScenarioError;
@@ -24,6 +26,7 @@ pub enum PartPlan {
     Sink,
     Peer(PeerConfig),
     Host(Box<HostConfig>),
+    Smart(Box<SmartConfig>),
     Switch(SwitchConfig),
     Link(LinkConfig),
 }
@@ -165,7 +168,7 @@ fn endpoint(text: &str, path: &str, index: &HashMap<&str, (usize, Option<u16>)>)
         None => (text, None),
     };
     let Some(&(part, switch_ports)) = index.get(name) else {
-        return err(path, format!("no source, sink, peer, host or switch is named {name:?}"));
+        return err(path, format!("no source, sink, peer, host, smart_host or switch is named {name:?}"));
     };
     match (switch_ports, port) {
         (None, None) => Ok((part, 0)),
@@ -185,11 +188,12 @@ fn link_config(l: &LinkSpec, path: &str) -> Result<LinkConfig, ScenarioError> {
     Ok(LinkConfig { rate_bps: l.rate.0, propagation: l.propagation.0, tx_queue: l.tx_queue as usize, notify: [true; 2] })
 }
 
-/// Sources, sinks, peers then hosts, with their table names: the parts that are
+/// Sources, sinks, peers, hosts then smart hosts, with their table names: the parts that are
 /// stations, in the order that numbers their addresses and their places in the plan.
 fn stations_of(sc: &Scenario) -> impl Iterator<Item = (&'static str, &String)> {
     let ends = sc.source.iter().map(|s| ("source", &s.name)).chain(sc.sink.iter().map(|s| ("sink", &s.name)));
-    ends.chain(sc.peer.iter().map(|p| ("peer", &p.name))).chain(sc.host.iter().map(|h| ("host", &h.name)))
+    let hosts = sc.host.iter().map(|h| ("host", &h.name)).chain(sc.smart_host.iter().map(|h| ("smart_host", &h.name)));
+    ends.chain(sc.peer.iter().map(|p| ("peer", &p.name))).chain(hosts)
 }
 
 /// Peers and hosts, in station order after the sources and sinks.
@@ -232,6 +236,21 @@ fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<V
         parts.push(Part { name: p.name.clone(), plan: PartPlan::Peer(cfg) });
     }
     parts.extend(hosts);
+    for (i, h) in sc.smart_host.iter().enumerate() {
+        let path = format!("smart_host[{i}]");
+        let Some(link) = sc.link.iter().find(|l| l.a == h.name || l.b == h.name) else {
+            return err(path, format!("smart_host {:?} is not connected to any link", h.name));
+        };
+        let me = &stations[h.name.as_str()];
+        let flow = (sc.source.len() + sc.host.len() + i) as u32;
+        let around = Surroundings { me, link_rate: link.rate.0, mtu: sc.mtu, station: &lookup, flow };
+        let mut needs_end = false;
+        let cfg = smart_config(h, &path, &around, &mut needs_end)?;
+        if needs_end && sc.duration.is_none() {
+            return err("duration", format!("needed: {path}.send ({:?}) has no count and would run for ever", h.name));
+        }
+        parts.push(Part { name: h.name.clone(), plan: PartPlan::Smart(Box::new(cfg)) });
+    }
     Ok(parts)
 }
 
@@ -268,8 +287,9 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
     let mut parts = Vec::new();
     for (i, s) in sc.source.iter().enumerate() {
         let path = format!("source[{i}]");
-        if !sc.sink.iter().any(|k| k.name == s.to) && !sc.host.iter().any(|h| h.name == s.to) {
-            return err(format!("{path}.to"), format!("no sink or host is named {:?}", s.to));
+        let receivers = sc.sink.iter().map(|k| &k.name).chain(sc.host.iter().map(|h| &h.name)).chain(sc.smart_host.iter().map(|h| &h.name));
+        if !receivers.into_iter().any(|n| *n == s.to) {
+            return err(format!("{path}.to"), format!("no sink, host or smart_host is named {:?}", s.to));
         }
         let cfg = source_config(s, &path, i as u32, &stations[s.name.as_str()], &stations[s.to.as_str()], sc.mtu)?;
         if cfg.count.is_none() && sc.duration.is_none() {

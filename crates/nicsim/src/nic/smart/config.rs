@@ -1,0 +1,136 @@
+//! What a scenario sets on a host with an intelligent adapter: the adapter's
+//! processors, memory and firmware modules, the host's costs, and the workload.
+//! docs/model.md gives each cost's source.
+
+use crate::bus::BusConfig;
+use crate::host::segment::Addr;
+use crate::nic::firmware::coalesce::CoalesceConfig;
+use crate::time::{Clock, Duration};
+
+/// Embedded-processor costs of firmware operations, in adapter cycles.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FirmwareCosts {
+    /// Notice a doorbell (or a host buffer post) and read its mailbox.
+    pub doorbell: u64,
+    /// Program one DMA transfer and take its completion.
+    pub dma_setup: u64,
+    /// Hand one whole frame to the MAC (standard send).
+    pub tx_frame: u64,
+    /// Take one received frame from the MAC and classify it.
+    pub rx_frame: u64,
+    /// Form one segment's headers from a template.
+    pub segment: u64,
+    /// Checksumming in firmware, cycles per byte (unused when the MAC sums).
+    pub checksum_per_byte: f64,
+    /// Make one frame in adapter memory (adapter-to-adapter tests).
+    pub generate: u64,
+    /// Find the next frame in a fragmentation chunk.
+    pub split: u64,
+    /// Append a received frame to a coalescing buffer.
+    pub coalesce: u64,
+    /// Run one segment through LRO.
+    pub lro: u64,
+    /// Post one event to the host's event ring.
+    pub event: u64,
+}
+
+/// Where checksums are computed and verified.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChecksumAt {
+    /// On the fly as the MAC moves the bytes: no processor time.
+    Mac,
+    /// By the firmware, reading the bytes from adapter memory.
+    Firmware,
+}
+
+/// How a large send is cut into frames (BRIEF.md mechanism 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Segmentation {
+    /// Headers in adapter memory, payload gathered straight from host memory.
+    Direct,
+    /// Payload copied into adapter memory first, frames sent from there.
+    StoreAndForward,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct AdapterConfig {
+    pub processors: u32,
+    pub clock: Clock,
+    pub memory_bytes: u64,
+    /// Adapter memory port bandwidth, bytes per second.
+    pub memory_bytes_per_s: u64,
+    /// Adapter memory set aside for received frames waiting for the host.
+    pub rx_memory_bytes: u64,
+    /// Frames the MAC's transmit FIFO holds: how far gathers may run ahead of the wire.
+    pub mac_tx_frames: u32,
+    pub link_rate_bps: u64,
+    pub mtu: u32,
+    pub costs: FirmwareCosts,
+    pub checksum: ChecksumAt,
+    pub segmentation: Segmentation,
+}
+
+/// Host processor costs, in host cycles unless the name says otherwise.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostCosts {
+    /// One send call: system call, header template, descriptor.
+    pub send_call: u64,
+    /// Build one frame in a buffer (the frame-sending workloads).
+    pub frame_build: u64,
+    /// Notice an event in the event ring and act on it.
+    pub event: u64,
+    /// Take one received buffer and post it back.
+    pub rx_buffer: u64,
+    /// Protocol work per received frame (or merged segment).
+    pub rx_frame: u64,
+    /// GRO in the driver, per segment.
+    pub gro_segment: u64,
+    /// Copying between kernel and application buffers, nanoseconds per byte.
+    pub copy_ns_per_byte: f64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostSide {
+    pub clock: Clock,
+    pub costs: HostCosts,
+    /// Applications own pinned buffers the adapter reads and writes (mechanism
+    /// 12); otherwise data is copied between them and kernel buffers.
+    pub zero_copy: bool,
+    /// Receive buffers the host keeps posted, and how many it returns per doorbell.
+    pub rx_buffers: u32,
+    pub repost_batch: u32,
+}
+
+/// What the host and adapter do, besides receiving whatever arrives.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Workload {
+    Idle,
+    /// A TCP stream of `bytes` handed to the adapter `message` bytes at a time.
+    Tcp { from: Addr, to: Addr, bytes: u64, message: u32, outstanding: u32 },
+    /// UDP frames built by the host, `per_chunk` to one DMA (fragmentation when > 1).
+    Frames { from: Addr, to: Addr, frame_size: u32, per_chunk: u32, count: Option<u64>, outstanding: u32 },
+    /// Frames made by the firmware itself, no host involved.
+    Generate { from: Addr, to: Addr, frame_size: u32, count: Option<u64> },
+    /// A firmware loop of DMA transfers of `length` bytes, one way.
+    Dma { to_host: bool, length: u32, count: u64 },
+}
+
+/// What happens to received frames.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Receive {
+    /// Move frames to the host; otherwise the firmware counts and drops them.
+    pub to_host: bool,
+    pub coalesce: Option<CoalesceConfig>,
+    /// LRO in the firmware, or GRO in the host driver, with the flush timeout.
+    pub lro: Option<Duration>,
+    pub gro: Option<Duration>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SmartConfig {
+    pub host: HostSide,
+    pub bus: BusConfig,
+    pub adapter: AdapterConfig,
+    pub workload: Workload,
+    pub receive: Receive,
+}

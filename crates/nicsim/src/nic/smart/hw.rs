@@ -1,0 +1,192 @@
+//! The intelligent adapter's hardware as timed resources: embedded processors
+//! (each busy until its current work is done), the adapter memory port (a
+//! calendar shared by the MAC, the DMA engines and the processors), one DMA engine
+//! each way across the host bus, the MAC's transmit side, and the bridge that
+//! routes every bus request by its address to adapter memory or across the host
+//! bus to host memory. Bytes really move: host memory and adapter memory are
+//! address spaces under one map, as the bridge sees them.
+
+use crate::bus::calendar::Calendar;
+use crate::bus::{Fill, HostBus, Purpose};
+use crate::mem::{AddressSpace, MemError, Memory, SpaceId};
+use crate::nic::smart::config::AdapterConfig;
+use crate::time::{Duration, Time};
+use crate::wire::ethernet::wire_bytes;
+
+/// Where the bridge claims adapter memory in bus address space; host memory
+/// answers below it.
+pub const ADAPTER_BASE: u64 = 0x8000_0000_0000;
+const HOST_BYTES: u64 = ADAPTER_BASE;
+/// The memory port's arbitration unit: a DMA engine's bursts.
+const BURST: u64 = 256;
+
+/// What the adapter did, for the counters that prove a design.
+#[derive(Debug, Default)]
+pub struct Counters {
+    pub cycles: Vec<u64>,
+    /// Payload bytes written into adapter memory (zero for direct segmentation).
+    pub memory_payload_written: u64,
+    /// Every byte through the adapter memory port, either way.
+    pub memory_bytes: u64,
+    pub dma_transfers: u64,
+    /// Bytes and transactions the adapter and host moved across the host bus.
+    pub bus_bytes: u64,
+    pub bus_transactions: u64,
+}
+
+pub struct Hw {
+    pub cfg: AdapterConfig,
+    pub bus: HostBus,
+    pub mem: Memory,
+    host: SpaceId,
+    cpu_free: Vec<Time>,
+    memory_port: Calendar,
+    engine_free: [Time; 2],
+    mac_free: Time,
+    /// Wire start times of frames handed to the MAC, the last `mac_tx_frames`.
+    mac_queue: std::collections::VecDeque<Time>,
+    pub c: Counters,
+}
+
+impl Hw {
+    pub fn new(cfg: AdapterConfig, bus: HostBus) -> Self {
+        let mut mem = Memory::default();
+        let host = mem.add_space(AddressSpace::new("host memory", HOST_BYTES));
+        let adapter = mem.add_space(AddressSpace::new("adapter memory", cfg.memory_bytes));
+        mem.map(0, HOST_BYTES, host, 0).expect("host memory maps");
+        mem.map(ADAPTER_BASE, cfg.memory_bytes, adapter, 0).expect("adapter memory maps");
+        let n = cfg.processors as usize;
+        Hw {
+            bus,
+            mem,
+            host,
+            cpu_free: vec![Time::ZERO; n],
+            memory_port: Calendar::new(Duration::from_ms(10)),
+            engine_free: [Time::ZERO; 2],
+            mac_free: Time::ZERO,
+            mac_queue: Default::default(),
+            c: Counters { cycles: vec![0; n], ..Default::default() },
+            cfg,
+        }
+    }
+
+    /// Run `cycles` of firmware on processor `cpu` from `at`; returns when done.
+    pub fn run(&mut self, cpu: usize, at: Time, cycles: u64) -> Time {
+        let k = cpu.min(self.cpu_free.len() - 1);
+        let start = at.max(self.cpu_free[k]);
+        self.cpu_free[k] = start + self.cfg.clock.cycles(cycles);
+        self.c.cycles[k] += cycles;
+        self.cpu_free[k]
+    }
+
+    /// Move `bytes` through the adapter memory port from `at`.
+    pub fn memory(&mut self, at: Time, bytes: u64) -> Time {
+        self.c.memory_bytes += bytes;
+        let len = Duration::for_bits(bytes * 8, self.cfg.memory_bytes_per_s * 8);
+        self.memory_port.reserve(at, |_| len).1
+    }
+
+    /// Move `bytes` through the memory port as a DMA engine streams them between
+    /// `start` and `end`: in bursts spread over the transfer, so other masters
+    /// (the MAC) get the port in between. Returns when the last burst is done.
+    fn memory_streamed(&mut self, start: Time, end: Time, bytes: u64) -> Time {
+        let bursts = bytes.div_ceil(BURST).max(1);
+        let step = end.since(start).ps() / bursts;
+        let mut done = start;
+        for i in 0..bursts {
+            let n = BURST.min(bytes - i * BURST);
+            done = done.max(self.memory(start + Duration::from_ps(step * i), n));
+        }
+        done
+    }
+
+    fn bus_tally(&mut self, bytes: u64) {
+        self.c.bus_bytes += bytes;
+        self.c.bus_transactions += 1;
+    }
+
+    /// The host-to-adapter DMA engine copies `len` bytes from `from` (host) to
+    /// `to` (adapter); `payload` marks data bytes for the counters.
+    pub fn to_adapter(&mut self, at: Time, from: u64, to: u64, len: usize, payload: bool) -> Result<Time, MemError> {
+        let mut buf = vec![0u8; len];
+        self.mem.read(from, &mut buf)?;
+        self.mem.write(to, &buf)?;
+        let start = at.max(self.engine_free[0]);
+        self.bus_tally(len as u64);
+        self.c.dma_transfers += 1;
+        self.c.memory_payload_written += if payload { len as u64 } else { 0 };
+        let bus_done = self.bus.read(start, len as u64, Purpose::TxData);
+        let done = self.memory_streamed(start, bus_done, len as u64);
+        self.engine_free[0] = done;
+        Ok(done)
+    }
+
+    /// The adapter-to-host DMA engine copies `len` bytes from `from` (adapter) to `to` (host).
+    pub fn to_host(&mut self, at: Time, from: u64, to: u64, len: usize, purpose: Purpose) -> Result<Time, MemError> {
+        let mut buf = vec![0u8; len];
+        self.mem.read(from, &mut buf)?;
+        self.write_host(at, to, &buf, purpose)
+    }
+
+    /// The adapter-to-host engine writes `bytes` it holds (an event, a status) to host memory.
+    pub fn write_host(&mut self, at: Time, to: u64, bytes: &[u8], purpose: Purpose) -> Result<Time, MemError> {
+        self.mem.write(to, bytes)?;
+        let start = at.max(self.engine_free[1]);
+        self.bus_tally(bytes.len() as u64);
+        self.c.dma_transfers += 1;
+        let bus_done = self.bus.write(start, bytes.len() as u64, Fill::Ready, purpose);
+        let done = self.memory_streamed(start, bus_done, bytes.len() as u64);
+        self.engine_free[1] = done;
+        Ok(done)
+    }
+
+    /// The host processor writes a doorbell register; returns when it reaches the adapter.
+    pub fn doorbell(&mut self, at: Time) -> Time {
+        self.bus_tally(4);
+        self.bus.register_write(at)
+    }
+
+    /// The MAC gathers a frame from `pieces` (bus address, length), each routed
+    /// by the bridge: adapter memory through its port, host memory across the
+    /// host bus. It may start once its FIFO has room. Returns when the frame is
+    /// in the MAC, with its bytes.
+    pub fn gather(&mut self, at: Time, pieces: &[(u64, usize)]) -> Result<(Time, Vec<u8>), MemError> {
+        let room = if self.mac_queue.len() >= self.cfg.mac_tx_frames as usize { self.mac_queue[0] } else { Time::ZERO };
+        let mut t = at.max(room);
+        let mut out = Vec::with_capacity(pieces.iter().map(|p| p.1).sum());
+        for &(addr, len) in pieces {
+            let (space, _) = self.mem.route(addr, len)?;
+            let start = out.len();
+            out.resize(start + len, 0);
+            self.mem.read(addr, &mut out[start..])?;
+            t = if space == self.host {
+                self.bus_tally(len as u64);
+                self.bus.read(t, len as u64, Purpose::TxData)
+            } else {
+                self.memory(t, len as u64)
+            };
+        }
+        Ok((t, out))
+    }
+
+    /// The MAC sends a frame of `len` bytes that is ready at `ready`: returns the
+    /// time its first bit goes on the wire (frames leave in order).
+    pub fn transmit(&mut self, ready: Time, len: usize) -> Time {
+        let start = ready.max(self.mac_free);
+        self.mac_free = start + Duration::for_bits(wire_bytes(len) as u64 * 8, self.cfg.link_rate_bps);
+        self.mac_queue.push_back(start);
+        if self.mac_queue.len() > self.cfg.mac_tx_frames as usize {
+            self.mac_queue.pop_front();
+        }
+        start
+    }
+
+    /// When the last frame handed to the MAC has left it.
+    pub fn wire_idle_at(&self) -> Time {
+        self.mac_free
+    }
+
+    pub fn busy(&self) -> Vec<Duration> {
+        self.c.cycles.iter().map(|&n| self.cfg.clock.cycles(n)).collect()
+    }
+}

@@ -1,0 +1,15 @@
+//! The intelligent adapter (BRIEF.md mechanisms 1 to 6 and 12): embedded
+//! processors, adapter memory, DMA engines each way and a bridge that routes bus
+//! requests by address, running the firmware of `nic::firmware` on real bytes,
+//! together with the host that drives it through rings, doorbells and an event
+//! ring. `Node` is the component.
+
+pub mod config;
+pub mod hw;
+pub mod layout;
+mod node;
+mod recv;
+mod send;
+mod staging;
+
+pub use node::Node;

@@ -1,0 +1,248 @@
+//! The receiving side: the MAC puts each arriving frame in adapter memory; the
+//! firmware verifies its checksums and reports them, optionally merges TCP
+//! segments (LRO) and packs frames into one host buffer (packet coalescing),
+//! then moves them by DMA into buffers the host posted and writes an event. The
+//! host polls the event ring, optionally merges segments itself (GRO), counts and
+//! checks what arrived, and posts buffers back in batches.
+
+use crate::bus::Purpose;
+use crate::engine::Ctx;
+use crate::nic::firmware::gro::Out;
+use crate::nic::firmware::{chunk, csum};
+use crate::nic::smart::config::ChecksumAt;
+use crate::nic::smart::layout::*;
+use crate::nic::smart::node::{wake, Node, Tag};
+use crate::observe::Report;
+use crate::time::Time;
+use crate::wire::verify_checksums;
+
+/// Receive work runs on the second processor where there is one.
+const RX_CPU: usize = 1;
+const RX_EVENTS: u64 = EVENT_RING + EVENT_SLOTS * 16;
+
+/// Something ready to move to one host buffer: its bytes, frames and segments.
+#[derive(Debug)]
+pub(super) struct Ready {
+    bytes: Vec<u8>,
+    frames: u32,
+    segments: u32,
+}
+
+impl Node {
+    pub(super) fn post_initial_buffers(&mut self, _ctx: &mut Ctx) {
+        self.recv.posted = self.cfg.host.rx_buffers as u64;
+    }
+
+    fn rx_slots(&self) -> u64 {
+        let slot = (self.cfg.adapter.mtu as u64 + 18).next_multiple_of(64);
+        (self.cfg.adapter.rx_memory_bytes / slot).max(1)
+    }
+
+    /// A frame's last bit has arrived from the wire.
+    pub(super) fn arrive(&mut self, bytes: Vec<u8>, ctx: &mut Ctx) {
+        let now = ctx.now();
+        self.recv.frames_in += 1;
+        self.recv.first.get_or_insert(now);
+        if self.recv.held >= self.rx_slots() {
+            self.recv.overruns += 1;
+            return;
+        }
+        self.recv.held += 1;
+        let a = self.cfg.adapter.clone();
+        let mut t = self.hw.memory(now, bytes.len() as u64);
+        let mut cycles = a.costs.rx_frame;
+        if a.checksum == ChecksumAt::Firmware {
+            cycles += (a.costs.checksum_per_byte * bytes.len() as f64) as u64;
+            t = self.hw.memory(t, bytes.len() as u64);
+        }
+        if csum::verify(&bytes).bad() {
+            self.recv.bad_checksums += 1;
+        }
+        t = self.hw.run(RX_CPU, t, cycles);
+        if !self.cfg.receive.to_host {
+            self.recv.held -= 1;
+            self.recv.counted += 1;
+            self.recv.counted_bytes += bytes.len() as u64;
+            self.recv.last = t;
+            return;
+        }
+        let outs = match &mut self.lro {
+            Some(lro) => {
+                t = self.hw.run(RX_CPU, t, a.costs.lro);
+                lro.push(&bytes, t)
+            }
+            None => vec![Out { bytes, segments: 1, reason: None }],
+        };
+        self.take_in(outs, t, ctx);
+    }
+
+    /// Frames ready for the host: pack them (coalescing) or queue each alone.
+    fn take_in(&mut self, outs: Vec<Out>, mut t: Time, ctx: &mut Ctx) {
+        for o in outs {
+            match &mut self.coalescer {
+                Some(c) => {
+                    self.pending_segments += o.segments;
+                    let batches = c.push(&o.bytes, t);
+                    t = self.hw.run(RX_CPU, t, self.cfg.adapter.costs.coalesce);
+                    for b in batches {
+                        let segments = std::mem::take(&mut self.pending_segments);
+                        self.ready.push_back(Ready { bytes: b.bytes, frames: b.frames, segments });
+                    }
+                }
+                None => self.ready.push_back(Ready { bytes: o.bytes, frames: 1, segments: o.segments }),
+            }
+        }
+        self.arm_rx_flush(ctx);
+        self.dma_out(t, ctx);
+    }
+
+    fn arm_rx_flush(&mut self, ctx: &mut Ctx) {
+        let due = [self.coalescer.as_ref().and_then(|c| c.deadline()), self.lro.as_ref().and_then(|g| g.deadline())];
+        if let Some(due) = due.into_iter().flatten().min() {
+            if self.flush_armed.is_none_or(|a| due < a || a < ctx.now()) {
+                self.flush_armed = Some(due);
+                wake(ctx, due, Tag::RxFlush);
+            }
+        }
+    }
+
+    pub(super) fn rx_flush(&mut self, ctx: &mut Ctx) {
+        let now = ctx.now();
+        self.flush_armed = None;
+        let outs = self.lro.as_mut().map_or_else(Vec::new, |g| g.expire(now));
+        self.take_in(outs, now, ctx);
+        if let Some(b) = self.coalescer.as_mut().and_then(|c| c.expire(now)) {
+            let segments = std::mem::take(&mut self.pending_segments);
+            self.ready.push_back(Ready { bytes: b.bytes, frames: b.frames, segments });
+            self.dma_out(now, ctx);
+        }
+        self.arm_rx_flush(ctx);
+    }
+
+    /// Move ready buffers into posted host buffers, each with its event.
+    fn dma_out(&mut self, mut t: Time, ctx: &mut Ctx) {
+        let costs = self.cfg.adapter.costs.clone();
+        while self.recv.posted > 0 {
+            let Some(r) = self.ready.pop_front() else { break };
+            self.recv.posted -= 1;
+            let slot = self.recv.next_slot % self.cfg.host.rx_buffers as u64;
+            self.recv.next_slot += 1;
+            t = self.hw.run(RX_CPU, t, costs.dma_setup);
+            let done = self.hw.write_host(t, RX_BUFFERS + slot * RX_SLOT, &r.bytes, Purpose::RxData).expect("mapped");
+            self.recv.held -= r.segments as u64;
+            t = self.hw.run(RX_CPU, done, costs.event);
+            let mut event = [0u8; 16];
+            event[..4].copy_from_slice(&(r.bytes.len() as u32).to_le_bytes());
+            event[4..8].copy_from_slice(&r.frames.to_le_bytes());
+            let seen = self.hw.write_host(t, RX_EVENTS + (slot % EVENT_SLOTS) * 16, &event, Purpose::RxStatus).expect("mapped");
+            self.recv.batches += 1;
+            self.recv.slots.insert(slot, (r.bytes.len(), r.frames));
+            wake(ctx, seen, Tag::RxDone(slot));
+        }
+    }
+
+    /// The host adapter posted `n` more buffers.
+    pub(super) fn buffers_posted(&mut self, n: u64, ctx: &mut Ctx) {
+        let t = self.hw.run(RX_CPU, ctx.now(), self.cfg.adapter.costs.doorbell);
+        self.recv.posted += n;
+        self.dma_out(t, ctx);
+    }
+
+    /// The host finds a filled buffer in its event ring.
+    pub(super) fn host_receive(&mut self, slot: u64, ctx: &mut Ctx) {
+        let Some((len, frames)) = self.recv.slots.remove(&slot) else { return };
+        let mut buf = vec![0u8; len];
+        self.hw.mem.read(RX_BUFFERS + slot * RX_SLOT, &mut buf).expect("mapped");
+        let list = if self.coalescer.is_some() { chunk::split(&buf).unwrap_or_default() } else { vec![0..len] };
+        if list.len() != frames as usize {
+            self.recv.host_bad += frames as u64;
+        }
+        let now = ctx.now();
+        let mut outs = Vec::new();
+        let mut gro_in = 0u64;
+        for r in list {
+            match &mut self.gro {
+                Some(g) => {
+                    gro_in += 1;
+                    outs.extend(g.push(&buf[r], now));
+                }
+                None => outs.push(Out { bytes: buf[r].to_vec(), segments: 1, reason: None }),
+            }
+        }
+        let h = self.cfg.host.costs.clone();
+        let cycles = h.event + h.rx_buffer + gro_in * h.gro_segment;
+        let t = self.host_run(now, cycles, 0);
+        self.deliver(outs, t);
+        self.recv.to_repost += 1;
+        if self.recv.to_repost >= self.cfg.host.repost_batch as u64 {
+            let n = std::mem::take(&mut self.recv.to_repost);
+            let at = self.hw.doorbell(self.host_free);
+            wake(ctx, at, Tag::RxPost(n));
+        }
+        self.arm_gro(ctx);
+    }
+
+    /// The protocol takes frames (or merged segments): checked, counted, copied.
+    fn deliver(&mut self, outs: Vec<Out>, at: Time) {
+        let mut t = at;
+        for o in outs {
+            let payload = match verify_checksums(&o.bytes) {
+                Ok(v) => v.payload.len() as u64,
+                Err(_) => {
+                    self.recv.host_bad += 1;
+                    0
+                }
+            };
+            t = self.host_run(t, self.cfg.host.costs.rx_frame, payload);
+            self.recv.delivered_frames += 1;
+            self.recv.delivered_segments += o.segments as u64;
+            self.recv.delivered_payload += payload;
+        }
+        self.recv.last = self.recv.last.max(t);
+    }
+
+    fn arm_gro(&mut self, ctx: &mut Ctx) {
+        if let Some(due) = self.gro.as_ref().and_then(|g| g.deadline()) {
+            if self.gro_armed.is_none_or(|a| due < a || a < ctx.now()) {
+                self.gro_armed = Some(due);
+                wake(ctx, due, Tag::GroFlush);
+            }
+        }
+    }
+
+    pub(super) fn gro_flush(&mut self, ctx: &mut Ctx) {
+        self.gro_armed = None;
+        let outs = self.gro.as_mut().map_or_else(Vec::new, |g| g.expire(ctx.now()));
+        let t = self.host_free.max(ctx.now());
+        self.deliver(outs, t);
+        self.arm_gro(ctx);
+    }
+
+    pub(super) fn recv_report(&self, r: &mut Report) {
+        let s = &self.recv;
+        let Some(first) = s.first else { return };
+        let secs = s.last.since(first).as_secs_f64().max(1e-12);
+        r.count("rx_frames", s.frames_in);
+        r.count("rx_overruns", s.overruns);
+        r.count("rx_bad_checksums", s.bad_checksums);
+        if !self.cfg.receive.to_host {
+            r.count("rx_counted", s.counted);
+            r.real("rx_frames_per_s", s.counted as f64 / secs);
+            r.real("rx_mbps", s.counted_bytes as f64 * 8.0 / secs / 1e6);
+            return;
+        }
+        r.count("rx_host_buffers", s.batches);
+        r.count("rx_delivered_segments", s.delivered_segments);
+        r.count("rx_delivered_frames", s.delivered_frames);
+        r.count("rx_payload_bytes", s.delivered_payload);
+        r.count("rx_host_bad", s.host_bad);
+        r.real("rx_goodput_mbps", s.delivered_payload as f64 * 8.0 / secs / 1e6);
+        r.real("rx_frames_per_s", s.delivered_segments as f64 / secs);
+        r.real("rx_frames_per_host_buffer", s.delivered_segments as f64 / s.batches.max(1) as f64);
+        for (name, g) in [("lro", &self.lro), ("gro", &self.gro)] {
+            if let Some(g) = g {
+                r.count(&format!("{name}_merged_segments"), g.merged_segments);
+            }
+        }
+    }
+}

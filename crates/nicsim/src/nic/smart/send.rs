@@ -1,0 +1,323 @@
+//! The sending side: the host hands the adapter large TCP sends with a header
+//! template (segmented directly from host memory, or stored and forwarded), or
+//! chunks of ready frames (fragmentation; one frame per chunk is the standard
+//! firmware); the firmware can also make frames itself or run a DMA loop.
+
+use crate::bus::Purpose;
+use crate::engine::{Ctx, Msg};
+use crate::host::segment::{pattern, Addr};
+use crate::nic::firmware::tso::{plan, Template};
+use crate::nic::firmware::{chunk, csum};
+use crate::nic::smart::config::{ChecksumAt, Segmentation, Workload};
+use crate::nic::smart::layout::*;
+use crate::nic::smart::node::{wake, Node, Tag};
+use crate::observe::Report;
+use crate::time::Time;
+use crate::wire::checksum::accumulate;
+use crate::wire::ethernet::{FCS, MIN_FRAME};
+use crate::wire::{build, Frame, FrameMeta, Headers, TcpFields, L3, L4};
+
+const TX_CPU: usize = 0;
+/// First sequence number of the stream.
+const ISN: u32 = 1;
+
+fn headers(from: Addr, to: Addr, id: u16, l4: L4) -> Headers {
+    Headers { dst_mac: to.mac, src_mac: from.mac, vlan: None, l3: L3::Ipv4 { src: from.ip, dst: to.ip, ttl: 64, id, l4 } }
+}
+
+/// A UDP frame of `frame_size` bytes (with FCS) whose payload follows the pattern
+/// from `n`; its checksums are left for the adapter when `offload`.
+fn udp_frame(from: Addr, to: Addr, n: u64, frame_size: u32, offload: bool) -> Vec<u8> {
+    let payload = frame_size as usize - FCS - 42;
+    let l4 = L4::Udp { src_port: from.port, dst_port: to.port };
+    let mut bytes = build(&headers(from, to, n as u16, l4), pattern(n * 7, payload)).expect("a checked frame size builds");
+    if offload {
+        bytes[24..26].fill(0);
+        bytes[40..42].fill(0);
+    }
+    bytes
+}
+
+impl Node {
+    /// Write bytes the host produced into host memory.
+    fn host_write(&mut self, addr: u64, bytes: &[u8]) {
+        self.hw.mem.write(addr, bytes).expect("host buffers are mapped");
+    }
+
+    /// The host starts its next send, if any is left, from `at`.
+    pub(super) fn host_send(&mut self, at: Time, ctx: &mut Ctx) {
+        let n = self.send.issued;
+        let slot = n % SEND_SLOTS;
+        match self.cfg.workload.clone() {
+            Workload::Tcp { from, to, bytes, message, outstanding } => {
+                let offset = n * message as u64;
+                if offset >= bytes {
+                    return;
+                }
+                let len = (message as u64).min(bytes - offset) as usize;
+                let stride = (message as u64).next_multiple_of(4096);
+                let app = APP + (n % outstanding as u64) * stride;
+                for at in (0..len).step_by(65_536) {
+                    let piece = pattern(offset + at as u64, (len - at).min(65_536));
+                    self.host_write(app + at as u64, piece);
+                }
+                let src = if self.cfg.host.zero_copy {
+                    app
+                } else {
+                    let mut buf = vec![0u8; len];
+                    self.hw.mem.read(app, &mut buf).expect("mapped");
+                    let kernel = KERNEL + (n % outstanding as u64) * stride;
+                    self.host_write(kernel, &buf);
+                    kernel
+                };
+                let tcp = TcpFields {
+                    src_port: from.port,
+                    dst_port: to.port,
+                    seq: ISN.wrapping_add(offset as u32),
+                    ack: Some(1),
+                    window: 65_535,
+                    psh: true,
+                    fin: false,
+                };
+                let template = build(&headers(from, to, self.send.ip_id, L4::Tcp(tcp)), &[]).expect("headers build");
+                let hlen = 54;
+                let mss = self.cfg.adapter.mtu as usize - 40;
+                self.send.ip_id = self.send.ip_id.wrapping_add(len.div_ceil(mss).max(1) as u16);
+                let d = SEND_RING + slot * SEND_SLOT;
+                self.host_write(d, &descriptor(src, len as u32, hlen as u32));
+                self.host_write(d + 16, &template[..hlen]);
+                let t = self.host_run(at, self.cfg.host.costs.send_call, len as u64);
+                self.ring_doorbell(t, n, at, ctx);
+            }
+            Workload::Frames { from, to, frame_size, per_chunk, count, .. } => {
+                let first = n * per_chunk as u64;
+                let k = count.map_or(per_chunk as u64, |c| c.saturating_sub(first).min(per_chunk as u64));
+                if k == 0 {
+                    return;
+                }
+                let mut buf = Vec::new();
+                for i in 0..k {
+                    let f = udp_frame(from, to, first + i, frame_size, true);
+                    if per_chunk == 1 {
+                        buf = f;
+                    } else {
+                        chunk::push(&mut buf, &f);
+                    }
+                }
+                let addr = APP + slot * chunk::MAX_CHUNK as u64;
+                self.host_write(addr, &buf);
+                self.host_write(SEND_RING + slot * SEND_SLOT, &descriptor(addr, buf.len() as u32, k as u32));
+                let cycles = self.cfg.host.costs.send_call + k * self.cfg.host.costs.frame_build;
+                let t = self.host_run(at, cycles, buf.len() as u64);
+                self.ring_doorbell(t, n, at, ctx);
+            }
+            _ => {}
+        }
+    }
+
+    fn ring_doorbell(&mut self, t: Time, n: u64, at: Time, ctx: &mut Ctx) {
+        let t = self.hw.doorbell(t);
+        wake(ctx, t, Tag::Doorbell(n));
+        self.send.issued += 1;
+        self.send.first.get_or_insert(at);
+    }
+
+    /// The firmware takes send `n`: fetch its descriptor, then cut and send it.
+    pub(super) fn adapter_send(&mut self, n: u64, ctx: &mut Ctx) {
+        let costs = self.cfg.adapter.costs.clone();
+        let slot = n % SEND_SLOTS;
+        let t = self.hw.run(TX_CPU, ctx.now(), costs.doorbell + costs.dma_setup);
+        let desc = A_DESC + slot * SEND_SLOT;
+        let t = self.hw.to_adapter(t, SEND_RING + slot * SEND_SLOT, desc, SEND_SLOT as usize, false).expect("mapped");
+        let mut d = [0u8; SEND_SLOT as usize];
+        self.hw.mem.read(desc, &mut d).expect("mapped");
+        let (addr, len, extra) = parse_descriptor(&d);
+        // The host buffer is free once its payload has been read: after the
+        // last gather in direct segmentation, after the copy in store and forward.
+        let (fw, released) = match self.cfg.workload {
+            Workload::Tcp { .. } => self.segment_send(t, addr, len as usize, &d[16..16 + extra as usize], ctx),
+            _ => self.chunk_send(t, addr, len as usize, ctx),
+        };
+        let done = fw.max(released);
+        let t = self.hw.run(TX_CPU, done, costs.event);
+        let mut event = [0u8; 16];
+        event[..8].copy_from_slice(&n.to_le_bytes());
+        let at = self.hw.write_host(t, EVENT_RING + (n % EVENT_SLOTS) * 16, &event, Purpose::TxStatus).expect("mapped");
+        wake(ctx, at, Tag::SendDone(n));
+    }
+
+    /// Hand one frame to the MAC: gather it, finish its checksums if the MAC does
+    /// them, and send it when the wire is free. Returns when the gather is done.
+    fn mac_send(&mut self, at: Time, pieces: &[(u64, usize)], fix: impl FnOnce(&mut Vec<u8>), payload: usize, ctx: &mut Ctx) -> (Time, Time) {
+        let (ready, mut bytes) = self.hw.gather(at, pieces).expect("mapped");
+        fix(&mut bytes);
+        if bytes.len() < MIN_FRAME - FCS {
+            bytes.resize(MIN_FRAME - FCS, 0);
+        }
+        let start = self.hw.transmit(ready, bytes.len());
+        let meta = FrameMeta { created: at, ..Default::default() };
+        ctx.send_at(0, start, Msg::frame(Frame { bytes, meta }));
+        self.send.frames += 1;
+        self.send.payload += payload as u64;
+        self.send.last_wire_end = self.hw.wire_idle_at();
+        (ready, start)
+    }
+
+    /// Segmentation of one large send (mechanism 1), directly or by store and forward.
+    fn segment_send(&mut self, at: Time, addr: u64, len: usize, template: &[u8], ctx: &mut Ctx) -> (Time, Time) {
+        let Ok(template) = Template::parse(template) else { return (at, at) };
+        let mut released = at;
+        let a = self.cfg.adapter.clone();
+        let mss = template.mss_for(a.mtu as usize);
+        let hlen = template.header_len();
+        let mut fw = at;
+        let mut staged: Option<(u64, u64, u64)> = None; // (send offset, length, adapter address)
+        if len > mss {
+            self.send.segmented_sends += 1;
+        }
+        for piece in plan(len, mss) {
+            let payload_addr = match a.segmentation {
+                Segmentation::Direct => addr + piece.offset as u64,
+                Segmentation::StoreAndForward => {
+                    let within = staged.filter(|s| (piece.offset as u64) >= s.0 && (piece.offset + piece.len) as u64 <= s.0 + s.1);
+                    match within {
+                        Some(s) => s.2 + (piece.offset as u64 - s.0),
+                        None => {
+                            // Stage the next run of whole segments, up to half the ring.
+                            let run = ((STAGING_HALF as usize / mss.max(1)).max(1) * mss).min(len - piece.offset);
+                            let (dst, free) = self.send.staging.take(run as u64);
+                            let t = self.hw.run(TX_CPU, fw.max(free), a.costs.dma_setup);
+                            fw = self.hw.to_adapter(t, addr + piece.offset as u64, dst, run, true).expect("mapped");
+                            released = fw;
+                            staged = Some((piece.offset as u64, run as u64, dst));
+                            dst
+                        }
+                    }
+                }
+            };
+            let mut cycles = a.costs.segment;
+            let mut sum = 0;
+            if a.checksum == ChecksumAt::Firmware {
+                let mut data = vec![0u8; piece.len];
+                self.hw.mem.read(payload_addr, &mut data).expect("mapped");
+                sum = accumulate(0, &data);
+                cycles += (a.costs.checksum_per_byte * piece.len as f64) as u64;
+                fw = self.hw.memory(fw, piece.len as u64);
+            }
+            fw = self.hw.run(TX_CPU, fw, cycles);
+            let mut header = vec![0u8; hlen];
+            template.write_header(piece, sum, &mut header);
+            let hdr_addr = A_HEADERS + (self.send.frames % A_HEADER_SLOTS) * 128;
+            self.hw.mem.write(hdr_addr, &header).expect("mapped");
+            fw = self.hw.memory(fw, hlen as u64);
+            let at_mac = a.checksum == ChecksumAt::Mac;
+            let fix = |b: &mut Vec<u8>| {
+                if at_mac {
+                    let (h, p) = b.split_at_mut(hlen);
+                    template.write_header(piece, accumulate(0, p), h);
+                }
+            };
+            let (gathered, _) = self.mac_send(fw, &[(hdr_addr, hlen), (payload_addr, piece.len)], fix, piece.len, ctx);
+            if staged.is_some() {
+                self.send.staging.used_until(gathered);
+            } else {
+                released = gathered;
+            }
+        }
+        (fw, released)
+    }
+
+    /// A chunk of ready frames: one DMA into adapter memory, then each frame to the
+    /// MAC (split from the chunk when it holds more than one), checksums inserted.
+    fn chunk_send(&mut self, at: Time, addr: u64, len: usize, ctx: &mut Ctx) -> (Time, Time) {
+        let a = self.cfg.adapter.clone();
+        let Workload::Frames { per_chunk, .. } = self.cfg.workload else { return (at, at) };
+        let (dst, free) = self.send.staging.take(len as u64);
+        let t = self.hw.run(TX_CPU, at.max(free), a.costs.dma_setup);
+        let mut fw = self.hw.to_adapter(t, addr, dst, len, true).expect("mapped");
+        let released = fw;
+        let mut buf = vec![0u8; len];
+        self.hw.mem.read(dst, &mut buf).expect("mapped");
+        let frames = if per_chunk == 1 { Ok(vec![0..len]) } else { chunk::split(&buf) };
+        let Ok(frames) = frames else { return (fw, released) };
+        for r in frames {
+            let mut cycles = a.costs.tx_frame + if per_chunk > 1 { a.costs.split } else { 0 };
+            if a.checksum == ChecksumAt::Firmware {
+                cycles += (a.costs.checksum_per_byte * r.len() as f64) as u64;
+                fw = self.hw.memory(fw, r.len() as u64);
+            }
+            fw = self.hw.run(TX_CPU, fw, cycles);
+            let payload = r.len().saturating_sub(42);
+            let fix = |b: &mut Vec<u8>| {
+                let _ = csum::insert(b);
+            };
+            let (gathered, _) = self.mac_send(fw, &[(dst + r.start as u64, r.len())], fix, payload, ctx);
+            self.send.staging.used_until(gathered);
+        }
+        (fw, released)
+    }
+
+    /// The host sees a send's completion event and starts the next send.
+    pub(super) fn send_done(&mut self, _n: u64, ctx: &mut Ctx) {
+        let t = self.host_run(ctx.now(), self.cfg.host.costs.event, 0);
+        self.send.completed += 1;
+        self.host_send(t, ctx);
+    }
+
+    /// The firmware makes one frame in adapter memory and sends it, then comes
+    /// back for the next when that frame starts on the wire.
+    pub(super) fn generate(&mut self, ctx: &mut Ctx) {
+        let Workload::Generate { from, to, frame_size, count } = self.cfg.workload else { return };
+        if count.is_some_and(|c| self.send.frames >= c) {
+            return;
+        }
+        let cost = self.cfg.adapter.costs.generate;
+        let fw = self.hw.run(TX_CPU, ctx.now(), cost);
+        let f = udp_frame(from, to, self.send.frames, frame_size, false);
+        let at = A_STAGING + (self.send.frames % 2) * STAGING_HALF;
+        self.hw.mem.write(at, &f).expect("mapped");
+        let fw = self.hw.memory(fw, f.len() as u64);
+        self.send.first.get_or_insert(ctx.now());
+        let payload = f.len() - 42;
+        let (_, start) = self.mac_send(fw, &[(at, f.len())], |_| {}, payload, ctx);
+        wake(ctx, start.max(fw), Tag::Generate);
+    }
+
+    /// A firmware loop of `count` DMA transfers of `length` bytes, each programmed
+    /// after the last completes. Returns when the last completes.
+    pub(super) fn dma_loop(&mut self, to_host: bool, length: u32, count: u64) -> Time {
+        let setup = self.cfg.adapter.costs.dma_setup;
+        let mut t = Time::ZERO;
+        self.send.first = Some(t);
+        for i in 0..count {
+            t = self.hw.run(TX_CPU, t, setup);
+            let host = RX_BUFFERS + (i % 16) * RX_SLOT;
+            t = if to_host {
+                self.hw.to_host(t, A_STAGING, host, length as usize, Purpose::RxData)
+            } else {
+                self.hw.to_adapter(t, host, A_STAGING, length as usize, true)
+            }
+            .expect("mapped");
+            self.send.dma_bytes += length as u64;
+        }
+        self.send.last_wire_end = t;
+        t
+    }
+
+    pub(super) fn send_report(&self, r: &mut Report) {
+        let s = &self.send;
+        let Some(first) = s.first else { return };
+        let secs = s.last_wire_end.since(first).as_secs_f64().max(1e-12);
+        if let Workload::Dma { .. } = self.cfg.workload {
+            r.count("dma_bytes", s.dma_bytes);
+            r.real("dma_mbps", s.dma_bytes as f64 * 8.0 / secs / 1e6);
+            return;
+        }
+        r.count("tx_frames", s.frames);
+        r.count("tx_payload_bytes", s.payload);
+        r.count("sends_completed", s.completed);
+        r.count("segmented_sends", s.segmented_sends);
+        r.real("tx_goodput_mbps", s.payload as f64 * 8.0 / secs / 1e6);
+        r.real("tx_frames_per_s", s.frames as f64 / secs);
+    }
+}

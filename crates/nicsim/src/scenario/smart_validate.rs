@@ -1,0 +1,216 @@
+//! Checks `[[smart_host]]` tables and turns them into configurations; errors name
+//! the key path. Defaults are documented in docs/scenarios.md and their sources
+//! in docs/model.md.
+
+use crate::host::segment::Addr;
+use crate::nic::firmware::chunk;
+use crate::nic::firmware::coalesce::CoalesceConfig;
+use crate::nic::smart::config::*;
+use crate::nic::smart::layout::{A_RESERVED, RX_SLOT, SEND_SLOTS};
+use crate::scenario::host_validate::{bus_config, within, Surroundings};
+use crate::scenario::smart_schema::*;
+use crate::scenario::ScenarioError;
+use crate::time::Duration;
+
+fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, ScenarioError> {
+    Err(ScenarioError::new(path, message))
+}
+
+/// The firmware costs a scenario leaves out (assumed; docs/model.md).
+pub const FIRMWARE_DEFAULTS: FirmwareCosts = FirmwareCosts {
+    doorbell: 100,
+    dma_setup: DMA_SETUP_CALIBRATED,
+    tx_frame: 200,
+    rx_frame: 300,
+    segment: 150,
+    checksum_per_byte: 1.0,
+    generate: 100,
+    split: 50,
+    coalesce: 100,
+    lro: 150,
+    event: 50,
+};
+
+/// Cycles to program a DMA transfer, from the Malta calibration point (adapter
+/// to host, 1512-byte transfers, 665.6 Mb/s on 32-bit 33 MHz PCI at 88 MHz;
+/// docs/model.md shows the arithmetic).
+pub const DMA_SETUP_CALIBRATED: u64 = 0;
+
+fn cycles(path: String, v: Option<i64>, default: u64) -> Result<u64, ScenarioError> {
+    within(path, v.unwrap_or(default as i64), 0, 1_000_000_000)
+}
+
+fn per_byte(path: String, v: Option<f64>, default: f64) -> Result<f64, ScenarioError> {
+    let v = v.unwrap_or(default);
+    if !(v.is_finite() && (0.0..=1000.0).contains(&v)) {
+        return err(path, format!("must be 0 to 1000, got {v}"));
+    }
+    Ok(v)
+}
+
+fn host_side(s: &SmartSpec, path: &str) -> Result<HostSide, ScenarioError> {
+    let h = &s.host;
+    let p = |k: &str| format!("{path}.host.{k}");
+    let costs = HostCosts {
+        send_call: cycles(p("send_call"), h.send_call, 2000)?,
+        frame_build: cycles(p("frame_build"), h.frame_build, 500)?,
+        event: cycles(p("event"), h.event, 200)?,
+        rx_buffer: cycles(p("rx_buffer"), h.rx_buffer, 300)?,
+        rx_frame: cycles(p("rx_frame"), h.rx_frame, 1000)?,
+        gro_segment: cycles(p("gro_segment"), h.gro_segment, 200)?,
+        copy_ns_per_byte: per_byte(p("copy_ns_per_byte"), h.copy_ns_per_byte, 1.0)?,
+    };
+    let rx_buffers = within(format!("{path}.rx_buffers"), s.rx_buffers.unwrap_or(64), 1, 4096)? as u32;
+    let repost_batch = within(format!("{path}.repost_batch"), s.repost_batch.unwrap_or(1), 1, rx_buffers as i64)? as u32;
+    Ok(HostSide { clock: h.clock.0, costs, zero_copy: s.zero_copy, rx_buffers, repost_batch })
+}
+
+fn adapter(a: &SmartAdapterSpec, path: &str, s: &Surroundings) -> Result<AdapterConfig, ScenarioError> {
+    let c = &a.costs;
+    let d = FIRMWARE_DEFAULTS;
+    let p = |k: &str| format!("{path}.costs.{k}");
+    let costs = FirmwareCosts {
+        doorbell: cycles(p("doorbell"), c.doorbell, d.doorbell)?,
+        dma_setup: cycles(p("dma_setup"), c.dma_setup, d.dma_setup)?,
+        tx_frame: cycles(p("tx_frame"), c.tx_frame, d.tx_frame)?,
+        rx_frame: cycles(p("rx_frame"), c.rx_frame, d.rx_frame)?,
+        segment: cycles(p("segment"), c.segment, d.segment)?,
+        checksum_per_byte: per_byte(p("checksum_per_byte"), c.checksum_per_byte, d.checksum_per_byte)?,
+        generate: cycles(p("generate"), c.generate, d.generate)?,
+        split: cycles(p("split"), c.split, d.split)?,
+        coalesce: cycles(p("coalesce"), c.coalesce, d.coalesce)?,
+        lro: cycles(p("lro"), c.lro, d.lro)?,
+        event: cycles(p("event"), c.event, d.event)?,
+    };
+    let memory = within(format!("{path}.memory"), a.memory.unwrap_or(1 << 20), 256 * 1024, 1 << 34)?;
+    let rx_memory = a.rx_memory.unwrap_or(((memory - A_RESERVED) / 2) as i64);
+    let rx_memory = within(format!("{path}.rx_memory"), rx_memory, 16 * 1024, (memory - A_RESERVED) as i64)?;
+    let checksum = match a.checksum {
+        ChecksumSpec::Mac => ChecksumAt::Mac,
+        ChecksumSpec::Firmware => ChecksumAt::Firmware,
+    };
+    let segmentation = match a.segmentation {
+        SegmentationSpec::Direct => Segmentation::Direct,
+        SegmentationSpec::StoreAndForward => Segmentation::StoreAndForward,
+    };
+    if checksum == ChecksumAt::Firmware && segmentation == Segmentation::Direct {
+        return err(
+            format!("{path}.checksum"),
+            "\"firmware\" needs the payload in adapter memory, which direct segmentation never puts there: use \"mac\", or segmentation = \"store-and-forward\"",
+        );
+    }
+    Ok(AdapterConfig {
+        processors: within(format!("{path}.processors"), a.processors.unwrap_or(2), 1, 64)? as u32,
+        clock: a.clock.0,
+        memory_bytes: memory,
+        memory_bytes_per_s: a.memory_bandwidth.0 / 8,
+        rx_memory_bytes: rx_memory,
+        mac_tx_frames: within(format!("{path}.mac_tx_frames"), a.mac_tx_frames.unwrap_or(2), 1, 1024)? as u32,
+        link_rate_bps: s.link_rate,
+        mtu: s.mtu,
+        costs,
+        checksum,
+        segmentation,
+    })
+}
+
+/// The keys each kind of send takes.
+fn allowed(kind: SendKind) -> &'static [&'static str] {
+    match kind {
+        SendKind::Tcp => &["to", "bytes", "message", "outstanding"],
+        SendKind::Frames => &["to", "frame_size", "per_chunk", "count", "outstanding"],
+        SendKind::Generate => &["to", "frame_size", "count"],
+        SendKind::Dma => &["direction", "length", "count"],
+    }
+}
+
+fn workload(w: &SendSpec, path: &str, s: &Surroundings, needs_end: &mut bool) -> Result<Workload, ScenarioError> {
+    let given = [
+        ("to", w.to.is_some()),
+        ("bytes", w.bytes.is_some()),
+        ("message", w.message.is_some()),
+        ("outstanding", w.outstanding.is_some()),
+        ("frame_size", w.frame_size.is_some()),
+        ("per_chunk", w.per_chunk.is_some()),
+        ("count", w.count.is_some()),
+        ("direction", w.direction.is_some()),
+        ("length", w.length.is_some()),
+    ];
+    if let Some((key, _)) = given.iter().find(|(k, set)| *set && !allowed(w.kind).contains(k)) {
+        return err(format!("{path}.{key}"), format!("does not apply to kind = {:?}", w.kind));
+    }
+    let me = Addr { mac: s.me.mac, ip: s.me.ipv4, port: 5001 };
+    let to = || -> Result<Addr, ScenarioError> {
+        let Some(name) = &w.to else { return err(format!("{path}.to"), "is required: the station to send to") };
+        match (s.station)(name) {
+            Some((_, st)) => Ok(Addr { mac: st.mac, ip: st.ipv4, port: 80 }),
+            None => err(format!("{path}.to"), format!("no station is named {name:?}")),
+        }
+    };
+    let max_frame = s.mtu as i64 + 18;
+    let frame_size = |required: bool| -> Result<u32, ScenarioError> {
+        match w.frame_size {
+            None if required => err(format!("{path}.frame_size"), "is required"),
+            v => Ok(within(format!("{path}.frame_size"), v.unwrap_or(1518), 64, max_frame)? as u32),
+        }
+    };
+    let outstanding = within(format!("{path}.outstanding"), w.outstanding.unwrap_or(2), 1, SEND_SLOTS as i64)? as u32;
+    let count = w.count.map(|c| within(format!("{path}.count"), c, 1, 1 << 40)).transpose()?;
+    Ok(match w.kind {
+        SendKind::Tcp => {
+            let message = within(format!("{path}.message"), w.message.unwrap_or(65_536), 1, 16 << 20)? as u32;
+            let bytes = within(format!("{path}.bytes"), w.bytes.unwrap_or(1 << 20), 1, 1 << 40)?;
+            Workload::Tcp { from: me, to: to()?, bytes, message, outstanding }
+        }
+        SendKind::Frames => {
+            let frame_size = frame_size(true)?;
+            let fit = (chunk::MAX_CHUNK / chunk::footprint(frame_size as usize - 4)) as i64;
+            let per_chunk = within(format!("{path}.per_chunk"), w.per_chunk.unwrap_or(1), 1, fit.max(1))? as u32;
+            *needs_end |= count.is_none();
+            Workload::Frames { from: me, to: to()?, frame_size, per_chunk, count, outstanding }
+        }
+        SendKind::Generate => {
+            *needs_end |= count.is_none();
+            Workload::Generate { from: me, to: to()?, frame_size: frame_size(true)?, count }
+        }
+        SendKind::Dma => {
+            let Some(direction) = w.direction else { return err(format!("{path}.direction"), "is required: \"to-host\" or \"to-adapter\"") };
+            let length = within(format!("{path}.length"), w.length.unwrap_or(1512), 1, RX_SLOT as i64)? as u32;
+            Workload::Dma { to_host: direction == DmaDirection::ToHost, length, count: count.unwrap_or(1000) }
+        }
+    })
+}
+
+fn receive(r: &ReceiveSpec, path: &str) -> Result<Receive, ScenarioError> {
+    let coalesce = match (r.coalesce_frames, r.coalesce_timeout) {
+        (None, None) => None,
+        (frames, timeout) => {
+            if !r.to_host {
+                return err(format!("{path}.coalesce_frames"), "coalescing needs to_host = true");
+            }
+            let max_frames = within(format!("{path}.coalesce_frames"), frames.unwrap_or(42), 1, 43)? as u32;
+            let timeout = timeout.map_or(Duration::from_us(100), |t| t.0);
+            Some(CoalesceConfig { max_frames, capacity: RX_SLOT as usize, timeout })
+        }
+    };
+    if r.lro_timeout.is_some() && !r.to_host {
+        return err(format!("{path}.lro_timeout"), "LRO needs to_host = true");
+    }
+    Ok(Receive { to_host: r.to_host, coalesce, lro: r.lro_timeout.map(|t| t.0), gro: r.gro_timeout.map(|t| t.0) })
+}
+
+/// The configuration of `[[smart_host]]` table `path`; `needs_end` is set when
+/// its workload would run for ever without a scenario duration.
+pub fn smart_config(sp: &SmartSpec, path: &str, s: &Surroundings, needs_end: &mut bool) -> Result<SmartConfig, ScenarioError> {
+    let workload = match &sp.send {
+        Some(w) => workload(w, &format!("{path}.send"), s, needs_end)?,
+        None => Workload::Idle,
+    };
+    Ok(SmartConfig {
+        host: host_side(sp, path)?,
+        bus: bus_config(&sp.bus, &format!("{path}.bus"))?,
+        adapter: adapter(&sp.adapter, &format!("{path}.adapter"), s)?,
+        workload,
+        receive: receive(&sp.receive, &format!("{path}.receive"))?,
+    })
+}
