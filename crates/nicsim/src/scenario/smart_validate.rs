@@ -34,7 +34,7 @@ pub const FIRMWARE_DEFAULTS: FirmwareCosts = FirmwareCosts {
 /// Cycles to program a DMA transfer, from the Malta calibration point (adapter
 /// to host, 1512-byte transfers, 665.6 Mb/s on 32-bit 33 MHz PCI at 88 MHz;
 /// docs/model.md shows the arithmetic).
-pub const DMA_SETUP_CALIBRATED: u64 = 0;
+pub const DMA_SETUP_CALIBRATED: u64 = 570;
 
 fn cycles(path: String, v: Option<i64>, default: u64) -> Result<u64, ScenarioError> {
     within(path, v.unwrap_or(default as i64), 0, 1_000_000_000)

@@ -92,7 +92,7 @@ impl Hw {
     fn memory_streamed(&mut self, start: Time, end: Time, bytes: u64) -> Time {
         let bursts = bytes.div_ceil(BURST).max(1);
         let step = end.since(start).ps() / bursts;
-        let mut done = start;
+        let mut done = end;
         for i in 0..bursts {
             let n = BURST.min(bytes - i * BURST);
             done = done.max(self.memory(start + Duration::from_ps(step * i), n));

@@ -238,7 +238,7 @@ impl Node {
         let released = fw;
         let mut buf = vec![0u8; len];
         self.hw.mem.read(dst, &mut buf).expect("mapped");
-        let frames = if per_chunk == 1 { Ok(vec![0..len]) } else { chunk::split(&buf) };
+        let frames = if per_chunk == 1 { Ok(std::iter::once(0..len).collect()) } else { chunk::split(&buf) };
         let Ok(frames) = frames else { return (fw, released) };
         for r in frames {
             let mut cycles = a.costs.tx_frame + if per_chunk > 1 { a.costs.split } else { 0 };
