@@ -103,8 +103,8 @@ pub(super) struct RecvState {
     pub host_bad: u64,
     pub first: Option<Time>,
     pub last: Time,
-    /// Per receive-buffer slot in use: the bytes written and how many frames.
-    pub slots: std::collections::HashMap<u64, (usize, u32)>,
+    /// Per receive-buffer slot in use: the bytes written, frames and segments.
+    pub slots: std::collections::HashMap<u64, (usize, u32, u32)>,
 }
 
 pub struct Node {

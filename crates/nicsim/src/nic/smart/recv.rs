@@ -140,7 +140,7 @@ impl Node {
             event[4..8].copy_from_slice(&r.frames.to_le_bytes());
             let seen = self.hw.write_host(t, RX_EVENTS + (slot % EVENT_SLOTS) * 16, &event, Purpose::RxStatus).expect("mapped");
             self.recv.batches += 1;
-            self.recv.slots.insert(slot, (r.bytes.len(), r.frames));
+            self.recv.slots.insert(slot, (r.bytes.len(), r.frames, r.segments));
             wake(ctx, seen, Tag::RxDone(slot));
         }
     }
@@ -154,7 +154,8 @@ impl Node {
 
     /// The host finds a filled buffer in its event ring.
     pub(super) fn host_receive(&mut self, slot: u64, ctx: &mut Ctx) {
-        let Some((len, frames)) = self.recv.slots.remove(&slot) else { return };
+        let Some((len, frames, segments)) = self.recv.slots.remove(&slot) else { return };
+        self.recv.delivered_segments += segments as u64;
         let mut buf = vec![0u8; len];
         self.hw.mem.read(RX_BUFFERS + slot * RX_SLOT, &mut buf).expect("mapped");
         let list = if self.coalescer.is_some() { chunk::split(&buf).unwrap_or_default() } else { std::iter::once(0..len).collect() };
@@ -199,7 +200,6 @@ impl Node {
             };
             t = self.host_run(t, self.cfg.host.costs.rx_frame, payload);
             self.recv.delivered_frames += 1;
-            self.recv.delivered_segments += o.segments as u64;
             self.recv.delivered_payload += payload;
         }
         self.recv.last = self.recv.last.max(t);

@@ -1,0 +1,157 @@
+"""The intelligent adapter: direct segmentation checked frame by frame with dpkt,
+what each segmentation design moves through adapter memory, data within one MTU
+passing unsegmented, the Malta set-ups, and bad adapter settings named."""
+
+import dpkt
+import pytest
+
+import nicsim
+
+from frames import check_frame, read_pcap
+
+TSO = "papers/patent-direct-tso/tso.toml"
+MALTA = "papers/malta2001"
+ONE_MB = 1 << 20
+PERIOD = 251  # the payload pattern: byte i of the stream is i % 251
+
+
+def expected_stream(n):
+    return bytes(i % PERIOD for i in range(n))
+
+
+def tso_run(scenarios, tmp_path, **sets):
+    pcap = tmp_path / "tso.pcap"
+    overrides = {f"smart_host[0].{k}": v for k, v in sets.items()}
+    r = nicsim.run(scenarios / TSO, pcap=pcap, overrides=overrides)
+    return r, read_pcap(pcap)
+
+
+def test_a_1mb_send_by_direct_segmentation_is_valid_tcp_that_reassembles(scenarios, tmp_path):
+    r, frames = tso_run(scenarios, tmp_path, **{"send.bytes": ONE_MB, "send.message": ONE_MB})
+    assert len(frames) == -(-ONE_MB // 1460) == 719
+    data = {}
+    ids = []
+    for i, (_, buf) in enumerate(frames):
+        found = check_frame(buf)  # IPv4 header and TCP checksums, by dpkt
+        assert found["l4"] == "tcp"
+        tcp = dpkt.ethernet.Ethernet(buf).data.data
+        last = i == len(frames) - 1
+        assert bool(tcp.flags & dpkt.tcp.TH_PUSH) == last, "PSH only on the last segment"
+        assert not tcp.flags & dpkt.tcp.TH_FIN
+        assert tcp.seq == 1 + 1460 * i, "sequence advances by the bytes already sent"
+        data[tcp.seq] = bytes(tcp.data)
+        ids.append(found["id"])
+    assert ids == [(ids[0] + i) % 65536 for i in range(len(ids))], "IPv4 ID +1 per segment"
+    stream = b"".join(data[s] for s in sorted(data))
+    assert stream == expected_stream(ONE_MB)
+    m = r.component("server").metrics
+    assert m["segmented_sends"] == 1 and m["adapter_memory_payload_bytes"] == 0
+
+
+def test_store_and_forward_puts_every_payload_byte_in_adapter_memory_and_direct_none(scenarios, tmp_path):
+    runs = {}
+    for seg in ("direct", "store-and-forward"):
+        r, frames = tso_run(scenarios, tmp_path, **{"adapter.segmentation": seg, "send.bytes": 4 * ONE_MB})
+        runs[seg] = r.component("server").metrics
+        assert all(check_frame(buf)["l4"] == "tcp" for _, buf in frames)
+        assert r.component("receiver").metrics["bad_checksums"] == 0
+    direct, saf = runs["direct"], runs["store-and-forward"]
+    assert direct["adapter_memory_payload_bytes"] == 0
+    assert saf["adapter_memory_payload_bytes"] == 4 * ONE_MB
+    assert saf["adapter_memory_bytes"] > 2 * 4 * ONE_MB, "payload written in, then read out by the MAC"
+    assert direct["bus_transactions_per_frame"] > 10 * saf["bus_transactions_per_frame"], "one gather read per segment"
+    assert direct["tx_goodput_mbps"] > saf["tx_goodput_mbps"], "the adapter memory port limits store and forward"
+
+
+def test_data_within_one_mtu_passes_through_unsegmented(scenarios, tmp_path):
+    r, frames = tso_run(scenarios, tmp_path, **{"send.bytes": 1000 * 10, "send.message": 1000})
+    assert len(frames) == 10
+    assert [dpkt.ethernet.Ethernet(b).data.data.seq for _, b in frames] == [1 + 1000 * i for i in range(10)]
+    assert all(len(dpkt.ethernet.Ethernet(b).data.data.data) == 1000 for _, b in frames)
+    assert r.component("server").metrics["segmented_sends"] == 0
+
+
+def test_adapter_to_adapter_reaches_line_rate(scenarios):
+    r = nicsim.run(scenarios / MALTA / "adapter-to-adapter.toml", overrides={"smart_host[0].send.count": 2000})
+    m = r.component("receiver").metrics
+    assert m["rx_counted"] == 2000 and m["rx_overruns"] == 0
+    assert m["rx_l2_payload_mbps"] == pytest.approx(975.2604, abs=0.01), "1498-byte payloads at 1 Gb/s"
+
+
+def test_checksums_left_to_the_adapter_are_inserted(scenarios, tmp_path):
+    pcap = tmp_path / "send.pcap"
+    r = nicsim.run(scenarios / MALTA / "send.toml", pcap=pcap, overrides={"smart_host[0].send.count": 100, "smart_host[0].send.frame_size": 200})
+    frames = read_pcap(pcap)
+    assert len(frames) == 100
+    assert all(check_frame(b)["l4"] == "udp" for _, b in frames)
+    assert r.component("tester").metrics["bad_checksums"] == 0
+
+
+def test_fragmentation_and_coalescing_carry_every_frame_with_fewer_dmas(scenarios):
+    path = scenarios / MALTA / "host-to-host.toml"
+    plain = nicsim.run(path, overrides={"smart_host[0].send.count": 4300})
+    batched = nicsim.run(path, overrides={"smart_host[0].send.count": 4300, "smart_host[0].send.per_chunk": 43, "smart_host[1].receive.coalesce_frames": 42})
+    for r in (plain, batched):
+        rx = r.component("receiver").metrics
+        assert rx["rx_delivered_frames"] == 4300 and rx["rx_host_bad"] == 0 and rx["rx_overruns"] == 0
+    p, b = plain.component("receiver").metrics, batched.component("receiver").metrics
+    assert p["rx_host_buffers"] == 4300 and b["rx_host_buffers"] < 4300 / 40
+    assert batched.component("sender").metrics["dma_transfers"] < plain.component("sender").metrics["dma_transfers"] / 20
+    assert b["rx_goodput_mbps"] > p["rx_goodput_mbps"]
+
+
+def test_a_coalescing_timeout_moves_a_part_filled_buffer(scenarios):
+    path = scenarios / MALTA / "host-to-host.toml"
+    r = nicsim.run(path, overrides={"smart_host[0].send.count": 50, "smart_host[1].receive.coalesce_frames": 42, "smart_host[1].receive.coalesce_timeout": "50us"})
+    rx = r.component("receiver").metrics
+    assert rx["rx_delivered_frames"] == 50
+    assert rx["rx_host_buffers"] >= 2, "frames trickle in slower than 42 per 50 us, so the timeout moves them"
+
+
+def test_lro_and_gro_merge_segments_and_deliver_every_byte(scenarios, tmp_path):
+    base = {"smart_host[0].send.bytes": ONE_MB}
+    # A second smart host receives the stream instead of the sink.
+    for where in ("lro_timeout", "gro_timeout"):
+        text = (scenarios / TSO).read_text().replace('[[sink]]\nname = "receiver"\n', "")
+        text = text.replace('to = "receiver"', 'to = "peer"').replace('b = "receiver"', 'b = "peer"')
+        text += RECEIVER.format(where=where)
+        tmp = tmp_path / f"tso-{where}.toml"
+        tmp.write_text(text)
+        r = nicsim.run(tmp, overrides=base)
+        m = r.component("peer").metrics
+        assert m["rx_payload_bytes"] == ONE_MB and m["rx_host_bad"] == 0
+        assert m["rx_delivered_segments"] == 719
+        assert m["rx_delivered_frames"] < 719 / 4, f"{where}: segments merged"
+
+
+RECEIVER = """
+[[smart_host]]
+name = "peer"
+zero_copy = true
+rx_buffers = 256
+[smart_host.host]
+clock = "2 GHz"
+[smart_host.bus]
+kind = "pcie"
+[smart_host.adapter]
+clock = "500 MHz"
+memory_bandwidth = "12.8 Gb/s"
+[smart_host.receive]
+{where} = "20us"
+"""
+
+
+@pytest.mark.parametrize(
+    "key, value, path, message",
+    [
+        ("smart_host[0].adapter.checksum", "firmware", "smart_host[0].adapter.checksum", "direct segmentation"),
+        ("smart_host[0].send.frame_size", 100, "smart_host[0].send.frame_size", "does not apply"),
+        ("smart_host[0].send.outstanding", 0, "smart_host[0].send.outstanding", "must be 1 to 64"),
+        ("smart_host[0].adapter.memory", 1000, "smart_host[0].adapter.memory", "must be"),
+        ("smart_host[0].send.to", "nobody", "smart_host[0].send.to", "no station"),
+    ],
+)
+def test_bad_adapter_settings_are_named(scenarios, key, value, path, message):
+    with pytest.raises(nicsim.ScenarioError) as e:
+        nicsim.check(scenarios / TSO, overrides={key: value})
+    assert path in str(e.value) and message in str(e.value)
