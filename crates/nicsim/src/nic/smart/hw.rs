@@ -186,6 +186,10 @@ impl Hw {
         self.mac_free
     }
 
+    pub fn memory_busy(&self) -> Duration {
+        self.memory_port.busy_total()
+    }
+
     pub fn busy(&self) -> Vec<Duration> {
         self.c.cycles.iter().map(|&n| self.cfg.clock.cycles(n)).collect()
     }

@@ -221,6 +221,7 @@ impl Component for Node {
         r.real("adapter_cycles_per_frame", c.cycles.iter().sum::<u64>() as f64 / frames as f64);
         r.count("adapter_memory_payload_bytes", c.memory_payload_written);
         r.count("adapter_memory_bytes", c.memory_bytes);
+        r.real("adapter_memory_utilization", self.hw.memory_busy().as_secs_f64() / secs);
         r.count("dma_transfers", c.dma_transfers);
         let payload = (self.send.payload + self.recv.delivered_payload + self.send.dma_bytes).max(1);
         r.count("host_bus_bytes", c.bus_bytes);
