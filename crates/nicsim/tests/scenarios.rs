@@ -77,3 +77,20 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+#[test]
+fn the_malta_dma_calibration_point_is_reproduced() {
+    // BRIEF.md experiment 3: adapter to host, 1512-byte transfers, 665.6 Mb/s.
+    let r = run_file("papers/malta2001/dma.toml");
+    let got = metric(&r, "host", "dma_mbps");
+    assert!((got / 665.6 - 1.0).abs() < 0.001, "{got} Mb/s");
+}
+
+#[test]
+fn direct_segmentation_writes_no_payload_into_adapter_memory() {
+    let r = run_file("papers/patent-direct-tso/tso.toml");
+    assert_eq!(metric(&r, "server", "adapter_memory_payload_bytes"), 0.0);
+    assert_eq!(metric(&r, "server", "tx_payload_bytes"), 16.0 * 1024.0 * 1024.0);
+    assert_eq!(metric(&r, "receiver", "bad_checksums"), 0.0);
+    assert_eq!(metric(&r, "receiver", "frames"), 16.0 * 719.0, "16 sends of 1 MB, each cut into 718 full segments and a short one");
+}

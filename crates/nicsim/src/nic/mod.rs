@@ -6,9 +6,9 @@
 
 mod config;
 pub mod firmware;
-pub mod smart;
 mod irq;
 mod rx;
+pub mod smart;
 mod tx;
 
 pub use config::{Moderation, NicConfig, DESCRIPTOR_BYTES};

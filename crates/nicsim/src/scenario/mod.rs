@@ -16,8 +16,8 @@ use std::path::Path;
 
 pub use assemble::assemble;
 pub use schema::Scenario;
-pub use units::{parse_bit_rate, parse_time};
 pub use smart_validate::{DMA_SETUP_CALIBRATED, FIRMWARE_DEFAULTS};
+pub use units::{parse_bit_rate, parse_time};
 pub use validate::{validate, Part, PartPlan, Plan, Station, RAW_ETHER_TYPE};
 
 /// Something wrong with a scenario: where (key path, and line when known) and what.

@@ -174,7 +174,9 @@ fn workload(w: &SendSpec, path: &str, s: &Surroundings, needs_end: &mut bool) ->
             Workload::Generate { from: me, to: to()?, frame_size: frame_size(true)?, count }
         }
         SendKind::Dma => {
-            let Some(direction) = w.direction else { return err(format!("{path}.direction"), "is required: \"to-host\" or \"to-adapter\"") };
+            let Some(direction) = w.direction else {
+                return err(format!("{path}.direction"), "is required: \"to-host\" or \"to-adapter\"");
+            };
             let length = within(format!("{path}.length"), w.length.unwrap_or(1512), 1, RX_SLOT as i64)? as u32;
             Workload::Dma { to_host: direction == DmaDirection::ToHost, length, count: count.unwrap_or(1000) }
         }

@@ -106,13 +106,35 @@ pub struct HostSide {
 pub enum Workload {
     Idle,
     /// A TCP stream of `bytes` handed to the adapter `message` bytes at a time.
-    Tcp { from: Addr, to: Addr, bytes: u64, message: u32, outstanding: u32 },
+    Tcp {
+        from: Addr,
+        to: Addr,
+        bytes: u64,
+        message: u32,
+        outstanding: u32,
+    },
     /// UDP frames built by the host, `per_chunk` to one DMA (fragmentation when > 1).
-    Frames { from: Addr, to: Addr, frame_size: u32, per_chunk: u32, count: Option<u64>, outstanding: u32 },
+    Frames {
+        from: Addr,
+        to: Addr,
+        frame_size: u32,
+        per_chunk: u32,
+        count: Option<u64>,
+        outstanding: u32,
+    },
     /// Frames made by the firmware itself, no host involved.
-    Generate { from: Addr, to: Addr, frame_size: u32, count: Option<u64> },
+    Generate {
+        from: Addr,
+        to: Addr,
+        frame_size: u32,
+        count: Option<u64>,
+    },
     /// A firmware loop of DMA transfers of `length` bytes, one way.
-    Dma { to_host: bool, length: u32, count: u64 },
+    Dma {
+        to_host: bool,
+        length: u32,
+        count: u64,
+    },
 }
 
 /// What happens to received frames.

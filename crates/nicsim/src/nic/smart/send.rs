@@ -148,7 +148,14 @@ impl Node {
 
     /// Hand one frame to the MAC: gather it, finish its checksums if the MAC does
     /// them, and send it when the wire is free. Returns when the gather is done.
-    fn mac_send(&mut self, at: Time, pieces: &[(u64, usize)], fix: impl FnOnce(&mut Vec<u8>), payload: usize, ctx: &mut Ctx) -> (Time, Time) {
+    fn mac_send(
+        &mut self,
+        at: Time,
+        pieces: &[(u64, usize)],
+        fix: impl FnOnce(&mut Vec<u8>),
+        payload: usize,
+        ctx: &mut Ctx,
+    ) -> (Time, Time) {
         let (ready, mut bytes) = self.hw.gather(at, pieces).expect("mapped");
         fix(&mut bytes);
         if bytes.len() < MIN_FRAME - FCS {
