@@ -155,3 +155,10 @@ def test_bad_adapter_settings_are_named(scenarios, key, value, path, message):
     with pytest.raises(nicsim.ScenarioError) as e:
         nicsim.check(scenarios / TSO, overrides={key: value})
     assert path in str(e.value) and message in str(e.value)
+
+
+def test_lro_with_coalescing_is_refused(scenarios):
+    sets = {"smart_host[0].receive.lro_timeout": "20us", "smart_host[0].receive.coalesce_frames": 8}
+    with pytest.raises(nicsim.ScenarioError) as e:
+        nicsim.check(scenarios / TSO, overrides=sets)
+    assert "smart_host[0].receive.lro_timeout" in str(e.value) and "one or the other" in str(e.value)

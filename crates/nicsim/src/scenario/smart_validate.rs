@@ -6,7 +6,7 @@ use crate::host::segment::Addr;
 use crate::nic::firmware::chunk;
 use crate::nic::firmware::coalesce::CoalesceConfig;
 use crate::nic::smart::config::*;
-use crate::nic::smart::layout::{A_RESERVED, RX_SLOT, SEND_SLOTS};
+use crate::nic::smart::layout::{A_RESERVED, RX_BUFFER, SEND_SLOTS};
 use crate::scenario::host_validate::{bus_config, within, Surroundings};
 use crate::scenario::smart_schema::*;
 use crate::scenario::ScenarioError;
@@ -177,7 +177,7 @@ fn workload(w: &SendSpec, path: &str, s: &Surroundings, needs_end: &mut bool) ->
             let Some(direction) = w.direction else {
                 return err(format!("{path}.direction"), "is required: \"to-host\" or \"to-adapter\"");
             };
-            let length = within(format!("{path}.length"), w.length.unwrap_or(1512), 1, RX_SLOT as i64)? as u32;
+            let length = within(format!("{path}.length"), w.length.unwrap_or(1512), 1, RX_BUFFER as i64)? as u32;
             Workload::Dma { to_host: direction == DmaDirection::ToHost, length, count: count.unwrap_or(1000) }
         }
     })
@@ -192,11 +192,14 @@ fn receive(r: &ReceiveSpec, path: &str) -> Result<Receive, ScenarioError> {
             }
             let max_frames = within(format!("{path}.coalesce_frames"), frames.unwrap_or(42), 1, 43)? as u32;
             let timeout = timeout.map_or(Duration::from_us(100), |t| t.0);
-            Some(CoalesceConfig { max_frames, capacity: RX_SLOT as usize, timeout })
+            Some(CoalesceConfig { max_frames, capacity: RX_BUFFER as usize, timeout })
         }
     };
     if r.lro_timeout.is_some() && !r.to_host {
         return err(format!("{path}.lro_timeout"), "LRO needs to_host = true");
+    }
+    if r.lro_timeout.is_some() && coalesce.is_some() {
+        return err(format!("{path}.lro_timeout"), "LRO segments of up to 64 KB do not pack into 64 KB coalescing buffers: use one or the other");
     }
     Ok(Receive { to_host: r.to_host, coalesce, lro: r.lro_timeout.map(|t| t.0), gro: r.gro_timeout.map(|t| t.0) })
 }

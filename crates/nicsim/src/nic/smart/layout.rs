@@ -15,9 +15,11 @@ pub const EVENT_SLOTS: u64 = 4096;
 pub const APP: u64 = 1 << 36;
 /// Kernel buffers that application data is copied through otherwise.
 pub const KERNEL: u64 = 1 << 38;
-/// Receive buffers, one 64 KB slot each.
+/// Receive buffers of 64 KB, each in a 128 KB slot (an LRO segment may pass 64 KB
+/// by its Ethernet header).
 pub const RX_BUFFERS: u64 = 1 << 40;
-pub const RX_SLOT: u64 = 65_536;
+pub const RX_BUFFER: u64 = 65_536;
+pub const RX_SLOT: u64 = 2 * RX_BUFFER;
 
 /// Adapter memory: fetched descriptors, formed headers, transmit staging.
 pub const A_DESC: u64 = ADAPTER_BASE;
