@@ -16,7 +16,8 @@ def _fmt(value) -> str:
 
 
 def render(result: Result) -> str:
-    """One block per component: its non-zero metrics, name and value aligned."""
+    """One block per component: its non-zero metrics, name and value aligned, and
+    how many are zero (a zero can be the point: no payload in adapter memory)."""
     lines = [
         f"scenario {result.scenario}  seed {result.seed}  "
         f"simulated {result.simulated_seconds * 1e3:.6f} ms  events {result.events:,}"
@@ -36,4 +37,7 @@ def render(result: Result) -> str:
         width = max((len(k) for k, _ in shown), default=0)
         for key, value in shown:
             lines.append(f"  {key:<{width}}  {_fmt(value):>18}")
+        zeros = [k for k, v in c.metrics.items() if v == 0]
+        if shown and zeros:
+            lines.append(f"  zero: {', '.join(zeros)}")
     return "\n".join(lines)
