@@ -199,7 +199,10 @@ fn receive(r: &ReceiveSpec, path: &str) -> Result<Receive, ScenarioError> {
         return err(format!("{path}.lro_timeout"), "LRO needs to_host = true");
     }
     if r.lro_timeout.is_some() && coalesce.is_some() {
-        return err(format!("{path}.lro_timeout"), "LRO segments of up to 64 KB do not pack into 64 KB coalescing buffers: use one or the other");
+        return err(
+            format!("{path}.lro_timeout"),
+            "LRO segments of up to 64 KB do not pack into 64 KB coalescing buffers: use one or the other",
+        );
     }
     Ok(Receive { to_host: r.to_host, coalesce, lro: r.lro_timeout.map(|t| t.0), gro: r.gro_timeout.map(|t| t.0) })
 }

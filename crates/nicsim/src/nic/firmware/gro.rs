@@ -192,24 +192,12 @@ impl Gro {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::nic::firmware::testing;
     use crate::nic::firmware::tso::{self, Template};
-    use crate::wire::{build, Headers, TcpFields, L3, L4};
     use proptest::prelude::*;
 
     fn template(port: u16, ack: u32, psh: bool, fin: bool) -> Template {
-        let h = Headers {
-            dst_mac: [2, 0, 0, 0, 0, 2],
-            src_mac: [2, 0, 0, 0, 0, 1],
-            vlan: None,
-            l3: L3::Ipv4 {
-                src: [198, 18, 0, 1],
-                dst: [198, 18, 0, 2],
-                ttl: 64,
-                id: 100,
-                l4: L4::Tcp(TcpFields { src_port: port, dst_port: 80, seq: 1000, ack: Some(ack), window: 65535, psh, fin }),
-            },
-        };
-        Template::parse(&build(&h, &[]).unwrap()).unwrap()
+        testing::template(port, 100, 1000, ack, psh, fin)
     }
 
     fn frames(len: usize, mss: usize) -> Vec<Vec<u8>> {

@@ -7,4 +7,6 @@ pub mod coalesce;
 pub mod csum;
 pub mod gro;
 pub mod headers;
+#[cfg(test)]
+mod testing;
 pub mod tso;

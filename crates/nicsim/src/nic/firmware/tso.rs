@@ -143,24 +143,11 @@ pub fn reassemble(frames: &[Vec<u8>]) -> Result<Vec<u8>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nic::firmware::csum;
-    use crate::wire::{build, Headers, TcpFields, L3, L4};
+    use crate::nic::firmware::{csum, testing};
     use proptest::prelude::*;
 
-    pub fn template(fin: bool, psh: bool, cwr: bool) -> Template {
-        let h = Headers {
-            dst_mac: [2, 0, 0, 0, 0, 2],
-            src_mac: [2, 0, 0, 0, 0, 1],
-            vlan: None,
-            l3: L3::Ipv4 {
-                src: [198, 18, 0, 1],
-                dst: [198, 18, 0, 2],
-                ttl: 64,
-                id: 0xfffe,
-                l4: L4::Tcp(TcpFields { src_port: 5001, dst_port: 80, seq: 0xffff_f000, ack: Some(1), window: 65535, psh, fin }),
-            },
-        };
-        let mut bytes = build(&h, &[]).unwrap();
+    fn template(fin: bool, psh: bool, cwr: bool) -> Template {
+        let mut bytes = testing::template_bytes(5001, 0xfffe, 0xffff_f000, 1, psh, fin);
         if cwr {
             bytes[14 + 20 + 13] |= CWR;
         }
