@@ -68,22 +68,16 @@ pub fn matches_pattern(offset: u64, bytes: &[u8]) -> bool {
     bytes.len() <= 65_536 && pattern(offset, bytes.len()) == bytes
 }
 
+/// IPv4 headers from `from` to `to` with IPv4 ID `id`, carrying `l4`.
+pub fn ipv4_headers(from: Addr, to: Addr, id: u16, l4: L4) -> Headers {
+    Headers { dst_mac: to.mac, src_mac: from.mac, vlan: None, l3: L3::Ipv4 { src: from.ip, dst: to.ip, ttl: 64, id, l4 } }
+}
+
 /// Build one TCP/IPv4 frame from `from` to `to`.
 #[allow(clippy::too_many_arguments)]
 pub fn tcp_frame(from: Addr, to: Addr, id: u16, seq: u32, ack: u32, window: u16, psh: bool, payload: &[u8]) -> Frame {
-    let headers = Headers {
-        dst_mac: to.mac,
-        src_mac: from.mac,
-        vlan: None,
-        l3: L3::Ipv4 {
-            src: from.ip,
-            dst: to.ip,
-            ttl: 64,
-            id,
-            l4: L4::Tcp(TcpFields { src_port: from.port, dst_port: to.port, seq, ack: Some(ack), window, psh, fin: false }),
-        },
-    };
-    let bytes = build(&headers, payload).expect("a segment no larger than the MSS always builds");
+    let tcp = TcpFields { src_port: from.port, dst_port: to.port, seq, ack: Some(ack), window, psh, fin: false };
+    let bytes = build(&ipv4_headers(from, to, id, L4::Tcp(tcp)), payload).expect("a segment no larger than the MSS always builds");
     Frame { bytes, meta: Default::default() }
 }
 

@@ -155,10 +155,9 @@ impl Hw {
         let mut t = at.max(room);
         let mut out = Vec::with_capacity(pieces.iter().map(|p| p.1).sum());
         for &(addr, len) in pieces {
-            let (space, _) = self.mem.route(addr, len)?;
             let start = out.len();
             out.resize(start + len, 0);
-            self.mem.read(addr, &mut out[start..])?;
+            let space = self.mem.read(addr, &mut out[start..])?;
             t = if space == self.host {
                 self.bus_tally(len as u64);
                 self.bus.read(t, len as u64, Purpose::TxData)

@@ -174,7 +174,7 @@ impl Component for Node {
 
     fn start(&mut self, ctx: &mut Ctx) {
         if self.cfg.receive.to_host {
-            self.post_initial_buffers(ctx);
+            self.post_initial_buffers();
         }
         match self.cfg.workload.clone() {
             Workload::Idle => {}

@@ -29,7 +29,7 @@ pub(super) struct Ready {
 }
 
 impl Node {
-    pub(super) fn post_initial_buffers(&mut self, _ctx: &mut Ctx) {
+    pub(super) fn post_initial_buffers(&mut self) {
         self.recv.posted = self.cfg.host.rx_buffers as u64;
     }
 
@@ -48,11 +48,12 @@ impl Node {
             return;
         }
         self.recv.held += 1;
-        let a = self.cfg.adapter.clone();
+        let costs = &self.cfg.adapter.costs;
+        let (rx_frame, per_byte, lro_cost) = (costs.rx_frame, costs.checksum_per_byte, costs.lro);
         let mut t = self.hw.memory(now, bytes.len() as u64);
-        let mut cycles = a.costs.rx_frame;
-        if a.checksum == ChecksumAt::Firmware {
-            cycles += (a.costs.checksum_per_byte * bytes.len() as f64) as u64;
+        let mut cycles = rx_frame;
+        if self.cfg.adapter.checksum == ChecksumAt::Firmware {
+            cycles += (per_byte * bytes.len() as f64) as u64;
             t = self.hw.memory(t, bytes.len() as u64);
         }
         if csum::verify(&bytes).bad() {
@@ -72,7 +73,7 @@ impl Node {
         }
         let outs = match &mut self.lro {
             Some(lro) => {
-                t = self.hw.run(RX_CPU, t, a.costs.lro);
+                t = self.hw.run(RX_CPU, t, lro_cost);
                 lro.push(&bytes, t)
             }
             None => vec![Out { bytes, segments: 1, reason: None }],
@@ -125,16 +126,16 @@ impl Node {
 
     /// Move ready buffers into posted host buffers, each with its event.
     fn dma_out(&mut self, mut t: Time, ctx: &mut Ctx) {
-        let costs = self.cfg.adapter.costs.clone();
+        let (dma_setup, event_cost) = (self.cfg.adapter.costs.dma_setup, self.cfg.adapter.costs.event);
         while self.recv.posted > 0 {
             let Some(r) = self.ready.pop_front() else { break };
             self.recv.posted -= 1;
             let slot = self.recv.next_slot % self.cfg.host.rx_buffers as u64;
             self.recv.next_slot += 1;
-            t = self.hw.run(RX_CPU, t, costs.dma_setup);
+            t = self.hw.run(RX_CPU, t, dma_setup);
             let done = self.hw.write_host(t, RX_BUFFERS + slot * RX_SLOT, &r.bytes, Purpose::RxData).expect("mapped");
             self.recv.held -= r.segments as u64;
-            t = self.hw.run(RX_CPU, done, costs.event);
+            t = self.hw.run(RX_CPU, done, event_cost);
             let mut event = [0u8; 16];
             event[..4].copy_from_slice(&(r.bytes.len() as u32).to_le_bytes());
             event[4..8].copy_from_slice(&r.frames.to_le_bytes());

@@ -5,7 +5,7 @@
 
 use crate::bus::Purpose;
 use crate::engine::{Ctx, Msg};
-use crate::host::segment::{pattern, Addr};
+use crate::host::segment::{ipv4_headers, pattern, Addr};
 use crate::nic::firmware::tso::{plan, Template};
 use crate::nic::firmware::{chunk, csum};
 use crate::nic::smart::config::{ChecksumAt, Segmentation, Workload};
@@ -15,22 +15,18 @@ use crate::observe::Report;
 use crate::time::Time;
 use crate::wire::checksum::accumulate;
 use crate::wire::ethernet::{FCS, MIN_FRAME};
-use crate::wire::{build, Frame, FrameMeta, Headers, TcpFields, L3, L4};
+use crate::wire::{build, Frame, FrameMeta, TcpFields, L4};
 
 const TX_CPU: usize = 0;
 /// First sequence number of the stream.
 const ISN: u32 = 1;
-
-fn headers(from: Addr, to: Addr, id: u16, l4: L4) -> Headers {
-    Headers { dst_mac: to.mac, src_mac: from.mac, vlan: None, l3: L3::Ipv4 { src: from.ip, dst: to.ip, ttl: 64, id, l4 } }
-}
 
 /// A UDP frame of `frame_size` bytes (with FCS) whose payload follows the pattern
 /// from `n`; its checksums are left for the adapter when `offload`.
 fn udp_frame(from: Addr, to: Addr, n: u64, frame_size: u32, offload: bool) -> Vec<u8> {
     let payload = frame_size as usize - FCS - 42;
     let l4 = L4::Udp { src_port: from.port, dst_port: to.port };
-    let mut bytes = build(&headers(from, to, n as u16, l4), pattern(n * 7, payload)).expect("a checked frame size builds");
+    let mut bytes = build(&ipv4_headers(from, to, n as u16, l4), pattern(n * 7, payload)).expect("a checked frame size builds");
     if offload {
         bytes[24..26].fill(0);
         bytes[40..42].fill(0);
@@ -79,7 +75,7 @@ impl Node {
                     psh: true,
                     fin: false,
                 };
-                let template = build(&headers(from, to, self.send.ip_id, L4::Tcp(tcp)), &[]).expect("headers build");
+                let template = build(&ipv4_headers(from, to, self.send.ip_id, L4::Tcp(tcp)), &[]).expect("headers build");
                 let hlen = 54;
                 let mss = self.cfg.adapter.mtu as usize - 40;
                 self.send.ip_id = self.send.ip_id.wrapping_add(len.div_ceil(mss).max(1) as u16);
