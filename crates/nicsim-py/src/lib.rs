@@ -22,6 +22,14 @@ fn check_file(path: &str, sets: Vec<String>) -> PyResult<()> {
     plan_for(path, &sets).map(|_| ())
 }
 
+/// The scenario file after overrides, as JSON text (every key a run used).
+#[pyfunction]
+#[pyo3(signature = (path, sets=Vec::new()))]
+fn resolve_file(path: &str, sets: Vec<String>) -> PyResult<String> {
+    let table = nicsim::scenario::resolve(Path::new(path), &sets).map_err(|e| ScenarioError::new_err(format!("{path}: {e}")))?;
+    serde_json::to_string(&table).map_err(|e| SimulationError::new_err(e.to_string()))
+}
+
 /// Run a scenario file; returns the results as JSON text.
 #[pyfunction]
 #[pyo3(signature = (path, seed=None, pcap=None, capture=Vec::new(), trace=None, trace_limit=0, sets=Vec::new()))]
@@ -61,6 +69,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(check_file, m)?)?;
     m.add_function(wrap_pyfunction!(run_file, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve_file, m)?)?;
     m.add_function(wrap_pyfunction!(bench_flood, m)?)?;
     Ok(())
 }

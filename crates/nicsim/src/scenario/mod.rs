@@ -8,6 +8,7 @@ mod overrides;
 mod schema;
 mod smart_schema;
 mod smart_validate;
+mod sweep_validate;
 mod units;
 mod validate;
 
@@ -64,17 +65,29 @@ pub fn load(path: &Path) -> Result<Plan, ScenarioError> {
     load_with(path, &[])
 }
 
+/// The scenario file as a TOML table after `KEY=VALUE` overrides: what a run
+/// used, key by key (a sweep records it with each run).
+pub fn resolve(path: &Path, sets: &[String]) -> Result<toml::Table, ScenarioError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::new("", format!("{}: {e}", path.display())))?;
+    resolve_text(&text, sets)
+}
+
+fn resolve_text(text: &str, sets: &[String]) -> Result<toml::Table, ScenarioError> {
+    parse(text)?; // syntax and schema errors with their line numbers first
+    let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| ScenarioError::new("", e.message().to_string()))?;
+    for set in sets {
+        overrides::apply(&mut table, set)?;
+    }
+    Ok(table)
+}
+
 /// Read a scenario file, apply `KEY=VALUE` overrides (`host[0].cpus=2`), check it.
 pub fn load_with(path: &Path, sets: &[String]) -> Result<Plan, ScenarioError> {
     let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::new("", format!("{}: {e}", path.display())))?;
     if sets.is_empty() {
         return validate(&parse(&text)?);
     }
-    parse(&text)?; // syntax and schema errors with their line numbers first
-    let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| ScenarioError::new("", e.message().to_string()))?;
-    for set in sets {
-        overrides::apply(&mut table, set)?;
-    }
+    let table = resolve_text(&text, sets)?;
     let scenario = serde_path_to_error::deserialize(toml::Value::Table(table))
         .map_err(|e| ScenarioError::new(e.path().to_string(), format!("{} (after --set)", e.into_inner().message())))?;
     validate(&scenario)

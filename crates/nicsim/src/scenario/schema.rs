@@ -52,6 +52,28 @@ pub struct Scenario {
     pub peer: Vec<PeerSpec>,
     #[serde(default)]
     pub smart_host: Vec<SmartSpec>,
+    /// How `nicsim sweep` varies this scenario; a single run ignores it.
+    #[serde(default)]
+    pub sweep: Option<SweepSpec>,
+}
+
+/// `[sweep]`: the values to run this scenario with (grid: every combination;
+/// zip: the lists side by side). Keys are `--set` paths, or `@name` for a label
+/// that is recorded with each run but changes nothing.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepSpec {
+    #[serde(default)]
+    pub mode: SweepMode,
+    pub vary: std::collections::BTreeMap<String, Vec<toml::Value>>,
+}
+
+#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum SweepMode {
+    #[default]
+    Grid,
+    Zip,
 }
 
 #[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]

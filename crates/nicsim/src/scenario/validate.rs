@@ -255,6 +255,9 @@ fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<V
 }
 
 pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
+    if let Some(sweep) = &sc.sweep {
+        crate::scenario::sweep_validate::check_sweep(sweep)?;
+    }
     if !(68..=65_000).contains(&sc.mtu) {
         return err("mtu", format!("must be 68 to 65000 bytes, got {}", sc.mtu));
     }
