@@ -4,9 +4,12 @@ real frames and exact timing.
     import nicsim
     result = nicsim.run("scenarios/wire-efficiency.toml")
     result.metric("rx-792", "goodput_mbps")
+
+    runs = nicsim.sweep("scenarios/wire-efficiency.toml", {"source[0].frame_size": [64, 1518]})
+    runs = nicsim.load("results/wire-efficiency.duckdb")
 """
 
 from ._core import ScenarioError, SimulationError, __version__
-from .api import Result, check, run
+from .api import Result, check, load, run, sweep
 
-__all__ = ["Result", "ScenarioError", "SimulationError", "__version__", "check", "run"]
+__all__ = ["Result", "ScenarioError", "SimulationError", "__version__", "check", "load", "run", "sweep"]

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Optional
 
 from . import _core
+from .points import toml_value
 
 
 @dataclass(frozen=True)
@@ -63,18 +64,8 @@ def _path(scenario: "str | os.PathLike[str]") -> str:
 def _sets(overrides: "Mapping[str, object] | Iterable[str]") -> list:
     """KEY=VALUE strings from a mapping (values written as TOML) or strings."""
     if isinstance(overrides, Mapping):
-        return [f"{k}={_toml(v)}" for k, v in overrides.items()]
+        return [f"{k}={toml_value(v)}" for k, v in overrides.items()]
     return list(overrides)
-
-
-def _toml(v: object) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return repr(v)
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_toml(x) for x in v) + "]"
-    return json.dumps(str(v))
 
 
 def check(scenario: "str | os.PathLike[str]", *, overrides: "Mapping[str, object] | Iterable[str]" = ()) -> None:
@@ -109,3 +100,41 @@ def run(
         sets=_sets(overrides),
     )
     return Result(json.loads(text))
+
+
+def sweep(
+    scenario: "str | os.PathLike[str]",
+    vary: "Optional[Mapping[str, Iterable]]" = None,
+    *,
+    mode: Optional[str] = None,
+    db: "Optional[str | os.PathLike[str]]" = None,
+    name: Optional[str] = None,
+    jobs: Optional[int] = None,
+    scheduler: Optional[str] = None,
+    restart: bool = False,
+):
+    """Run a scenario at every point of a sweep; returns the runs as a DataFrame.
+
+    vary maps scenario keys to lists of values, e.g. {"host[0].clock":
+    ["400MHz", "700MHz"]} (a key "@name" is a label recorded with each run);
+    without it the scenario's [sweep] table is used. mode is "grid" (every
+    combination, the default) or "zip". Rows go to db (default
+    results/NAME.duckdb), where points already run are skipped. jobs local worker
+    processes (default: one per CPU), or scheduler, the address of a Dask cluster.
+    """
+    from .sweep import run_sweep
+
+    vary = None if vary is None else {k: list(v) for k, v in vary.items()}
+    outcome = run_sweep(scenario, vary, mode=mode, db=db, name=name, jobs=jobs, scheduler=scheduler, restart=restart)
+    return load(outcome.db, sweep=outcome.name)
+
+
+def load(results: "str | os.PathLike[str]", *, sweep: Optional[str] = None):
+    """The runs in a results file as a DataFrame (one sweep's, or all)."""
+    from .store import Store
+
+    store = Store(results, read_only=True)
+    try:
+        return store.frame(sweep)
+    finally:
+        store.close()

@@ -65,6 +65,37 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("scenario", metavar="SCENARIO.toml")
     _add_set(c)
 
+    w = sub.add_parser(
+        "sweep",
+        help="run a scenario at many points; every run a row in a DuckDB results file",
+        description="Run a scenario over a grid (or zipped lists) of values, in worker processes "
+        "or on a Dask cluster. Rows go to a DuckDB file; points already there are skipped, so "
+        "the same command resumes a sweep that was stopped. Without --vary, the scenario's "
+        "[sweep] table says what to vary.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    w.add_argument("scenario", metavar="SCENARIO.toml")
+    w.add_argument(
+        "--vary",
+        metavar="KEY=VALUES",
+        action="append",
+        default=[],
+        help="a key and its values: host[0].clock=400MHz,700MHz or source[0].frame_size=64:1518:64 "
+        "(start:stop:step, inclusive); a key @NAME is a label recorded with each run (repeatable)",
+    )
+    w.add_argument("--zip", action="store_true", help="take the --vary lists side by side instead of every combination")
+    w.add_argument("--db", metavar="FILE", help="results file (default results/NAME.duckdb)")
+    w.add_argument("--name", help="the sweep's name in the results file (default: the scenario's file name)")
+    w.add_argument("--jobs", type=int, metavar="N", help="local worker processes (default: one per CPU; 1 runs here, serially)")
+    w.add_argument("--scheduler", metavar="ADDRESS", help="run on this Dask cluster, e.g. tcp://10.0.0.5:8786")
+    w.add_argument("--restart", action="store_true", help="drop this sweep's earlier rows and run every point again")
+    w.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    e = sub.add_parser("export", help="write a results file's runs to Parquet or CSV")
+    e.add_argument("results", metavar="RESULTS.duckdb")
+    e.add_argument("out", metavar="OUT.parquet|OUT.csv")
+
     b = sub.add_parser(
         "bench",
         help="measure simulation speed: 64-byte frames flooding one 10 Gb/s link",
@@ -108,6 +139,57 @@ def _run(args) -> int:
     return 0
 
 
+def _sweep(args) -> int:
+    from .points import parse_vary
+    from .sweep import Interrupted, progress_bar, run_sweep
+
+    if args.jobs is not None and args.jobs < 1:
+        raise _core.ScenarioError(f"--jobs: must be at least 1, got {args.jobs}")
+    vary = {}
+    for spec in args.vary:
+        key, values = parse_vary(spec)
+        if key in vary:
+            raise _core.ScenarioError(f"--vary {key}: given twice")
+        vary[key] = values
+    mode = "zip" if args.zip else None
+    try:
+        o = run_sweep(
+            args.scenario,
+            vary or None,
+            mode=mode,
+            db=args.db,
+            name=args.name,
+            jobs=args.jobs,
+            scheduler=args.scheduler,
+            restart=args.restart,
+            progress=None if args.quiet else progress_bar(),
+        )
+    except Interrupted as stop:
+        o = stop.outcome
+        print(
+            f"nicsim: interrupted: {o.skipped + o.ran} of {o.total} points are in {o.db}; "
+            "the same command resumes the sweep",
+            file=sys.stderr,
+        )
+        return 130
+    print(f"{o.name}: {o.total} points, {o.ran} run now ({o.where}), {o.skipped} already in {o.db}, {len(o.failed)} failed")
+    for index, error in o.failed:
+        print(f"  point {index} failed: {error}", file=sys.stderr)
+    return 1 if o.failed else 0
+
+
+def _export(args) -> int:
+    from .store import Store
+
+    store = Store(args.results, read_only=True)
+    try:
+        out = store.export(args.out)
+    finally:
+        store.close()
+    print(f"{out}: written")
+    return 0
+
+
 def _bench(args) -> int:
     if args.frames < 1 or args.repeat < 1:
         raise _core.ScenarioError("--frames and --repeat must be at least 1")
@@ -148,7 +230,8 @@ def main(argv=None) -> int:
             check(args.scenario, overrides=args.set)
             print(f"{args.scenario}: ok")
             return 0
-        return _bench(args)
+        commands = {"sweep": _sweep, "export": _export, "bench": _bench}
+        return commands[args.command](args)
     except _core.ScenarioError as e:
         print(f"nicsim: error: {e}", file=sys.stderr)
         return 2

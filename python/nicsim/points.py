@@ -1,0 +1,135 @@
+"""The points of a sweep: which values each run gets.
+
+A sweep varies scenario keys (the `--set` paths, e.g. `host[0].clock`) over lists
+of values, as a grid (every combination) or zipped (the lists side by side). A key
+written `@name` is a label: recorded with each run, applied to nothing (the number
+of clients when the key itself is a list of client names, say).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import re
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python < 3.11
+    import tomli as tomllib
+
+from . import _core
+
+MODES = ("grid", "zip")
+_RANGE = re.compile(r"^\s*(-?[\d.]+)\s*:\s*(-?[\d.]+)\s*:\s*([\d.]+)\s*$")
+
+
+@dataclass(frozen=True)
+class Point:
+    """One run of a sweep: its position and the values it sets."""
+
+    index: int
+    values: tuple  # ((key, value), ...) in the sweep's key order, labels included
+
+    @property
+    def sets(self) -> list:
+        """The `--set KEY=VALUE` strings for the scenario (labels left out)."""
+        return [f"{k}={toml_value(v)}" for k, v in self.values if not k.startswith("@")]
+
+    @property
+    def labels(self) -> dict:
+        return {k[1:]: v for k, v in self.values if k.startswith("@")}
+
+    def key(self, sweep: str) -> str:
+        """A stable identity: the same sweep name and values give the same key."""
+        text = json.dumps([sweep, [[k, v] for k, v in self.values]], sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def toml_value(v: object) -> str:
+    """A Python value written as TOML, for `--set`."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(toml_value(x) for x in v) + "]"
+    return json.dumps(str(v))
+
+
+def parse_value(text: str) -> object:
+    """A TOML value, or the text itself as a string (as `--set` reads it)."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text.strip()
+
+
+def _split_top(text: str) -> list:
+    """Split at commas outside brackets and quotes."""
+    parts, depth, quote, cur = [], 0, None, []
+    for ch in text:
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    parts.append("".join(cur))
+    return parts
+
+
+def _range(m: re.Match) -> list:
+    start, stop, step = (float(g) for g in m.groups())
+    if step <= 0:
+        raise _core.ScenarioError(f"range {m.group(0).strip()}: the step must be positive")
+    whole = all(float(g).is_integer() for g in m.groups())
+    n = int((stop - start) / step + 1e-9) + 1
+    if n < 1 or n > 1_000_000:
+        raise _core.ScenarioError(f"range {m.group(0).strip()}: gives {max(n, 0)} values")
+    values = [start + i * step for i in range(n)]
+    return [int(v) for v in values] if whole else values
+
+
+def parse_vary(spec: str) -> tuple:
+    """`KEY=V1,V2,...` or `KEY=START:STOP:STEP` (inclusive) into (key, [values])."""
+    key, sep, rest = spec.partition("=")
+    key = key.strip()
+    if not sep or not key or not rest.strip():
+        raise _core.ScenarioError(f"--vary {spec}: write KEY=V1,V2,... or KEY=START:STOP:STEP")
+    m = _RANGE.match(rest)
+    values = _range(m) if m else [parse_value(p) for p in _split_top(rest)]
+    if any(isinstance(v, str) and not v for v in values):
+        raise _core.ScenarioError(f"--vary {spec}: an empty value (two commas together?)")
+    return key, values
+
+
+def points(vary: Mapping[str, Sequence], mode: str = "grid") -> list:
+    """Every point of the sweep, in order (the last key varies fastest in a grid)."""
+    if mode not in MODES:
+        raise _core.ScenarioError(f"sweep mode: must be grid or zip, got {mode!r}")
+    if not vary:
+        raise _core.ScenarioError("sweep: nothing to vary (give --vary KEY=VALUES or a [sweep] table)")
+    keys = list(vary)
+    lists = [list(vary[k]) for k in keys]
+    for k, vs in zip(keys, lists):
+        if not vs:
+            raise _core.ScenarioError(f"sweep: {k} has no values")
+    if mode == "zip":
+        lengths = {len(vs) for vs in lists}
+        if len(lengths) > 1:
+            told = ", ".join(f"{k} has {len(vs)}" for k, vs in zip(keys, lists))
+            raise _core.ScenarioError(f"sweep: zip needs lists of one length ({told})")
+        combos = zip(*lists)
+    else:
+        combos = itertools.product(*lists)
+    return [Point(i, tuple(zip(keys, combo))) for i, combo in enumerate(combos)]

@@ -1,0 +1,165 @@
+"""A sweep: one scenario run at many points, every run a row in a results file.
+
+Every point is checked before the first runs. Points already in the results
+file are skipped, so a sweep that was stopped (Ctrl-C, a kill, a crash) picks up
+where it left off when given the same command again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Mapping, Optional, Sequence
+
+from . import _core
+from .execute import executor
+from .points import Point, points
+from .store import Store, flatten, metric_columns
+
+
+@dataclass
+class Outcome:
+    """What a sweep did: points in all, run now, found done, failed."""
+
+    name: str
+    db: Path
+    total: int
+    ran: int = 0
+    skipped: int = 0
+    failed: list = field(default_factory=list)
+    where: str = "serial"
+    interrupted: bool = False
+
+
+class Interrupted(Exception):
+    def __init__(self, outcome: Outcome):
+        super().__init__(f"stopped after {outcome.ran} runs")
+        self.outcome = outcome
+
+
+def definition(scenario: "str | os.PathLike[str]", vary: Optional[Mapping[str, Sequence]], mode: Optional[str]) -> tuple:
+    """(vary, mode) from the arguments, else from the scenario's [sweep] table."""
+    table = json.loads(_core.resolve_file(os.fspath(scenario), []))
+    own = table.get("sweep") or {}
+    if vary:
+        return dict(vary), mode or "grid"
+    if not own:
+        raise _core.ScenarioError(f"{scenario}: nothing to vary (give --vary KEY=VALUES or add a [sweep] table)")
+    return dict(own["vary"]), mode or own.get("mode", "grid")
+
+
+def check_points(scenario: str, pts: Sequence[Point]) -> None:
+    for p in pts:
+        try:
+            _core.check_file(scenario, sets=p.sets)
+        except _core.ScenarioError as e:
+            told = ", ".join(f"{k}={v}" for k, v in p.values)
+            raise _core.ScenarioError(f"sweep point {p.index} ({told}): {e}") from None
+
+
+def run_sweep(
+    scenario: "str | os.PathLike[str]",
+    vary: Optional[Mapping[str, Sequence]] = None,
+    *,
+    mode: Optional[str] = None,
+    db: "Optional[str | os.PathLike[str]]" = None,
+    name: Optional[str] = None,
+    jobs: Optional[int] = None,
+    scheduler: Optional[str] = None,
+    restart: bool = False,
+    extra: Optional[dict] = None,
+    progress: Optional[Callable[[Outcome], None]] = None,
+) -> Outcome:
+    """Run every point of a sweep not yet in `db`; see `nicsim.sweep`."""
+    scenario = os.fspath(scenario)
+    vary, mode = definition(scenario, vary, mode)
+    pts = points(vary, mode)
+    check_points(scenario, pts)
+    text = Path(scenario).read_text()
+    sha = hashlib.sha256(text.encode()).hexdigest()
+    name = name or Path(scenario).stem
+    db = Path(db) if db else Path("results") / f"{name}.duckdb"
+    store = Store(db)
+    try:
+        done = store.done(name)
+        stale = sum(1 for s in done.values() if s != sha)
+        if stale and not restart:
+            raise _core.ScenarioError(
+                f"{db}: sweep {name!r} has {stale} runs of an earlier version of {scenario}; "
+                "pass --restart to replace them, or write to another --db"
+            )
+        if restart and done:
+            store.forget(name)
+            done = {}
+        store.define(name, {"scenario": scenario, "mode": mode, "vary": vary, **(extra or {})})
+        todo = [p for p in pts if p.key(name) not in done]
+        outcome = Outcome(name, db, len(pts), skipped=len(pts) - len(todo))
+        _execute(store, scenario, text, sha, name, todo, outcome, jobs or os.cpu_count() or 1, scheduler, progress)
+        return outcome
+    finally:
+        store.close()
+
+
+def _execute(store, scenario, text, sha, name, todo, outcome, jobs, scheduler, progress) -> None:
+    if progress:
+        progress(outcome)
+    if not todo:
+        return
+    pool = executor(jobs, scheduler, len(todo))
+    outcome.where = pool.name
+    by_key = {p.key(name): p for p in todo}
+    tasks = [(k, (text, Path(scenario).name, p.sets)) for k, p in by_key.items()]
+    try:
+        for key, out in pool.map(tasks):
+            _store(store, scenario, sha, name, by_key[key], key, out, outcome)
+            if progress:
+                progress(outcome)
+    except KeyboardInterrupt:
+        outcome.interrupted = True
+        raise Interrupted(outcome) from None
+    finally:
+        pool.close()
+
+
+def _store(store, scenario, sha, name, point, key, out, outcome) -> None:
+    result = out["result"]
+    facts = {
+        "run_key": key,
+        "sweep": name,
+        "point": point.index,
+        "scenario_file": scenario,
+        "scenario_sha": sha,
+        "nicsim_version": _core.__version__,
+        "status": "ok" if result else "error",
+        "error": out["error"],
+        "wall_seconds": out["wall_seconds"],
+    }
+    metrics = {}
+    if result:
+        facts.update(seed=result["seed"], simulated_seconds=result["simulated_ps"] / 1e12, events=result["events"])
+        metrics = metric_columns(result)
+    else:
+        outcome.failed.append((point.index, out["error"]))
+    store.add(facts, flatten(out["inputs"]), point.labels, metrics)
+    outcome.ran += 1
+
+
+def progress_bar(stream=sys.stderr) -> Callable[[Outcome], None]:
+    """A tqdm bar with the time left, fed by sweep progress."""
+    from tqdm import tqdm
+
+    state = {}
+
+    def update(o: Outcome) -> None:
+        bar = state.get("bar")
+        if bar is None:
+            bar = state["bar"] = tqdm(total=o.total, initial=o.skipped, desc=o.name, unit="run", file=stream, dynamic_ncols=True)
+        bar.update(o.skipped + o.ran - bar.n)
+        if o.skipped + o.ran >= o.total:
+            bar.close()
+
+    return update
