@@ -92,6 +92,31 @@ def _parser() -> argparse.ArgumentParser:
     w.add_argument("--restart", action="store_true", help="drop this sweep's earlier rows and run every point again")
     w.add_argument("--quiet", action="store_true", help="no progress bar")
 
+    rp = sub.add_parser(
+        "report",
+        help="write an HTML report (plots and tables) from results files",
+        description="Write one self-contained HTML file from one or more results files: plots of "
+        "the metrics against what was varied, the tables behind them and, for a study, each "
+        "published figure beside the model's.",
+    )
+    rp.add_argument("results", metavar="RESULTS.duckdb", nargs="+")
+    rp.add_argument("-o", "--out", metavar="FILE", default="report.html", help="the HTML file (default report.html)")
+
+    rr = sub.add_parser(
+        "reproduce",
+        help="run the published experiments under scenarios/papers/ and write their report",
+        description="Run every study under scenarios/papers/ (or those named): one DuckDB results "
+        "file each and one HTML report that sets each prediction beside the published figure. "
+        "Runs already in a results file are not repeated.",
+    )
+    rr.add_argument("names", metavar="NAME", nargs="*", help="studies to run (default: all)")
+    rr.add_argument("--all", action="store_true", help="every study (the default when no NAME is given)")
+    rr.add_argument("--out", metavar="DIR", default="results", help="where results and report.html go (default results/)")
+    rr.add_argument("--papers", metavar="DIR", help="the studies' folder (default scenarios/papers of this checkout)")
+    rr.add_argument("--jobs", type=int, metavar="N", help="local worker processes (default: one per CPU)")
+    rr.add_argument("--scheduler", metavar="ADDRESS", help="run on this Dask cluster")
+    rr.add_argument("--quiet", action="store_true", help="no progress bars")
+
     e = sub.add_parser("export", help="write a results file's runs to Parquet or CSV")
     e.add_argument("results", metavar="RESULTS.duckdb")
     e.add_argument("out", metavar="OUT.parquet|OUT.csv")
@@ -178,6 +203,44 @@ def _sweep(args) -> int:
     return 1 if o.failed else 0
 
 
+def _report(args) -> int:
+    from .report import write_report
+
+    out = write_report(args.results, args.out)
+    print(f"{out}: written")
+    return 0
+
+
+def _reproduce(args) -> int:
+    from pathlib import Path
+
+    from .reproduce import reproduce
+    from .study import papers_dir
+    from .sweep import Interrupted, progress_bar
+
+    if args.all and args.names:
+        raise _core.ScenarioError("give study names or --all, not both")
+    if args.jobs is not None and args.jobs < 1:
+        raise _core.ScenarioError(f"--jobs: must be at least 1, got {args.jobs}")
+    papers = Path(args.papers) if args.papers else papers_dir()
+    say = (lambda _: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
+    try:
+        out = reproduce(
+            args.names,
+            papers=papers,
+            out=args.out,
+            jobs=args.jobs,
+            scheduler=args.scheduler,
+            progress=None if args.quiet else progress_bar,
+            say=say,
+        )
+    except Interrupted:
+        print(f"nicsim: interrupted; finished runs are in {args.out}/, the same command resumes", file=sys.stderr)
+        return 130
+    print(f"{out}: written")
+    return 0
+
+
 def _export(args) -> int:
     from .store import Store
 
@@ -230,7 +293,7 @@ def main(argv=None) -> int:
             check(args.scenario, overrides=args.set)
             print(f"{args.scenario}: ok")
             return 0
-        commands = {"sweep": _sweep, "export": _export, "bench": _bench}
+        commands = {"sweep": _sweep, "report": _report, "reproduce": _reproduce, "export": _export, "bench": _bench}
         return commands[args.command](args)
     except _core.ScenarioError as e:
         print(f"nicsim: error: {e}", file=sys.stderr)

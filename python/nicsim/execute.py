@@ -78,6 +78,7 @@ class DaskPool:
 
         batch = uuid.uuid4().hex[:8]
         tag_of = {}
+        self.futures = []
         for tag, args in tasks:
             fut = self.client.submit(run_point, *args, key=f"nicsim-{batch}-{tag}", pure=False)
             tag_of[fut.key] = tag

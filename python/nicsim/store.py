@@ -92,6 +92,7 @@ class Store:
             cols = ", ".join(f'"{k}" {t}' for k, t in FACTS.items())
             self.con.execute(f"CREATE TABLE IF NOT EXISTS runs ({cols})")
             self.con.execute("CREATE TABLE IF NOT EXISTS sweeps (name VARCHAR PRIMARY KEY, definition VARCHAR)")
+            self.con.execute("CREATE TABLE IF NOT EXISTS study (spec VARCHAR)")
         self._types = self._columns()
 
     def _columns(self) -> dict:
@@ -115,6 +116,18 @@ class Store:
         if "sweeps" not in self._tables():
             return {}
         return {n: json.loads(d) for n, d in self.con.execute("SELECT name, definition FROM sweeps ORDER BY name").fetchall()}
+
+    def set_study(self, spec: dict) -> None:
+        """The study these sweeps belong to (its plots and published figures)."""
+        with self._transaction():
+            self.con.execute("DELETE FROM study")
+            self.con.execute("INSERT INTO study VALUES (?)", [json.dumps(spec)])
+
+    def study(self) -> Optional[dict]:
+        if "study" not in self._tables():
+            return None
+        row = self.con.execute("SELECT spec FROM study").fetchone()
+        return json.loads(row[0]) if row else None
 
     def _tables(self) -> set:
         return {r[0] for r in self.con.execute("SELECT table_name FROM information_schema.tables").fetchall()}

@@ -70,11 +70,16 @@ def run_sweep(
     name: Optional[str] = None,
     jobs: Optional[int] = None,
     scheduler: Optional[str] = None,
-    restart: bool = False,
+    restart: "bool | str" = False,
     extra: Optional[dict] = None,
     progress: Optional[Callable[[Outcome], None]] = None,
+    pool=None,
 ) -> Outcome:
-    """Run every point of a sweep not yet in `db`; see `nicsim.sweep`."""
+    """Run every point of a sweep not yet in `db`; see `nicsim.sweep`.
+
+    restart: True drops the sweep's stored rows first; "stale" drops them only
+    when they came from another version of the scenario file. pool: an
+    executor to share between sweeps (left open)."""
     scenario = os.fspath(scenario)
     vary, mode = definition(scenario, vary, mode)
     pts = points(vary, mode)
@@ -87,6 +92,8 @@ def run_sweep(
     try:
         done = store.done(name)
         stale = sum(1 for s in done.values() if s != sha)
+        if stale and restart == "stale":
+            restart = True
         if stale and not restart:
             raise _core.ScenarioError(
                 f"{db}: sweep {name!r} has {stale} runs of an earlier version of {scenario}; "
@@ -98,18 +105,24 @@ def run_sweep(
         store.define(name, {"scenario": scenario, "mode": mode, "vary": vary, **(extra or {})})
         todo = [p for p in pts if p.key(name) not in done]
         outcome = Outcome(name, db, len(pts), skipped=len(pts) - len(todo))
-        _execute(store, scenario, text, sha, name, todo, outcome, jobs or os.cpu_count() or 1, scheduler, progress)
+        own = pool is None and bool(todo)
+        if own:
+            pool = executor(jobs or os.cpu_count() or 1, scheduler, len(todo))
+        try:
+            _execute(store, scenario, text, sha, name, todo, outcome, pool, progress)
+        finally:
+            if own:
+                pool.close()
         return outcome
     finally:
         store.close()
 
 
-def _execute(store, scenario, text, sha, name, todo, outcome, jobs, scheduler, progress) -> None:
+def _execute(store, scenario, text, sha, name, todo, outcome, pool, progress) -> None:
     if progress:
         progress(outcome)
     if not todo:
         return
-    pool = executor(jobs, scheduler, len(todo))
     outcome.where = pool.name
     by_key = {p.key(name): p for p in todo}
     tasks = [(k, (text, Path(scenario).name, p.sets)) for k, p in by_key.items()]
@@ -121,8 +134,6 @@ def _execute(store, scenario, text, sha, name, todo, outcome, jobs, scheduler, p
     except KeyboardInterrupt:
         outcome.interrupted = True
         raise Interrupted(outcome) from None
-    finally:
-        pool.close()
 
 
 def _store(store, scenario, sha, name, point, key, out, outcome) -> None:
@@ -148,7 +159,7 @@ def _store(store, scenario, sha, name, point, key, out, outcome) -> None:
     outcome.ran += 1
 
 
-def progress_bar(stream=sys.stderr) -> Callable[[Outcome], None]:
+def progress_bar(desc: Optional[str] = None, stream=sys.stderr) -> Callable[[Outcome], None]:
     """A tqdm bar with the time left, fed by sweep progress."""
     from tqdm import tqdm
 
@@ -157,7 +168,7 @@ def progress_bar(stream=sys.stderr) -> Callable[[Outcome], None]:
     def update(o: Outcome) -> None:
         bar = state.get("bar")
         if bar is None:
-            bar = state["bar"] = tqdm(total=o.total, initial=o.skipped, desc=o.name, unit="run", file=stream, dynamic_ncols=True)
+            bar = state["bar"] = tqdm(total=o.total, initial=o.skipped, desc=desc or o.name, unit="run", file=stream, dynamic_ncols=True)
         bar.update(o.skipped + o.ran - bar.n)
         if o.skipped + o.ran >= o.total:
             bar.close()

@@ -1,0 +1,132 @@
+"""`nicsim report`: one self-contained HTML file (plots inlined as PNG) from one
+or more results files: for a study, each published figure beside the model's,
+its plots and the numbers behind them; for a plain sweep, plots of the metrics
+that change and the table of runs.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import os
+from pathlib import Path
+from typing import Sequence
+
+from . import _core
+from .plots import automatic, column, draw
+from .store import Store
+
+STYLE = """
+body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em; color: #222; }
+h1 { border-bottom: 2px solid #444; } h2 { margin-top: 2.5em; border-bottom: 1px solid #aaa; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 0.85em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
+th { background: #f0f0f0; } td.text { text-align: left; }
+figure { margin: 1.5em 0; } figcaption { font-size: 0.85em; color: #555; }
+.note { color: #555; font-size: 0.9em; }
+"""
+
+
+def _esc(v) -> str:
+    return html.escape(str(v))
+
+
+def _img(png: bytes, caption: str) -> str:
+    data = base64.b64encode(png).decode()
+    return f'<figure><img alt="{_esc(caption)}" src="data:image/png;base64,{data}"><figcaption>{_esc(caption)}</figcaption></figure>'
+
+
+def _matches(row, where: dict) -> bool:
+    for k, want in where.items():
+        got = row.get(column(k))
+        if got != want and str(got) != str(want):
+            return False
+    return True
+
+
+def published_table(spec: dict, frames: dict) -> str:
+    """Each published figure of the study beside what the model gave."""
+    rows = []
+    for p in spec.get("published", []):
+        frame = frames.get(p["sweep"])
+        hits = [] if frame is None else [r for r in frame.to_dict("records") if _matches(r, p.get("where", {}))]
+        if not hits or p["metric"] not in hits[0] or hits[0][p["metric"]] is None:
+            got = "not run"
+        else:
+            got = format(hits[0][p["metric"]] * p.get("scale", 1), p.get("format", ".4g"))
+        rows.append(
+            f'<tr><td class="text">{_esc(p["quantity"])}</td><td class="text">{_esc(p["published"])}</td>'
+            f'<td>{_esc(got)}</td><td class="text">{_esc(p.get("note", ""))}</td></tr>'
+        )
+    if not rows:
+        return ""
+    head = "<tr><th>quantity</th><th>published (BRIEF.md)</th><th>nicsim</th><th>note</th></tr>"
+    return f"<h3>Published beside predicted</h3><table>{head}{''.join(rows)}</table>"
+
+
+def runs_table(frame, vary: dict, metrics: Sequence[str]) -> str:
+    keys = [column(k) for k in vary if column(k) in frame]
+    cols = keys + [m for m in dict.fromkeys(metrics) if m in frame and m not in keys]
+    if frame.empty or not cols:
+        return ""
+    shown = frame[cols].copy()
+    return shown.to_html(index=False, float_format=lambda v: f"{v:.6g}", na_rep="—", border=0)
+
+
+def section(path: Path) -> str:
+    """The HTML for one results file."""
+    store = Store(path, read_only=True)
+    try:
+        spec = store.study() or {}
+        defs = store.definitions()
+        order = [sw["name"] for sw in spec.get("sweep", [])]
+        defs = dict(sorted(defs.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)))
+        frames = {name: store.frame(name) for name in defs}
+    finally:
+        store.close()
+    title = spec.get("title") or path.stem
+    parts = [f'<h2 id="{_esc(path.stem)}">{_esc(title)}</h2>']
+    if spec.get("source"):
+        parts.append(f'<p class="note">Source: {_esc(spec["source"])}. Results file: <code>{_esc(path)}</code>.</p>')
+    if spec.get("summary"):
+        parts.append(f"<p>{_esc(spec['summary'])}</p>")
+    parts.append(published_table(spec, frames))
+    plans = {name: [p for p in spec.get("plot", []) if p["sweep"] == name] for name in defs}
+    for name, d in defs.items():
+        frame = frames[name]
+        ok = frame[frame["status"] == "ok"] if "status" in frame else frame
+        mine = plans[name] or automatic(ok, d["vary"])
+        label = d.get("title") or name
+        parts.append(f"<h3>{_esc(label)}</h3><p class=\"note\">Sweep <code>{_esc(name)}</code> of "
+                     f"<code>{_esc(d['scenario'])}</code>, {len(frame)} runs ({_esc(d['mode'])}).</p>")
+        for plan in mine:
+            caption = plan.get("title") or f"{', '.join(plan['y'])} against {plan['x']}"
+            parts.append(_img(draw(ok, plan), caption))
+        metrics = [column(y) for p in mine for y in p["y"]]
+        metrics += [p["metric"] for p in spec.get("published", []) if p["sweep"] == name]
+        parts.append(runs_table(frame, d["vary"], metrics))
+        failed = len(frame) - len(ok)
+        if failed:
+            parts.append(f'<p class="note">{failed} runs failed; their errors are in the results file.</p>')
+    return "\n".join(parts)
+
+
+def write_report(results: Sequence["str | os.PathLike[str]"], out: "str | os.PathLike[str]", title: str = "nicsim results") -> Path:
+    """Write one HTML report covering every results file given."""
+    paths = [Path(r) for r in results]
+    for p in paths:
+        if not p.is_file():
+            raise _core.ScenarioError(f"{p}: no such results file")
+    body = [section(p) for p in paths]
+    toc = "".join(f'<li><a href="#{_esc(p.stem)}">{_esc(p.stem)}</a></li>' for p in paths)
+    text = (
+        f"<!doctype html><html><head><meta charset=\"utf-8\"><title>{_esc(title)}</title><style>{STYLE}</style></head>"
+        f"<body><h1>{_esc(title)}</h1><p class=\"note\">nicsim {_esc(_core.__version__)}. Every figure is from simulated "
+        f"traffic; the model's parameters and their sources are in docs/model.md.</p><ul>{toc}</ul>{''.join(body)}</body></html>"
+    )
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".partial")
+    tmp.write_text(text)
+    os.replace(tmp, out)
+    return out

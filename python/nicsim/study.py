@@ -1,0 +1,134 @@
+"""A study: the sweeps, plots and published figures of one experiment, read from
+`scenarios/papers/NAME/study.toml`. See docs/sweeps.md for the format.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python < 3.11
+    import tomli as tomllib
+
+from . import _core
+from .points import MODES
+
+LIMITS = ("wire-l2", "wire-udp", "wire-frames", "value")
+_KEYS = {
+    "study": {"title", "source", "summary", "sweep", "plot", "published"},
+    "sweep": {"name", "scenario", "mode", "vary", "title"},
+    "plot": {"sweep", "x", "y", "x_label", "y_label", "title", "series", "limit", "limit_rate", "limit_value", "limit_label", "y_scale", "x_scale", "percent"},
+    "published": {"quantity", "published", "sweep", "where", "metric", "format", "note", "scale"},
+}
+
+
+@dataclass
+class Study:
+    name: str
+    dir: Path
+    spec: dict
+
+    @property
+    def title(self) -> str:
+        return self.spec["title"]
+
+    @property
+    def sweeps(self) -> list:
+        return self.spec.get("sweep", [])
+
+    @property
+    def plots(self) -> list:
+        return self.spec.get("plot", [])
+
+    @property
+    def published(self) -> list:
+        return self.spec.get("published", [])
+
+    def scenario(self, sweep: dict) -> Path:
+        return self.dir / sweep["scenario"]
+
+
+def _fail(where: str, message: str):
+    raise _core.ScenarioError(f"{where}: {message}")
+
+
+def _check_keys(where: str, table: dict, kind: str) -> None:
+    unknown = sorted(set(table) - _KEYS[kind])
+    if unknown:
+        _fail(where, f"unknown key {unknown[0]!r} (known: {', '.join(sorted(_KEYS[kind]))})")
+
+
+def _need(where: str, table: dict, key: str, kind: type):
+    v = table.get(key)
+    if not isinstance(v, kind):
+        _fail(f"{where}.{key}", f"is required and must be a {kind.__name__}" if v is None else f"must be a {kind.__name__}")
+    return v
+
+
+def load_study(path: "str | os.PathLike[str]") -> Study:
+    """Read and check a study file; errors name the file and the key."""
+    path = Path(path)
+    try:
+        spec = tomllib.loads(path.read_text())
+    except OSError as e:
+        _fail(str(path), str(e))
+    except tomllib.TOMLDecodeError as e:
+        _fail(str(path), f"not valid TOML ({e})")
+    where = str(path)
+    _check_keys(where, spec, "study")
+    _need(where, spec, "title", str)
+    names = set()
+    for i, sw in enumerate(spec.get("sweep", [])):
+        at = f"{where}: sweep[{i}]"
+        _check_keys(at, sw, "sweep")
+        name = _need(at, sw, "name", str)
+        if name in names:
+            _fail(f"{at}.name", f"{name!r} is used twice")
+        names.add(name)
+        scenario = path.parent / _need(at, sw, "scenario", str)
+        if not scenario.is_file():
+            _fail(f"{at}.scenario", f"no file {scenario}")
+        _need(at, sw, "vary", dict)
+        if sw.get("mode", "grid") not in MODES:
+            _fail(f"{at}.mode", f"must be grid or zip, got {sw['mode']!r}")
+    for kind in ("plot", "published"):
+        for i, item in enumerate(spec.get(kind, [])):
+            at = f"{where}: {kind}[{i}]"
+            _check_keys(at, item, kind)
+            if _need(at, item, "sweep", str) not in names:
+                _fail(f"{at}.sweep", f"no sweep named {item['sweep']!r}")
+            if kind == "plot":
+                _need(at, item, "x", str)
+                _need(at, item, "y", list)
+                if item.get("limit", "value") not in LIMITS:
+                    _fail(f"{at}.limit", f"must be one of {', '.join(LIMITS)}")
+            else:
+                for key in ("quantity", "published", "metric"):
+                    _need(at, item, key, str)
+    return Study(path.parent.name, path.parent, spec)
+
+
+def find_studies(root: "str | os.PathLike[str]", names: Optional[list] = None) -> list:
+    """The studies under root (each folder with a study.toml), or the ones named."""
+    root = Path(root)
+    found = {p.parent.name: p for p in sorted(root.glob("*/study.toml"))}
+    if not found:
+        _fail(str(root), "no study folders (NAME/study.toml) here")
+    for n in names or []:
+        if n not in found:
+            _fail(n, f"no such study; there are {', '.join(found)}")
+    return [load_study(found[n]) for n in (names or found)]
+
+
+def papers_dir() -> Path:
+    """scenarios/papers of this checkout, or of the current directory."""
+    here = Path(__file__).resolve()
+    for base in [Path.cwd(), *here.parents]:
+        cand = base / "scenarios" / "papers"
+        if cand.is_dir():
+            return cand
+    raise _core.ScenarioError("cannot find scenarios/papers; run from the nicsim checkout or pass --papers DIR")
