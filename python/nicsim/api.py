@@ -122,7 +122,7 @@ def sweep(
     results/NAME.duckdb), where points already run are skipped. jobs local worker
     processes (default: one per CPU), or scheduler, the address of a Dask cluster.
     """
-    from .sweep import run_sweep
+    from .sweeps import run_sweep
 
     vary = None if vary is None else {k: list(v) for k, v in vary.items()}
     outcome = run_sweep(scenario, vary, mode=mode, db=db, name=name, jobs=jobs, scheduler=scheduler, restart=restart)

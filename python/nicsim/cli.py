@@ -166,7 +166,7 @@ def _run(args) -> int:
 
 def _sweep(args) -> int:
     from .points import parse_vary
-    from .sweep import Interrupted, progress_bar, run_sweep
+    from .sweeps import Interrupted, progress_bar, run_sweep
 
     if args.jobs is not None and args.jobs < 1:
         raise _core.ScenarioError(f"--jobs: must be at least 1, got {args.jobs}")
@@ -216,7 +216,7 @@ def _reproduce(args) -> int:
 
     from .reproduce import reproduce
     from .study import papers_dir
-    from .sweep import Interrupted, progress_bar
+    from .sweeps import Interrupted, progress_bar
 
     if args.all and args.names:
         raise _core.ScenarioError("give study names or --all, not both")

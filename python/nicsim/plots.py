@@ -27,8 +27,8 @@ FAMILIES = [
 
 
 def number(v) -> float:
-    """A plot coordinate from a value: 400, "400MHz" and "1.5 GHz" all work."""
-    if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool):
+    """A plot coordinate from a value: 400, "400MHz", "1.5 GHz" and true (1) all work."""
+    if isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)):
         return float(v)
     m = _NUMBER.match(str(v))
     return float(m.group(1)) if m else float("nan")

@@ -1,8 +1,8 @@
 """The points of a sweep: which values each run gets.
 
 A sweep varies scenario keys (the `--set` paths, e.g. `host[0].clock`) over lists
-of values, as a grid (every combination) or zipped (the lists side by side). A key
-written `@name` is a label: recorded with each run, applied to nothing (the number
+of values, as a grid (every combination) or zipped (the lists side by side). In a zip, a
+list of one value goes with every point. A key written `@name` is a label: recorded with each run, applied to nothing (the number
 of clients when the key itself is a list of client names, say).
 """
 
@@ -125,11 +125,13 @@ def points(vary: Mapping[str, Sequence], mode: str = "grid") -> list:
         if not vs:
             raise _core.ScenarioError(f"sweep: {k} has no values")
     if mode == "zip":
-        lengths = {len(vs) for vs in lists}
+        # A one-value list goes with every point; the others must be one length.
+        lengths = {len(vs) for vs in lists if len(vs) > 1}
         if len(lengths) > 1:
             told = ", ".join(f"{k} has {len(vs)}" for k, vs in zip(keys, lists))
             raise _core.ScenarioError(f"sweep: zip needs lists of one length ({told})")
-        combos = zip(*lists)
+        n = lengths.pop() if lengths else 1
+        combos = zip(*[vs * n if len(vs) == 1 else vs for vs in lists])
     else:
         combos = itertools.product(*lists)
     return [Point(i, tuple(zip(keys, combo))) for i, combo in enumerate(combos)]

@@ -95,7 +95,7 @@ def section(path: Path) -> str:
     for name, d in defs.items():
         frame = frames[name]
         ok = frame[frame["status"] == "ok"] if "status" in frame else frame
-        mine = plans[name] or automatic(ok, d["vary"])
+        mine = plans[name] if spec else automatic(ok, d["vary"])
         label = d.get("title") or name
         parts.append(f"<h3>{_esc(label)}</h3><p class=\"note\">Sweep <code>{_esc(name)}</code> of "
                      f"<code>{_esc(d['scenario'])}</code>, {len(frame)} runs ({_esc(d['mode'])}).</p>")

@@ -15,7 +15,7 @@ from .report import write_report
 from .store import Store
 from .study import find_studies
 from .points import points
-from .sweep import Outcome, run_sweep
+from .sweeps import Outcome, run_sweep
 
 
 def reproduce(

@@ -26,8 +26,10 @@ pub fn check_sweep(sweep: &SweepSpec) -> Result<u64, ScenarioError> {
     }
     match sweep.mode {
         SweepMode::Zip => {
-            let (first, n) = lengths[0];
-            if let Some((key, m)) = lengths.iter().find(|(_, m)| *m != n) {
+            // A one-value list goes with every point; the others must be one length.
+            let mut long = lengths.iter().filter(|(_, n)| *n > 1);
+            let Some(&(first, n)) = long.next() else { return Ok(1) };
+            if let Some((key, m)) = long.find(|(_, m)| *m != n) {
                 return Err(ScenarioError::new(
                     format!("sweep.vary.{key:?}"),
                     format!("zip needs lists of one length: {first:?} has {n} values, this has {m}"),
@@ -56,12 +58,12 @@ mod tests {
     #[test]
     fn grid_and_zip_sweeps_are_accepted() {
         check("[sweep]\nvary = { \"source[0].frame_size\" = [64, 128], \"@label\" = [\"a\"] }\n").unwrap();
-        check("[sweep]\nmode = \"zip\"\nvary = { a = [1, 2], b = [3, 4] }\n").unwrap();
+        check("[sweep]\nmode = \"zip\"\nvary = { a = [1, 2], b = [3, 4], c = [5] }\n").unwrap();
     }
 
     #[test]
     fn bad_sweeps_name_the_key() {
-        let e = check("[sweep]\nmode = \"zip\"\nvary = { a = [1, 2], b = [3] }\n").unwrap_err();
+        let e = check("[sweep]\nmode = \"zip\"\nvary = { a = [1, 2], b = [3, 4, 5] }\n").unwrap_err();
         assert!(e.starts_with("sweep.vary.\"b\": zip needs lists of one length"), "{e}");
         let e = check("[sweep]\nvary = { a = [] }\n").unwrap_err();
         assert_eq!(e, "sweep.vary.\"a\": has no values");

@@ -1,0 +1,164 @@
+"""Sweeps: the points they make, the rows they store, resuming after a kill."""
+
+import csv
+import re
+import signal
+import subprocess
+import time
+
+import duckdb
+import pytest
+
+import nicsim
+from nicsim.points import parse_vary, points
+
+from conftest import nicsim_cmd
+
+FLOOD = """name = "flood"
+duration = "1ms"
+[[source]]
+name = "gen"
+to = "rx"
+protocol = "udp"
+frame_size = 1518
+rate = "line"
+count = 200
+[[sink]]
+name = "rx"
+[[link]]
+name = "wire"
+a = "gen"
+b = "rx"
+rate = "1Gbps"
+"""
+
+
+@pytest.fixture
+def flood(tmp_path):
+    path = tmp_path / "flood.toml"
+    path.write_text(FLOOD)
+    return path
+
+
+def test_vary_parsing_ranges_lists_and_strings():
+    assert parse_vary("source[0].frame_size=64:256:64") == ("source[0].frame_size", [64, 128, 192, 256])
+    assert parse_vary("host[0].clock=400MHz,700MHz") == ("host[0].clock", ["400MHz", "700MHz"])
+    assert parse_vary('p=["a", "b"],["c"]') == ("p", [["a", "b"], ["c"]])
+    assert parse_vary("x=true,1.5") == ("x", [True, 1.5])
+    for bad in ("nokey", "=1,2", "k=", "k=1,,2", "k=5:1:0"):
+        with pytest.raises(nicsim.ScenarioError):
+            parse_vary(bad)
+
+
+def test_grid_and_zip_points():
+    grid = points({"a": [1, 2], "b": [3, 4, 5]})
+    assert [p.values for p in grid][:2] == [(("a", 1), ("b", 3)), (("a", 1), ("b", 4))]
+    assert len(grid) == 6 and len({p.key("s") for p in grid}) == 6
+    zipped = points({"a": [1, 2], "@n": [10, 20], "c": ["x"]}, "zip")
+    assert [p.sets for p in zipped] == [["a=1", 'c="x"'], ["a=2", 'c="x"']]
+    assert zipped[1].labels == {"n": 20}
+    with pytest.raises(nicsim.ScenarioError, match="one length"):
+        points({"a": [1, 2], "b": [1, 2, 3]}, "zip")
+
+
+def test_sweep_rows_hold_inputs_metrics_and_facts(flood, tmp_path):
+    db = tmp_path / "r.duckdb"
+    frame = nicsim.sweep(flood, {"source[0].frame_size": [64, 1518], "@tag": ["x"]}, db=db, jobs=1)
+    assert len(frame) == 2
+    row = frame.set_index("source[0].frame_size").loc[1518]
+    assert row["status"] == "ok" and row["tag"] == "x" and row["nicsim_version"] == nicsim.__version__
+    assert row["seed"] == 1 and row["link[0].rate"] == "1Gbps" and row["source[0].count"] == 200
+    single = nicsim.run(flood, overrides={"source[0].frame_size": 1518}).metric("rx", "goodput_mbps")
+    assert row["rx.goodput_mbps"] == pytest.approx(single)
+    # The same call again runs nothing and changes nothing.
+    again = nicsim.sweep(flood, {"source[0].frame_size": [64, 1518], "@tag": ["x"]}, db=db, jobs=1)
+    assert list(again["finished_at"]) == list(frame["finished_at"])
+
+
+def test_sweep_table_in_the_scenario_and_export(flood, tmp_path, cli):
+    flood.write_text(FLOOD + '[sweep]\nmode = "zip"\nvary = { "source[0].frame_size" = [64, 128], "source[0].count" = [10, 20] }\n')
+    db = tmp_path / "own.duckdb"
+    r = cli("sweep", flood, "--db", db, "--jobs", "1", "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert "2 points, 2 run now" in r.stdout
+    r = cli("export", db, tmp_path / "own.csv")
+    assert r.returncode == 0, r.stderr
+    rows = list(csv.DictReader((tmp_path / "own.csv").open()))
+    assert [(x["source[0].frame_size"], x["rx.frames"]) for x in rows] == [("64", "10"), ("128", "20")]
+    assert cli("export", db, tmp_path / "own.parquet").returncode == 0
+    back = duckdb.connect().execute(f"SELECT count(*) FROM '{tmp_path / 'own.parquet'}'").fetchone()[0]
+    assert back == 2
+
+
+def test_bad_sweeps_exit_2_and_write_nothing(flood, tmp_path, cli):
+    db = tmp_path / "bad.duckdb"
+    r = cli("sweep", flood, "--vary", "source[0].frame_size=64,20", "--db", db)
+    assert r.returncode == 2
+    assert "sweep point 1 (source[0].frame_size=20)" in r.stderr and "frame_size" in r.stderr
+    assert not db.exists()
+    r = cli("sweep", flood, "--db", db)
+    assert r.returncode == 2 and "nothing to vary" in r.stderr
+    r = cli("sweep", flood, "--vary", "a=1,2", "--vary", "b=1", "--zip", "--vary", "c=1,2,3", "--db", db)
+    assert r.returncode == 2 and "one length" in r.stderr
+    r = cli("export", tmp_path / "none.duckdb", tmp_path / "x.csv")
+    assert r.returncode == 2 and "no such results file" in r.stderr
+
+
+def test_an_edited_scenario_is_not_mixed_with_old_rows(flood, tmp_path, cli):
+    db = tmp_path / "e.duckdb"
+    assert cli("sweep", flood, "--vary", "source[0].count=1,2", "--db", db, "--jobs", "1", "--quiet").returncode == 0
+    flood.write_text(FLOOD.replace('duration = "1ms"', 'duration = "2ms"'))
+    r = cli("sweep", flood, "--vary", "source[0].count=1,2", "--db", db, "--jobs", "1", "--quiet")
+    assert r.returncode == 2 and "earlier version" in r.stderr and "--restart" in r.stderr
+    r = cli("sweep", flood, "--vary", "source[0].count=1,2", "--db", db, "--jobs", "1", "--quiet", "--restart")
+    assert r.returncode == 0 and "2 run now" in r.stdout
+    assert set(nicsim.load(db)["duration"]) == {"2ms"}
+
+
+def _kill_after(cmd, done_at, sig):
+    """Start a sweep, send sig once the progress bar shows done_at runs."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    seen, buf = 0, b""
+    while seen < done_at:
+        chunk = proc.stderr.read1(4096)
+        if not chunk:
+            break
+        buf += chunk
+        seen = max([int(m) for m in re.findall(rb"(\d+)/60 ", buf)] or [0])
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=60)
+    return proc.returncode, seen, err.decode(errors="replace")
+
+
+def _long_sweep(flood, db):
+    """60 points of a few milliseconds each, the count of frames varied."""
+    flood.write_text(FLOOD.replace('duration = "1ms"\n', ""))
+    return nicsim_cmd() + ["sweep", str(flood), "--vary", "source[0].count=1000:60000:1000", "--db", str(db), "--jobs", "1"]
+
+
+def test_a_killed_sweep_resumes_without_repeating_a_point(flood, tmp_path):
+    db = tmp_path / "k.duckdb"
+    cmd = _long_sweep(flood, db)
+    code, seen, _ = _kill_after(cmd, 12, signal.SIGKILL)
+    assert code == -signal.SIGKILL and seen >= 12
+    before = nicsim.load(db)
+    assert 12 <= len(before) < 60, "the kill must land part-way"
+    assert before["run_key"].is_unique
+    time.sleep(0.01)
+    r = subprocess.run(cmd + ["--quiet"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert f"60 points, {60 - len(before)} run now" in r.stdout
+    after = nicsim.load(db)
+    assert len(after) == 60 and after["run_key"].is_unique and sorted(after["point"]) == list(range(60))
+    kept = after.set_index("run_key").loc[before["run_key"], "finished_at"]
+    assert list(kept) == list(before["finished_at"]), "a finished point ran again"
+    assert list(after.sort_values("point")["rx.frames"]) == list(range(1000, 60001, 1000))
+
+
+def test_ctrl_c_stops_cleanly_and_says_how_to_resume(flood, tmp_path):
+    db = tmp_path / "c.duckdb"
+    cmd = _long_sweep(flood, db)
+    code, _, err = _kill_after(cmd, 5, signal.SIGINT)
+    assert code == 130 and "interrupted" in err and "resumes" in err
+    rows = nicsim.load(db)
+    assert 5 <= len(rows) < 60 and (rows["status"] == "ok").all()
