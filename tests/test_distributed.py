@@ -1,0 +1,68 @@
+"""Sweeps on Dask: the same rows as a serial run, and a worker that dies costs
+only the runs it held."""
+
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+import nicsim
+
+from conftest import SCENARIOS, nicsim_cmd
+
+pytest.importorskip("dask.distributed")
+from dask.distributed import Client, LocalCluster  # noqa: E402
+
+SCENARIO = SCENARIOS / "papers" / "malta2001" / "send.toml"
+VARY = {"smart_host[0].send.frame_size": [64, 256, 1024, 1518], "smart_host[0].send.count": [2000, 4000]}
+# What may differ between two runs of one point: when and where it ran.
+CIRCUMSTANCES = {"finished_at", "wall_seconds"}
+
+
+def _results(frame):
+    keep = [c for c in frame.columns if c not in CIRCUMSTANCES]
+    return frame[keep].sort_values("run_key").reset_index(drop=True)
+
+
+def test_two_local_workers_give_the_serial_rows(tmp_path):
+    serial = nicsim.sweep(SCENARIO, VARY, db=tmp_path / "serial.duckdb", jobs=1)
+    dask = nicsim.sweep(SCENARIO, VARY, db=tmp_path / "dask.duckdb", jobs=2)
+    assert len(serial) == 8 and (serial["status"] == "ok").all()
+    assert _results(dask).equals(_results(serial))
+
+
+@pytest.fixture
+def cluster():
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c:
+        with Client(c) as client:
+            yield c, client
+
+
+def test_a_worker_killed_mid_sweep_costs_only_its_runs(cluster, tmp_path):
+    c, client = cluster
+    db = tmp_path / "k.duckdb"
+    # Runs of a few hundred milliseconds, so the kill lands while workers hold some.
+    vary = ["--vary", "smart_host[0].send.count=20000:220000:20000"]
+    cmd = nicsim_cmd() + ["sweep", str(SCENARIO), *vary, "--db", str(db), "--scheduler", c.scheduler_address, "--quiet"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while not any(client.processing().values()) and time.time() < deadline:
+        time.sleep(0.05)
+    pids = client.run(os.getpid)
+    victim = sorted(pids)[0]
+    os.kill(pids[victim], signal.SIGKILL)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert "11 points, 11 run now" in out
+    rows = nicsim.load(db)
+    assert len(rows) == 11 and rows["run_key"].is_unique and (rows["status"] == "ok").all()
+    assert sorted(rows["smart_host[0].send.count"]) == list(range(20000, 220001, 20000))
+    serial = nicsim.sweep(SCENARIO, {"smart_host[0].send.count": list(range(20000, 220001, 20000))}, db=tmp_path / "s.duckdb", name="send", jobs=1)
+    assert _results(rows.drop(columns=["scenario_file"])).equals(_results(serial.drop(columns=["scenario_file"])))
+
+
+def test_an_unreachable_scheduler_is_bad_input(cli, tmp_path):
+    r = cli("sweep", SCENARIO, "--vary", "smart_host[0].send.count=10,20", "--scheduler", "tcp://127.0.0.1:9", "--db", tmp_path / "x.duckdb")
+    assert r.returncode == 2 and "cannot reach a Dask scheduler" in r.stderr

@@ -1,0 +1,106 @@
+"""`nicsim reproduce` and `nicsim report`: every study's section, plots and
+published figures in one HTML file."""
+
+import base64
+import re
+from html.parser import HTMLParser
+
+import pytest
+
+import nicsim
+from nicsim.study import find_studies, load_study
+
+from conftest import SCENARIOS
+
+PAPERS = SCENARIOS / "papers"
+
+
+class Sections(HTMLParser):
+    """The report's structure: each h2 section's id, images and table cells."""
+
+    def __init__(self):
+        super().__init__()
+        self.sections, self.current, self.in_cell = {}, None, False
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "h2":
+            self.current = self.sections.setdefault(attrs["id"], {"images": [], "cells": []})
+        elif tag == "img" and self.current is not None:
+            self.current["images"].append(attrs["src"])
+        self.in_cell = tag == "td"
+
+    def handle_data(self, data):
+        if self.in_cell and self.current is not None:
+            self.current["cells"].append(data.strip())
+
+
+def _png(src):
+    assert src.startswith("data:image/png;base64,")
+    data = base64.b64decode(src.split(",", 1)[1])
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000
+    return data
+
+
+@pytest.fixture(scope="module")
+def reproduced(tmp_path_factory):
+    from conftest import nicsim_cmd
+    import subprocess
+
+    out = tmp_path_factory.mktemp("results")
+    r = subprocess.run(nicsim_cmd() + ["reproduce", "--all", "--out", str(out), "--quiet"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def test_reproduce_all_writes_each_study_section_with_plots(reproduced):
+    studies = find_studies(PAPERS)
+    assert {s.name for s in studies} >= {"ibm2001", "malta2001", "patent-direct-tso"}
+    parser = Sections()
+    parser.feed((reproduced / "report.html").read_text())
+    for s in studies:
+        assert (reproduced / f"{s.name}.duckdb").is_file()
+        section = parser.sections[s.name]
+        assert len(section["images"]) == len(s.plots) >= 1
+        for src in section["images"]:
+            _png(src)
+        for p in s.published:
+            assert p["quantity"] in section["cells"] and p["published"] in section["cells"]
+        assert "not run" not in section["cells"]
+
+
+def test_reproduced_figures_are_the_models(reproduced):
+    """The report's numbers come from the runs: the Malta calibration point."""
+    rows = nicsim.load(reproduced / "malta2001.duckdb", sweep="dma")
+    hit = rows[(rows["smart_host[0].send.length"] == 1512) & (rows["smart_host[0].send.direction"] == "to-host")]
+    got = float(hit["host.dma_mbps"].iloc[0])
+    assert got == pytest.approx(665.6, rel=1e-3)
+    html = (reproduced / "report.html").read_text()
+    assert re.search(rf"<td>{got:.1f}</td>", html)
+
+
+def test_report_of_a_plain_sweep_plots_what_changed(tmp_path, cli):
+    db = tmp_path / "plain.duckdb"
+    nicsim.sweep(SCENARIOS / "papers" / "malta2001" / "send.toml", {"smart_host[0].send.frame_size": [64, 512, 1518]}, db=db, jobs=1)
+    r = cli("report", db, "-o", tmp_path / "r.html")
+    assert r.returncode == 0, r.stderr
+    parser = Sections()
+    parser.feed((tmp_path / "r.html").read_text())
+    images = parser.sections["plain"]["images"]
+    assert images and all(_png(i) for i in images)
+    assert "1518" in parser.sections["plain"]["cells"]
+
+
+def test_bad_studies_are_named(tmp_path, cli):
+    (tmp_path / "s").mkdir()
+    study = tmp_path / "s" / "study.toml"
+    study.write_text('title = "t"\n[[sweep]]\nname = "a"\nscenario = "missing.toml"\nvary = { x = [1] }\n')
+    with pytest.raises(nicsim.ScenarioError, match=r"sweep\[0\]\.scenario: no file"):
+        load_study(study)
+    study.write_text('title = "t"\ncolour = 1\n')
+    with pytest.raises(nicsim.ScenarioError, match="unknown key 'colour'"):
+        load_study(study)
+    r = cli("reproduce", "nosuch")
+    assert r.returncode == 2 and "no such study" in r.stderr
+    r = cli("report", tmp_path / "none.duckdb")
+    assert r.returncode == 2 and "no such results file" in r.stderr
