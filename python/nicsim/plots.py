@@ -34,6 +34,19 @@ def number(v) -> float:
     return float(m.group(1)) if m else float("nan")
 
 
+def coordinates(values) -> tuple:
+    """Plot positions for a column's values, and tick labels when the values are
+    categories (booleans, or words such as "direct") rather than quantities."""
+    values = list(values)
+    if values and all(isinstance(v, (bool, np.bool_)) for v in values):
+        return [float(v) for v in values], {0.0: "false", 1.0: "true"}
+    xs = [number(v) for v in values]
+    if not any(np.isnan(xs)):
+        return xs, None
+    order = list(dict.fromkeys(str(v) for v in values))
+    return [float(order.index(str(v))) for v in values], {float(i): name for i, name in enumerate(order)}
+
+
 def bit_rate(text: str) -> float:
     m = _RATE.match(str(text))
     if not m:
@@ -48,6 +61,8 @@ def limit_curve(spec: dict, xs: np.ndarray):
         return None
     if kind == "value":
         return np.full_like(xs, float(spec["limit_value"]))
+    if kind == "slope":
+        return xs * float(spec["limit_value"])
     rate = bit_rate(spec.get("limit_rate", "1Gbps"))
     if kind == "wire-frames":
         return rate / ((xs + 20) * 8)  # frame + preamble 8 + gap 12
@@ -69,14 +84,19 @@ def draw(frame, spec: dict) -> bytes:
     fig, ax = plt.subplots(figsize=(7, 4.2), dpi=110)
     groups = [(None, frame)] if series is None else list(frame.groupby(series, sort=False))
     markers = "os^vD<>p*h"
+    coords, ticks = coordinates(frame[x])
+    place = dict(zip(frame.index, coords))
     for gi, (value, rows) in enumerate(groups):
-        rows = rows.assign(_x=[number(v) for v in rows[x]]).sort_values("_x")
+        rows = rows.assign(_x=[place[i] for i in rows.index]).sort_values("_x")
         for yi, y in enumerate(ys):
             if y not in rows:
                 continue
             label = y if series is None else (f"{series} = {value}" if len(ys) == 1 else f"{y}, {series} = {value}")
             ax.plot(rows["_x"], rows[y] * scale, marker=markers[(gi * len(ys) + yi) % len(markers)], label=label)
-    xs_all = np.array(sorted({number(v) for v in frame[x]}))
+    xs_all = np.array(sorted(set(coords)))
+    if ticks:
+        ax.set_xticks(list(ticks), list(ticks.values()))
+        ax.set_xmargin(0.15)
     if spec.get("limit") and len(xs_all):
         dense = np.linspace(xs_all.min(), xs_all.max(), 200)
         ax.plot(dense, limit_curve(spec, dense) * scale, "k--", linewidth=1, label=spec.get("limit_label", "theoretical limit"))

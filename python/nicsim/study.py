@@ -17,7 +17,7 @@ except ModuleNotFoundError:  # Python < 3.11
 from . import _core
 from .points import MODES
 
-LIMITS = ("wire-l2", "wire-udp", "wire-frames", "value")
+LIMITS = ("wire-l2", "wire-udp", "wire-frames", "value", "slope")
 _KEYS = {
     "study": {"title", "source", "summary", "sweep", "plot", "published"},
     "sweep": {"name", "scenario", "mode", "vary", "title"},
@@ -106,6 +106,8 @@ def load_study(path: "str | os.PathLike[str]") -> Study:
                 _need(at, item, "y", list)
                 if item.get("limit", "value") not in LIMITS:
                     _fail(f"{at}.limit", f"must be one of {', '.join(LIMITS)}")
+                if item.get("limit") in ("value", "slope") and not isinstance(item.get("limit_value"), (int, float)):
+                    _fail(f"{at}.limit_value", f"a number is required for limit = {item['limit']!r}")
             else:
                 for key in ("quantity", "published", "metric"):
                     _need(at, item, key, str)
