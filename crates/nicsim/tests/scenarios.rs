@@ -71,7 +71,8 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
         let p = e.unwrap().path();
         if p.is_dir() {
             out.extend(walk(&p));
-        } else if p.extension().is_some_and(|x| x == "toml") {
+        } else if p.extension().is_some_and(|x| x == "toml") && !p.ends_with("study.toml") {
+            // study.toml files describe sweeps of these scenarios (nicsim reproduce).
             out.push(p);
         }
     }
