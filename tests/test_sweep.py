@@ -107,11 +107,14 @@ def test_bad_sweeps_exit_2_and_write_nothing(flood, tmp_path, cli):
 def test_an_edited_scenario_is_not_mixed_with_old_rows(flood, tmp_path, cli):
     db = tmp_path / "e.duckdb"
     assert cli("sweep", flood, "--vary", "source[0].count=1,2", "--db", db, "--jobs", "1", "--quiet").returncode == 0
+    flood.write_text("# a comment changes nothing\n" + FLOOD)
+    r = cli("sweep", flood, "--vary", "source[0].count=1,2,3", "--db", db, "--jobs", "1", "--quiet")
+    assert r.returncode == 0 and "3 points, 1 run now" in r.stdout
     flood.write_text(FLOOD.replace('duration = "1ms"', 'duration = "2ms"'))
     r = cli("sweep", flood, "--vary", "source[0].count=1,2", "--db", db, "--jobs", "1", "--quiet")
     assert r.returncode == 2 and "earlier version" in r.stderr and "--restart" in r.stderr
     r = cli("sweep", flood, "--vary", "source[0].count=1,2", "--db", db, "--jobs", "1", "--quiet", "--restart")
-    assert r.returncode == 0 and "2 run now" in r.stdout
+    assert r.returncode == 0 and "2 points, 2 run now" in r.stdout
     assert set(nicsim.load(db)["duration"]) == {"2ms"}
 
 

@@ -112,6 +112,7 @@ def sweep(
     jobs: Optional[int] = None,
     scheduler: Optional[str] = None,
     restart: bool = False,
+    progress: bool = False,
 ):
     """Run a scenario at every point of a sweep; returns the runs as a DataFrame.
 
@@ -121,11 +122,22 @@ def sweep(
     combination, the default) or "zip". Rows go to db (default
     results/NAME.duckdb), where points already run are skipped. jobs local worker
     processes (default: one per CPU), or scheduler, the address of a Dask cluster.
+    progress shows a progress bar on stderr.
     """
-    from .sweeps import run_sweep
+    from .sweeps import progress_bar, run_sweep
 
     vary = None if vary is None else {k: list(v) for k, v in vary.items()}
-    outcome = run_sweep(scenario, vary, mode=mode, db=db, name=name, jobs=jobs, scheduler=scheduler, restart=restart)
+    outcome = run_sweep(
+        scenario,
+        vary,
+        mode=mode,
+        db=db,
+        name=name,
+        jobs=jobs,
+        scheduler=scheduler,
+        restart=restart,
+        progress=progress_bar() if progress else None,
+    )
     return load(outcome.db, sweep=outcome.name)
 
 

@@ -52,6 +52,14 @@ def definition(scenario: "str | os.PathLike[str]", vary: Optional[Mapping[str, S
     return dict(own["vary"]), mode or own.get("mode", "grid")
 
 
+def scenario_digest(scenario: str) -> str:
+    """SHA-256 of the scenario's values, its [sweep] table left out: editing
+    comments or adding points to the sweep does not make earlier runs stale."""
+    table = json.loads(_core.resolve_file(scenario, []))
+    table.pop("sweep", None)
+    return hashlib.sha256(json.dumps(table, sort_keys=True).encode()).hexdigest()
+
+
 def check_points(scenario: str, pts: Sequence[Point]) -> None:
     for p in pts:
         try:
@@ -85,7 +93,7 @@ def run_sweep(
     pts = points(vary, mode)
     check_points(scenario, pts)
     text = Path(scenario).read_text()
-    sha = hashlib.sha256(text.encode()).hexdigest()
+    sha = scenario_digest(scenario)
     name = name or Path(scenario).stem
     db = Path(db) if db else Path("results") / f"{name}.duckdb"
     store = Store(db)
