@@ -13,6 +13,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 _NUMBER = re.compile(r"^\s*(-?\d+(?:\.\d+)?(?:[eE]-?\d+)?)")
 _RATE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kMGT]?)b(?:ps|/s)\s*$")
@@ -108,7 +109,10 @@ def draw(frame, spec: dict) -> bytes:
         if spec.get(key):
             axis(spec[key])
     if not spec.get("y_scale"):
-        ax.set_ylim(bottom=0)
+        top = ax.get_ylim()[1]
+        ax.set_ylim(0, top * 1.06)  # from zero, with room above the highest point
+    if ticks is None and all(float(c).is_integer() for c in coords) and not spec.get("x_scale"):
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
