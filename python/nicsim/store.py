@@ -8,6 +8,7 @@ sweep (`clients`), and every metric as `component.metric`.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
 import os
@@ -179,22 +180,16 @@ class Store:
             self.con.execute(f'ALTER TABLE runs ALTER "{quoted}" TYPE {want}')
             self._types[column] = want
 
+    @contextlib.contextmanager
     def _transaction(self):
-        store = self
-
-        class _Tx:
-            def __enter__(self):
-                store.con.execute("BEGIN TRANSACTION")
-
-            def __exit__(self, kind, *_):
-                if kind is None:
-                    store.con.execute("COMMIT")
-                else:
-                    store.con.execute("ROLLBACK")
-                    store._types = store._columns()
-                return False
-
-        return _Tx()
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            yield
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            self._types = self._columns()  # columns added in the transaction are gone
+            raise
+        self.con.execute("COMMIT")
 
     # Reading ------------------------------------------------------------
 
