@@ -18,7 +18,8 @@ from matplotlib.ticker import MaxNLocator  # noqa: E402
 _NUMBER = re.compile(r"^\s*(-?\d+(?:\.\d+)?(?:[eE]-?\d+)?)")
 _RATE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kMGT]?)b(?:ps|/s)\s*$")
 _SCALE = {"": 1, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
-# Metric families for plots drawn without a study's plan: suffix, axis label.
+# Metric families for plots drawn without a study's plan: what the metric's
+# name contains, axis label.
 FAMILIES = [
     (("_mbps",), "throughput (Mb/s)"),
     (("_per_s", "_pps"), "rate (per second)"),
@@ -132,9 +133,8 @@ def automatic(frame, vary: dict) -> list:
     series = varied[1] if len(varied) > 1 else None
     metrics = [c for c in frame.columns if "." in c and c.split(".", 1)[0] and "[" not in c and frame[c].dtype.kind in "if"]
     plans = []
-    for suffixes, label in FAMILIES:
-        moving = [c for c in metrics if c.endswith(suffixes) or any(s in c.rsplit(".", 1)[-1] for s in suffixes if not s.startswith("_"))]
-        moving = [c for c in moving if frame[c].nunique() > 1]
+    for words, label in FAMILIES:
+        moving = [c for c in metrics if any(w in c.rsplit(".", 1)[-1] for w in words) and frame[c].nunique() > 1]
         if not moving:
             continue
         moving = sorted(moving, key=lambda c: -float(np.nanmax(np.abs(frame[c]))))[:4 if series is None else 1]

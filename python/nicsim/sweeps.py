@@ -41,9 +41,8 @@ class Interrupted(Exception):
         self.outcome = outcome
 
 
-def definition(scenario: "str | os.PathLike[str]", vary: Optional[Mapping[str, Sequence]], mode: Optional[str]) -> tuple:
+def definition(table: dict, scenario: str, vary: Optional[Mapping[str, Sequence]], mode: Optional[str]) -> tuple:
     """(vary, mode) from the arguments, else from the scenario's [sweep] table."""
-    table = json.loads(_core.resolve_file(os.fspath(scenario), []))
     own = table.get("sweep") or {}
     if vary:
         return dict(vary), mode or "grid"
@@ -52,12 +51,11 @@ def definition(scenario: "str | os.PathLike[str]", vary: Optional[Mapping[str, S
     return dict(own["vary"]), mode or own.get("mode", "grid")
 
 
-def scenario_digest(scenario: str) -> str:
+def scenario_digest(table: dict) -> str:
     """SHA-256 of the scenario's values, its [sweep] table left out: editing
     comments or adding points to the sweep does not make earlier runs stale."""
-    table = json.loads(_core.resolve_file(scenario, []))
-    table.pop("sweep", None)
-    return hashlib.sha256(json.dumps(table, sort_keys=True).encode()).hexdigest()
+    values = {k: v for k, v in table.items() if k != "sweep"}
+    return hashlib.sha256(json.dumps(values, sort_keys=True).encode()).hexdigest()
 
 
 def check_points(scenario: str, pts: Sequence[Point]) -> None:
@@ -89,11 +87,12 @@ def run_sweep(
     when they came from another version of the scenario file. pool: an
     executor to share between sweeps (left open)."""
     scenario = os.fspath(scenario)
-    vary, mode = definition(scenario, vary, mode)
+    table = json.loads(_core.resolve_file(scenario, []))
+    vary, mode = definition(table, scenario, vary, mode)
     pts = points(vary, mode)
     check_points(scenario, pts)
     text = Path(scenario).read_text()
-    sha = scenario_digest(scenario)
+    sha = scenario_digest(table)
     name = name or Path(scenario).stem
     db = Path(db) if db else Path("results") / f"{name}.duckdb"
     store = Store(db)
