@@ -1,5 +1,6 @@
 //! What a scenario sets on an adapter, with the defaults of docs/model.md.
 
+use crate::nic::processor::ProcessorConfig;
 use crate::time::Duration;
 
 /// A descriptor in host memory (Intel 8254x/82599 legacy and advanced formats).
@@ -14,7 +15,16 @@ pub enum Moderation {
     MinInterval(Duration),
     /// After `frames` completions or `time` after the first, whichever comes first.
     Coalesce { frames: u32, time: Duration },
+    /// Polling with interrupt backup: the adapter times each received frame and
+    /// interrupts when the host has not polled within `timeout`, or at once when
+    /// no more than `low_buffers` receive buffers are left to it.
+    Backup { timeout: Duration, low_buffers: u32 },
 }
+
+/// Intel's interrupt throttle register counts in 256 ns units.
+pub const ITR_UNIT: Duration = Duration::from_ns(256);
+/// Intel's receive delay timers count in 1.024 us units.
+pub const RDTR_UNIT: Duration = Duration::from_ns(1024);
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct NicConfig {
@@ -39,6 +49,11 @@ pub struct NicConfig {
     /// Whether the FCS is stripped before DMA (else its 4 bytes cross the bus).
     pub strip_crc: bool,
     pub moderation: Moderation,
+    /// A partial group of receive write-backs waits this long for more frames
+    /// (`None`: it is written as soon as no frame is waiting in the FIFO).
+    pub rx_writeback_delay: Option<Duration>,
+    /// The processor of an intelligent adapter (`None`: a dumb bus master).
+    pub processor: Option<ProcessorConfig>,
 }
 
 impl NicConfig {
@@ -60,6 +75,8 @@ impl NicConfig {
             status_wait_clocks: 0,
             strip_crc: false,
             moderation: Moderation::PerFrame,
+            rx_writeback_delay: None,
+            processor: None,
         }
     }
 

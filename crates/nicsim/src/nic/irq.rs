@@ -40,6 +40,7 @@ impl Irq {
                     first + time
                 }
             }
+            Moderation::Backup { timeout, .. } => first + timeout,
         })
     }
 
@@ -91,6 +92,31 @@ impl Irq {
         self.arm(self.due(now))
     }
 
+    /// The driver polled the ring at `now` (without an interrupt). With interrupt
+    /// backup this restarts the adapter's timer: frames still waiting (`left`)
+    /// are timed from this poll.
+    pub fn polled(&mut self, now: Time, left: bool) -> Option<(Time, u64)> {
+        if !matches!(self.moderation, Moderation::Backup { .. }) {
+            return None;
+        }
+        self.armed = None;
+        self.generation += 1;
+        self.count = 0;
+        self.first = left.then_some(now);
+        self.arm(self.due(now))
+    }
+
+    /// `free` receive buffers are left to the adapter at `now`: with interrupt
+    /// backup, few enough raise the interrupt at once.
+    pub fn buffers_left(&mut self, now: Time, free: u32) -> Option<(Time, u64)> {
+        match self.moderation {
+            Moderation::Backup { low_buffers, .. } if free <= low_buffers && self.first.is_some() && self.enabled => {
+                self.arm(Some(now))
+            }
+            _ => None,
+        }
+    }
+
     /// The driver has taken every completion so far (it read the cause register).
     pub fn acknowledge(&mut self) {
         self.first = None;
@@ -137,6 +163,41 @@ mod tests {
         let (t3, g3) = i.completed(us(2), 1).unwrap();
         assert_eq!(t3, us(2), "the third frame brings it forward");
         assert!(i.fire(g3, t3));
+    }
+
+    #[test]
+    fn backup_fires_exactly_when_the_timeout_passes_without_a_poll() {
+        let timeout = Duration::from_us(100);
+        let mut i = Irq::new(Moderation::Backup { timeout, low_buffers: 2 });
+        let (t, g) = i.completed(us(10), 1).unwrap();
+        assert_eq!(t, us(110), "timed from the first frame not polled");
+        assert!(i.completed(us(20), 1).is_none(), "later frames do not move it");
+        let (t2, g2) = i.polled(us(50), true).expect("a frame left behind is timed from the poll");
+        assert_eq!(t2, us(150));
+        assert!(!i.fire(g, t), "the poll cancelled the first timer");
+        assert!(i.polled(us(60), false).is_none(), "nothing left: no timer");
+        assert!(!i.fire(g2, t2), "and the second is cancelled too");
+        let (t3, g3) = i.completed(us(70), 1).unwrap();
+        assert!(i.fire(g3, t3));
+        assert_eq!((t3, i.raised), (us(170), 1));
+    }
+
+    #[test]
+    fn backup_fires_at_once_when_buffers_run_low() {
+        let mut i = Irq::new(Moderation::Backup { timeout: Duration::from_ms(1), low_buffers: 4 });
+        i.completed(us(10), 1);
+        assert!(i.buffers_left(us(11), 5).is_none());
+        let (t, g) = i.buffers_left(us(12), 4).unwrap();
+        assert_eq!(t, us(12));
+        assert!(i.fire(g, t));
+    }
+
+    #[test]
+    fn polls_do_not_touch_other_policies() {
+        let mut i = Irq::new(Moderation::PerFrame);
+        let (t, g) = i.completed(us(1), 1).unwrap();
+        assert!(i.polled(us(1), false).is_none());
+        assert!(i.fire(g, t));
     }
 
     #[test]

@@ -7,11 +7,13 @@
 mod config;
 pub mod firmware;
 mod irq;
+mod processor;
 mod rx;
 pub mod smart;
 mod tx;
 
-pub use config::{Moderation, NicConfig, DESCRIPTOR_BYTES};
+pub use config::{Moderation, NicConfig, DESCRIPTOR_BYTES, ITR_UNIT, RDTR_UNIT};
+pub use processor::{FrameProcessor, ProcessorConfig};
 pub use irq::Irq;
 pub use rx::Rx;
 pub use tx::Tx;

@@ -11,7 +11,7 @@
 use std::collections::VecDeque;
 
 use crate::bus::{Fill, HostBus, Purpose};
-use crate::nic::{NicConfig, DESCRIPTOR_BYTES};
+use crate::nic::{FrameProcessor, NicConfig, DESCRIPTOR_BYTES};
 use crate::observe::Report;
 use crate::time::{Duration, Time};
 use crate::wire::ethernet::FCS;
@@ -44,8 +44,11 @@ pub struct Rx {
     posted: u32,
     /// Fetched descriptors, each usable from the time its fetch completes.
     cache: VecDeque<Time>,
-    /// Frames moved whose status is not yet written back.
+    /// Frames moved whose status is not yet written back, and when the first
+    /// of them was moved.
     unwritten: Vec<Frame>,
+    unwritten_since: Time,
+    processor: Option<FrameProcessor>,
     dma_free: Time,
     /// Frames ready for the driver, in ring order.
     done: VecDeque<RxDone>,
@@ -59,6 +62,7 @@ impl Rx {
     /// A receive side with no buffers posted yet.
     pub fn new(cfg: NicConfig) -> Self {
         Rx {
+            processor: cfg.processor.map(FrameProcessor::new),
             cfg,
             waiting: VecDeque::new(),
             draining: VecDeque::new(),
@@ -66,6 +70,7 @@ impl Rx {
             posted: 0,
             cache: VecDeque::new(),
             unwritten: Vec::new(),
+            unwritten_since: Time::ZERO,
             dma_free: Time::ZERO,
             done: VecDeque::new(),
             frames: 0,
@@ -140,23 +145,54 @@ impl Rx {
             self.draining.push_back((end, (w.frame.len() + FCS) as u64));
             self.frames += 1;
             self.bytes += w.frame.len() as u64;
+            if self.unwritten.is_empty() {
+                self.unwritten_since = end;
+            }
             self.unwritten.push(w.frame);
-            if self.unwritten.len() >= self.cfg.rx_writeback as usize || self.waiting.is_empty() {
-                visible.push(self.write_back(bus));
+            let idle = self.waiting.is_empty() && self.cfg.rx_writeback_delay.is_none();
+            if self.unwritten.len() >= self.cfg.rx_writeback as usize || idle {
+                visible.push(self.write_back(self.dma_free, bus));
             }
         }
         self.fetch(now, bus);
         visible
     }
 
-    fn write_back(&mut self, bus: &mut HostBus) -> (Time, u32) {
+    fn write_back(&mut self, start: Time, bus: &mut HostBus) -> (Time, u32) {
         let n = self.unwritten.len() as u64;
-        let at = bus.write_parts(self.dma_free, n * DESCRIPTOR_BYTES, Fill::Ready, Purpose::RxStatus, self.cfg.status_wait_clocks);
+        let mut at = bus.write_parts(start, n * DESCRIPTOR_BYTES, Fill::Ready, Purpose::RxStatus, self.cfg.status_wait_clocks);
         self.dma_free = at;
+        if let Some(p) = &mut self.processor {
+            at = p.run(at, n as u32);
+        }
         for frame in self.unwritten.drain(..) {
             self.done.push_back(RxDone { frame, visible: at });
         }
         (at, n as u32)
+    }
+
+    /// When a partial write-back group falls due (with a write-back delay).
+    pub fn flush_due(&self) -> Option<Time> {
+        let delay = self.cfg.rx_writeback_delay?;
+        (!self.unwritten.is_empty()).then(|| self.unwritten_since + delay)
+    }
+
+    /// The write-back delay timer fired at `now`: write a partial group if due.
+    pub fn flush(&mut self, now: Time, bus: &mut HostBus) -> Vec<(Time, u32)> {
+        match self.flush_due() {
+            Some(due) if due <= now => vec![self.write_back(self.dma_free.max(now), bus)],
+            _ => Vec::new(),
+        }
+    }
+
+    /// Receive buffers the adapter still has: fetched and posted descriptors.
+    pub fn buffers_left(&self) -> u32 {
+        self.cache.len() as u32 + self.posted
+    }
+
+    /// Whether a completed frame is visible at `now`.
+    pub fn ready(&self, now: Time) -> bool {
+        self.done.front().is_some_and(|d| d.visible <= now)
     }
 
     /// Take the next frame the driver can see at `now`.
@@ -179,6 +215,12 @@ impl Rx {
         r.count("rx_waited_for_descriptor", self.waited_for_descriptor);
         // Frames still in the FIFO when the run ended (not lost: not yet moved).
         r.count("rx_in_fifo_at_end", self.waiting.len() as u64);
+    }
+
+    pub fn report_processor(&self, r: &mut Report, end: Time) {
+        if let Some(p) = &self.processor {
+            p.report(r, end);
+        }
     }
 }
 
@@ -257,6 +299,38 @@ mod tests {
         let last = done.last().unwrap().0;
         assert!(rx.take(last).is_some() && rx.take(last).is_some());
         assert!(rx.take(last).is_none());
+    }
+
+    #[test]
+    fn a_write_back_delay_holds_a_partial_group() {
+        let (mut bus, nic) = ibm();
+        let delay = Duration::from_us(8);
+        let mut rx = Rx::new(NicConfig { rx_writeback: 4, rx_writeback_delay: Some(delay), ..nic });
+        rx.post(16, Time::ZERO, &mut bus);
+        let (t, seen) = arrivals(&mut rx, &mut bus, 6);
+        assert_eq!(seen.iter().map(|d| d.1).collect::<Vec<_>>(), vec![4], "frames 5 and 6 wait for a group");
+        let due = rx.flush_due().expect("two frames unwritten");
+        assert!(due + Duration::from_us(13) > t && due <= t + delay);
+        assert!(rx.flush(Time(due.ps() - 1), &mut bus).is_empty(), "not before the delay");
+        let done = rx.flush(due, &mut bus);
+        assert_eq!(done.len(), 1);
+        assert_eq!(done[0].1, 2);
+        assert!(rx.flush_due().is_none());
+    }
+
+    #[test]
+    fn an_intelligent_adapter_shows_frames_after_its_processor() {
+        use crate::nic::ProcessorConfig;
+        let (mut bus, nic) = ibm();
+        let processor = ProcessorConfig { clock: Clock::from_mhz(25), frame_cycles: 500 };
+        let mut rx = Rx::new(NicConfig { processor: Some(processor), ..nic.clone() });
+        let mut plain = Rx::new(nic);
+        let (mut bus2, _) = ibm();
+        rx.post(8, Time::ZERO, &mut bus);
+        plain.post(8, Time::ZERO, &mut bus2);
+        let (_, smart) = arrivals(&mut rx, &mut bus, 1);
+        let (_, dumb) = arrivals(&mut plain, &mut bus2, 1);
+        assert_eq!(smart[0].0, dumb[0].0 + Duration::from_us(20), "500 cycles at 25 MHz");
     }
 
     #[test]

@@ -126,6 +126,8 @@ pub enum InterruptSpec {
     PerFrame,
     MinInterval,
     Coalesce,
+    /// Polling with interrupt backup.
+    Backup,
 }
 
 #[derive(Debug, Deserialize, Default)]
@@ -149,6 +151,12 @@ pub struct AdapterSpec {
     pub interrupt_interval: Option<TimeSpan>,
     pub coalesce_frames: Option<i64>,
     pub coalesce_time: Option<TimeSpan>,
+    pub backup_timeout: Option<TimeSpan>,
+    pub backup_low_buffers: Option<i64>,
+    pub rx_writeback_delay: Option<TimeSpan>,
+    /// An intelligent adapter's processor: its clock and per-frame cycles.
+    pub processor_clock: Option<Frequency>,
+    pub processor_frame_cycles: Option<i64>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -8,7 +8,7 @@ use crate::host::config::{BlastConfig, Costs, DriverConfig, DriverMode, FileRequ
 use crate::host::segment::Addr;
 use crate::host::tcp::TcpConfig;
 use crate::link::{Fill, Pattern, Rate, SourceConfig};
-use crate::nic::{Moderation, NicConfig};
+use crate::nic::{Moderation, NicConfig, ProcessorConfig, ITR_UNIT, RDTR_UNIT};
 use crate::scenario::host_schema::{AdapterSpec, BusKind, BusSpec, HostSpec, InterruptSpec, ModeSpec};
 use crate::scenario::validate::Station;
 use crate::scenario::ScenarioError;
@@ -222,13 +222,27 @@ pub(crate) fn bus_config(b: &BusSpec, path: &str) -> Result<BusConfig, ScenarioE
     }
 }
 
+/// `t` in whole units of a hardware timer register (nearest, at least one).
+fn in_units(t: Duration, unit: Duration) -> Duration {
+    unit * ((t.ps() + unit.ps() / 2) / unit.ps()).max(1)
+}
+
+fn interrupt_name(i: InterruptSpec) -> &'static str {
+    match i {
+        InterruptSpec::PerFrame => "per-frame",
+        InterruptSpec::MinInterval => "min-interval",
+        InterruptSpec::Coalesce => "coalesce",
+        InterruptSpec::Backup => "backup",
+    }
+}
+
 fn nic_config(a: &AdapterSpec, path: &str, link_rate: u64) -> Result<NicConfig, ScenarioError> {
     let d = NicConfig::gigabit();
     let n = |key: &str, v: Option<i64>, default: u64| within(format!("{path}.{key}"), v.unwrap_or(default as i64), 0, 1 << 30);
     let moderation = match a.interrupt {
         InterruptSpec::PerFrame => Moderation::PerFrame,
         InterruptSpec::MinInterval => match a.interrupt_interval {
-            Some(t) => Moderation::MinInterval(t.0),
+            Some(t) => Moderation::MinInterval(in_units(t.0, ITR_UNIT)),
             None => return err(format!("{path}.interrupt_interval"), "needed with interrupt = \"min-interval\""),
         },
         InterruptSpec::Coalesce => match (a.coalesce_frames, a.coalesce_time) {
@@ -237,6 +251,32 @@ fn nic_config(a: &AdapterSpec, path: &str, link_rate: u64) -> Result<NicConfig, 
             }
             _ => return err(path, "interrupt = \"coalesce\" needs coalesce_frames and coalesce_time"),
         },
+        InterruptSpec::Backup => match a.backup_timeout {
+            Some(t) if t.0 > Duration::ZERO => Moderation::Backup {
+                timeout: t.0,
+                low_buffers: within(format!("{path}.backup_low_buffers"), a.backup_low_buffers.unwrap_or(4), 0, 1 << 20)? as u32,
+            },
+            _ => return err(format!("{path}.backup_timeout"), "needed (above zero) with interrupt = \"backup\""),
+        },
+    };
+    let keys = [("interrupt_interval", a.interrupt_interval.is_some(), InterruptSpec::MinInterval)];
+    let keys = keys.into_iter().chain([
+        ("coalesce_frames", a.coalesce_frames.is_some(), InterruptSpec::Coalesce),
+        ("coalesce_time", a.coalesce_time.is_some(), InterruptSpec::Coalesce),
+        ("backup_timeout", a.backup_timeout.is_some(), InterruptSpec::Backup),
+        ("backup_low_buffers", a.backup_low_buffers.is_some(), InterruptSpec::Backup),
+    ]);
+    for (key, set, needs) in keys {
+        if set && a.interrupt != needs {
+            return err(format!("{path}.{key}"), format!("applies only with interrupt = {:?}", interrupt_name(needs)));
+        }
+    }
+    let processor = match (a.processor_clock, a.processor_frame_cycles) {
+        (None, None) => None,
+        (Some(clock), Some(cycles)) => {
+            Some(ProcessorConfig { clock: clock.0, frame_cycles: within(format!("{path}.processor_frame_cycles"), cycles, 0, 100_000_000)? })
+        }
+        _ => return err(path, "an intelligent adapter needs both processor_clock and processor_frame_cycles"),
     };
     let cfg = NicConfig {
         link_rate_bps: link_rate,
@@ -253,6 +293,8 @@ fn nic_config(a: &AdapterSpec, path: &str, link_rate: u64) -> Result<NicConfig, 
         status_wait_clocks: n("status_wait_clocks", a.status_wait_clocks, 0)?,
         strip_crc: a.strip_crc,
         moderation,
+        rx_writeback_delay: a.rx_writeback_delay.map(|t| in_units(t.0, RDTR_UNIT)),
+        processor,
     };
     cfg.check().map_err(|m| ScenarioError::new(format!("{path}.{}", m.split(':').next().unwrap_or("")), m))?;
     Ok(cfg)
