@@ -30,9 +30,11 @@ pub enum Purpose {
     TxData,
     TxStatus,
     Register,
+    /// The host memory behind the bus is held (the driver allocating buffers).
+    MemoryStall,
 }
 
-const PURPOSES: [(Purpose, &str); 8] = [
+const PURPOSES: [(Purpose, &str); 9] = [
     (Purpose::RxData, "rx_data"),
     (Purpose::RxRemainder, "rx_remainder"),
     (Purpose::RxStatus, "rx_status"),
@@ -41,6 +43,7 @@ const PURPOSES: [(Purpose, &str); 8] = [
     (Purpose::TxData, "tx_data"),
     (Purpose::TxStatus, "tx_status"),
     (Purpose::Register, "register"),
+    (Purpose::MemoryStall, "memory_stall"),
 ];
 
 fn label(p: Purpose) -> &'static str {
@@ -70,7 +73,7 @@ pub struct HostBus {
     up: Calendar,
     /// PCIe only: host to device.
     down: Calendar,
-    tally: [Tally; 8],
+    tally: [Tally; 9],
     trace: Option<(SharedTrace, TrackId, TrackId)>,
 }
 
@@ -131,6 +134,12 @@ impl HostBus {
             trace.borrow_mut().span(track, label(purpose), start, end, &[("bytes", bytes), ("wait_clocks", wait)]);
         }
         (start, end)
+    }
+
+    /// The memory that device writes go to is held for `d` from about `at` (the
+    /// driver freeing and allocating buffers): device-to-host transfers wait.
+    pub fn stall(&mut self, at: Time, d: Duration) {
+        self.book(true, at, Purpose::MemoryStall, 0, |_| (d, 0));
     }
 
     /// A device writes `bytes` to host memory, starting no earlier than `at`.

@@ -1,7 +1,8 @@
 //! The host's applications and the protocol work done for them: TCP sessions
-//! that request files, a sink that counts whatever else arrives, and a sender
-//! that builds frames as fast as it may. Each call returns the processor cycles
-//! it cost; the caller charges them to a step.
+//! that request files (`FileRequest`) or serve them (`host::serve`), a sink that
+//! counts whatever else arrives, and a sender that builds frames as fast as it
+//! may. Each call returns the processor cycles it cost; the caller charges them
+//! to a step. Frames to send are paired with the adapter they leave by.
 
 use std::collections::HashMap;
 
@@ -13,6 +14,30 @@ use crate::link::Source;
 use crate::observe::Report;
 use crate::time::Time;
 use crate::wire::{Frame, FrameMeta};
+
+/// An application on TCP sessions, as the host drives it.
+pub trait TcpApp {
+    fn sessions(&self) -> usize;
+    /// The first requests, at time zero.
+    fn start(&mut self, now: Time, costs: &Costs, out: &mut Vec<(usize, Frame)>) -> u64;
+    /// A segment that came in by adapter `port`: its cycles and session, or
+    /// `None` if no session claims it.
+    fn receive(&mut self, port: usize, frame: &Frame, now: Time, measuring: bool, costs: &Costs, out: &mut Vec<(usize, Frame)>)
+        -> Option<(u64, usize)>;
+    /// Session `i`'s timer fell due.
+    fn timer(&mut self, i: usize, now: Time, costs: &Costs, out: &mut Vec<(usize, Frame)>) -> u64;
+    fn next_timer(&self, i: usize) -> Option<Time>;
+    fn report(&self, r: &mut Report, seconds: f64);
+}
+
+/// Send what session `conn` may send now by adapter `port`; the cycles it costs.
+pub fn send(conn: &mut Conn, port: usize, now: Time, costs: &Costs, out: &mut Vec<(usize, Frame)>) -> u64 {
+    let mut frames = Vec::new();
+    conn.output(now, &mut frames);
+    let n = frames.len() as u64;
+    out.extend(frames.into_iter().map(|f| (port, f)));
+    costs.tx_frame * n
+}
 
 pub struct FileRequest {
     cfg: FileRequestConfig,
@@ -31,21 +56,27 @@ impl FileRequest {
         FileRequest { cfg, conns, by_port, in_file: vec![0; n], files: 0, measured_bytes: 0 }
     }
 
+}
+
+/// The file requester talks through the host's first adapter.
+const PORT: usize = 0;
+
+impl TcpApp for FileRequest {
+    fn sessions(&self) -> usize {
+        self.conns.len()
+    }
+
     /// Every session asks for its first file.
-    pub fn start(&mut self, now: Time, costs: &Costs, out: &mut Vec<Frame>) -> u64 {
+    fn start(&mut self, now: Time, costs: &Costs, out: &mut Vec<(usize, Frame)>) -> u64 {
         let mut cycles = 0;
         for c in &mut self.conns {
             c.queue(self.cfg.request_bytes);
-            let before = out.len();
-            c.output(now, out);
-            cycles += costs.app_request + costs.tx_frame * (out.len() - before) as u64;
+            cycles += costs.app_request + send(c, PORT, now, costs, out);
         }
         cycles
     }
 
-    /// Protocol and application work for one received segment, if it belongs to
-    /// a session; `None` if it does not. Returns the cycles and the session.
-    pub fn receive(&mut self, frame: &Frame, now: Time, measuring: bool, costs: &Costs, out: &mut Vec<Frame>) -> Option<(u64, usize)> {
+    fn receive(&mut self, _port: usize, frame: &Frame, now: Time, measuring: bool, costs: &Costs, out: &mut Vec<(usize, Frame)>) -> Option<(u64, usize)> {
         let seg = Segment::parse(&frame.bytes)?;
         let i = *self.by_port.get(&seg.dst_port)?;
         let got = self.conns[i].input(&seg, &frame.bytes[seg.payload.clone()], now);
@@ -60,24 +91,32 @@ impl FileRequest {
             self.conns[i].queue(self.cfg.request_bytes);
             cycles += costs.app_request;
         }
-        Some((cycles + self.output(i, now, costs, out), i))
+        Some((cycles + send(&mut self.conns[i], PORT, now, costs, out), i))
     }
 
-    /// Segments session `i` may send now, with their cost.
-    pub fn output(&mut self, i: usize, now: Time, costs: &Costs, out: &mut Vec<Frame>) -> u64 {
-        let before = out.len();
-        self.conns[i].output(now, out);
-        costs.tx_frame * (out.len() - before) as u64
+    fn timer(&mut self, i: usize, now: Time, costs: &Costs, out: &mut Vec<(usize, Frame)>) -> u64 {
+        self.conns[i].on_timer(now);
+        costs.protocol_segment + send(&mut self.conns[i], PORT, now, costs, out)
     }
 
-    pub fn report(&self, r: &mut Report, seconds: f64) {
+    fn next_timer(&self, i: usize) -> Option<Time> {
+        self.conns[i].next_timer()
+    }
+
+    fn report(&self, r: &mut Report, seconds: f64) {
         r.count("files_received", self.files);
         r.count("app_bytes", self.measured_bytes);
         r.real("app_goodput_mbps", if seconds > 0.0 { self.measured_bytes as f64 * 8.0 / seconds / 1e6 } else { 0.0 });
-        r.count("tcp_retransmits", self.conns.iter().map(|c| c.retransmits).sum());
-        r.count("tcp_out_of_order", self.conns.iter().map(|c| c.out_of_order).sum());
-        r.count("tcp_bad_payload", self.conns.iter().map(|c| c.bad_payload).sum());
+        tcp_report(r, &self.conns);
     }
+}
+
+/// The sessions' TCP counters, summed.
+pub fn tcp_report(r: &mut Report, conns: &[Conn]) {
+    let sum = |f: fn(&Conn) -> u64| conns.iter().map(f).sum();
+    r.count("tcp_retransmits", sum(|c| c.retransmits));
+    r.count("tcp_out_of_order", sum(|c| c.out_of_order));
+    r.count("tcp_bad_payload", sum(|c| c.bad_payload));
 }
 
 /// Counts received frames no session claims, as a raw receiver would.

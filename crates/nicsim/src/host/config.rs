@@ -28,6 +28,15 @@ pub struct Costs {
     pub app_request: u64,
     /// One call of a poll routine, found work or not.
     pub poll: u64,
+    /// Per frame each way, the work an intelligent adapter does itself (filling
+    /// the receive control block's fields, building the media header); the host
+    /// pays it only with a dumb adapter.
+    pub media_frame: u64,
+    /// Freeing a received buffer and allocating its replacement, per frame, when
+    /// the driver does not recycle buffers; and how long that stalls the memory
+    /// the adapter writes to.
+    pub rx_alloc: u64,
+    pub alloc_stall: Duration,
 }
 
 /// How the driver learns of received frames (BRIEF.md mechanism 8, so far).
@@ -41,6 +50,20 @@ pub enum DriverMode {
     Napi,
     /// A processor polls the ring for ever and takes no interrupts (DPDK).
     Poll,
+    /// The operating system's polling process (NetWare): one process of the run
+    /// queue on `poll_cpu`, so it polls less often as other work fills the queue;
+    /// empty polls while nothing else is ready are idle time. Interrupts are
+    /// masked unless the adapter's interrupt is the polling backup.
+    OsPoll,
+}
+
+/// What the driver does with the buffer of a received frame (BRIEF.md mechanism 10).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Buffers {
+    /// A fixed pool: the descriptor is reset and the buffer posted again.
+    Recycle,
+    /// The buffer goes up the stack and a new one is allocated for the ring.
+    Reallocate,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -54,8 +77,29 @@ pub struct DriverConfig {
     pub budget: u32,
     /// Frames per transmit tail write.
     pub tx_tail_batch: u32,
-    /// The processor that polls, in poll mode.
+    /// The processor that polls, in the poll modes.
     pub poll_cpu: u32,
+    pub buffers: Buffers,
+}
+
+/// Processes that are always ready to run (a busy run queue), each for `slice`
+/// when its turn comes, on processor `cpu`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BackgroundConfig {
+    pub processes: u32,
+    pub slice: Duration,
+    pub cpu: u32,
+}
+
+/// Serve blocks to clients: each whole request of `request_bytes` is answered
+/// with `read_bytes`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FileServeConfig {
+    pub tcp: TcpConfig,
+    pub request_bytes: u32,
+    pub read_bytes: u32,
+    /// This host's port and the client, per session.
+    pub clients: Vec<(u16, Addr)>,
 }
 
 /// Ask each peer for a file, receive it, ask again, over TCP sessions.
@@ -89,9 +133,15 @@ pub struct HostConfig {
     pub serialized_stack: bool,
     pub costs: Costs,
     pub driver: DriverConfig,
+    /// The bus kind; there are `buses` peer buses of it.
     pub bus: BusConfig,
+    pub buses: u32,
+    /// The adapter; there are `adapters` of it, adapter `i` on bus `i % buses`.
     pub nic: NicConfig,
+    pub adapters: u32,
     pub file_request: Option<FileRequestConfig>,
+    pub file_serve: Option<FileServeConfig>,
+    pub background: Option<BackgroundConfig>,
     /// Count (and drop) received frames that no session claims.
     pub sink: bool,
     pub blast: Option<BlastConfig>,

@@ -1,6 +1,8 @@
 //! One host processor: what it is running, what waits for it, and where its time
-//! went. Work runs in steps that are not interrupted; an interrupt that arrives
-//! during a step is taken when the step ends (preemption at step boundaries).
+//! went. Work runs in steps. An interrupt preempts any step but an interrupt
+//! step: the step is suspended with the time it has left and resumes after the
+//! handler (a suspended deferred step before other deferred work, a process
+//! after it).
 
 use std::collections::VecDeque;
 
@@ -15,10 +17,20 @@ pub enum Activity {
     Deferred,
     App,
     Poll,
+    /// A process of the busy run queue.
+    Background,
+    /// The idle loop's polls that found nothing: not counted as busy.
+    IdlePoll,
 }
 
-const ACTIVITIES: [(Activity, &str); 4] =
-    [(Activity::Interrupt, "interrupt"), (Activity::Deferred, "deferred"), (Activity::App, "app"), (Activity::Poll, "poll")];
+const ACTIVITIES: [(Activity, &str); 6] = [
+    (Activity::Interrupt, "interrupt"),
+    (Activity::Deferred, "deferred"),
+    (Activity::App, "app"),
+    (Activity::Poll, "poll"),
+    (Activity::Background, "background"),
+    (Activity::IdlePoll, "idle_poll"),
+];
 
 pub fn activity_name(a: Activity) -> &'static str {
     ACTIVITIES[a as usize].1
@@ -27,10 +39,10 @@ pub fn activity_name(a: Activity) -> &'static str {
 /// Deferred work queued on a processor (a DPC, a softirq).
 #[derive(Debug)]
 pub enum Item {
-    /// Protocol work for a received frame the handler took.
-    Frame(Frame),
-    /// A NAPI poll of the adapter's receive ring.
-    Poll,
+    /// Protocol work for a frame the handler took from an adapter.
+    Frame(usize, Frame),
+    /// A NAPI poll of an adapter's receive ring.
+    Poll(usize),
     /// A TCP timer of one session fell due.
     ConnTimer(usize),
     /// The applications start (their first requests).
@@ -40,10 +52,12 @@ pub enum Item {
 /// What a step changes when it ends.
 #[derive(Debug, Default)]
 pub struct Effects {
-    pub transmit: Vec<Frame>,
-    /// Receive buffers to hand back with one tail write.
-    pub refill: u32,
-    pub enable_irq: bool,
+    /// Frames to send, with the adapter each leaves by.
+    pub transmit: Vec<(usize, Frame)>,
+    /// Receive buffers to hand back to an adapter, one tail write each.
+    pub refill: Vec<(usize, u32)>,
+    /// The adapter whose interrupt the driver unmasks.
+    pub enable_irq: Option<usize>,
     pub queue: Vec<Item>,
     pub leave_handler: bool,
 }
@@ -56,18 +70,31 @@ pub struct Step {
     pub holds_stack: bool,
 }
 
+/// A step an interrupt took the processor from.
+#[derive(Debug)]
+pub struct Suspended {
+    pub step: Step,
+    pub activity: Activity,
+    pub left: Duration,
+}
+
 #[derive(Default)]
 pub struct Cpu {
     pub step: Option<Step>,
-    /// Inside the interrupt handler (between entry and exit steps).
-    pub in_handler: bool,
-    pub irq_pending: bool,
+    /// The running step's activity, start and end; its end timer's generation.
+    pub running: Option<(Activity, Time, Time)>,
+    pub generation: u64,
+    pub suspended: Vec<Suspended>,
+    /// Inside the interrupt handler of this adapter (between entry and exit).
+    pub in_handler: Option<usize>,
+    /// Adapters whose interrupt waits for this processor.
+    pub irq_pending: VecDeque<usize>,
     pub queue: VecDeque<Item>,
-    /// A thread pinned here (the poll loop, a sending application) that is ready.
-    pub thread_ready: bool,
-    busy: [Duration; 4],
+    /// The run queue's next process, round robin.
+    pub next_thread: usize,
+    busy: [Duration; 6],
     /// Unbroken stretches of each activity (a handler run through a burst).
-    runs: [u64; 4],
+    runs: [u64; 6],
     last: Option<(Activity, Time)>,
     span: Option<(Activity, Time, Time)>,
     track: Option<TrackId>,
@@ -76,6 +103,29 @@ pub struct Cpu {
 impl Cpu {
     pub fn idle(&self) -> bool {
         self.step.is_none()
+    }
+
+    /// Whether an interrupt may take this processor now.
+    pub fn preemptible(&self) -> bool {
+        self.in_handler.is_none() && self.running.is_none_or(|(a, _, _)| a != Activity::Interrupt)
+    }
+
+    /// Suspend the running step at `now`; it keeps the time it has left.
+    pub fn preempt(&mut self, now: Time) {
+        let (Some(step), Some((activity, start, end))) = (self.step.take(), self.running.take()) else { return };
+        let left = end.since(now.max(start));
+        self.busy[activity as usize] = Duration(self.busy[activity as usize].ps() - left.ps());
+        self.last = Some((activity, now));
+        if let Some((a, s, e)) = &mut self.span {
+            if *a == activity && *e == end {
+                *e = now;
+                if *s == now {
+                    self.span = None;
+                }
+            }
+        }
+        self.generation += 1;
+        self.suspended.push(Suspended { step, activity, left });
     }
 
     pub fn trace_into(&mut self, trace: &SharedTrace, host: &str, index: usize) {
@@ -108,9 +158,10 @@ impl Cpu {
         }
     }
 
-    /// Fraction of the run this processor was busy.
+    /// Fraction of the run this processor was busy (idle-loop polls are idle).
     pub fn utilization(&self, end: Time) -> f64 {
-        fraction(self.busy.iter().fold(Duration::ZERO, |a, b| a + *b), end)
+        let busy = ACTIVITIES.iter().filter(|(a, _)| *a != Activity::IdlePoll).map(|(a, _)| self.busy[*a as usize]);
+        fraction(busy.fold(Duration::ZERO, |a, b| a + b), end)
     }
 
     pub fn report(&self, r: &mut Report, index: usize, end: Time) {

@@ -1,9 +1,10 @@
 //! What a free processor runs next, and what each kind of step costs. In order:
-//! the interrupt handler it is inside, a pending interrupt, its deferred work
-//! (when the stack lock allows), the thread pinned to it.
+//! the interrupt handler it is inside, a pending interrupt, a suspended deferred
+//! step, its deferred work (when the stack lock allows), a suspended process,
+//! then the run queue's processes in turn (the poller, the sender, background).
 
 use crate::engine::Ctx;
-use crate::host::config::DriverMode;
+use crate::host::config::{Buffers, DriverMode};
 use crate::host::cpu::{Activity, Effects, Item, Step};
 use crate::host::machine::{wake, Machine, Tag};
 use crate::time::{Duration, Time};
@@ -13,7 +14,7 @@ use crate::wire::Frame;
 struct Plan {
     activity: Activity,
     cycles: u64,
-    /// Time the processor stalls beyond its cycles (a register read).
+    /// Time the processor stalls beyond its cycles (a register read, a copy).
     until: Option<Time>,
     effects: Effects,
     holds_stack: bool,
@@ -25,26 +26,38 @@ impl Plan {
     }
 }
 
+/// A process of a processor's run queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Process {
+    Poller,
+    Sender,
+    Background,
+}
+
 impl Machine {
     pub(super) fn dispatch(&mut self, k: usize, ctx: &mut Ctx) {
         if !self.cpus[k].idle() {
             return;
         }
-        let plan = if self.cpus[k].in_handler {
-            Some(self.handler_step(ctx.now()))
-        } else if self.cpus[k].irq_pending {
-            self.cpus[k].irq_pending = false;
-            Some(self.interrupt_entry(k, ctx.now()))
-        } else if !(self.cpus[k].queue.is_empty() || self.cfg.serialized_stack && self.stack_held) {
+        let now = ctx.now();
+        let cpu = &self.cpus[k];
+        let suspended = cpu.suspended.last().map(|s| s.activity);
+        let deferred_ready = !(cpu.queue.is_empty() || self.cfg.serialized_stack && self.stack_held);
+        let plan = if let Some(p) = cpu.in_handler {
+            Some(self.handler_step(p, now))
+        } else if let Some(p) = self.cpus[k].irq_pending.pop_front() {
+            Some(self.interrupt_entry(k, p, now))
+        } else if suspended == Some(Activity::Deferred) || suspended.is_some() && !deferred_ready {
+            return self.resume(k, ctx);
+        } else if deferred_ready {
             let item = self.cpus[k].queue.pop_front().expect("checked non-empty");
             Some(self.deferred(item, ctx))
-        } else if self.cpus[k].thread_ready {
-            self.thread_step(k, ctx)
         } else {
-            None
+            self.run_queue(k, ctx)
         };
-        let Some(plan) = plan else { return };
-        let now = ctx.now();
+        let Some(mut plan) = plan else { return };
+        let dumb = plan.effects.transmit.iter().filter(|(p, _)| !self.ports[*p].smart).count() as u64;
+        plan.cycles += dumb * self.cfg.costs.media_frame;
         let mut end = now + self.cfg.clock.cycles(plan.cycles);
         if let Some(t) = plan.until {
             end = end.max(t);
@@ -52,117 +65,144 @@ impl Machine {
         if plan.holds_stack {
             self.stack_held = true;
         }
+        self.start_step(k, plan.activity, Step { effects: plan.effects, holds_stack: plan.holds_stack }, now, end, ctx);
+    }
+
+    fn start_step(&mut self, k: usize, activity: Activity, step: Step, now: Time, end: Time, ctx: &mut Ctx) {
         let trace = self.trace.clone();
-        self.cpus[k].account(plan.activity, now, end, trace.as_ref());
-        self.cpus[k].step = Some(Step { effects: plan.effects, holds_stack: plan.holds_stack });
-        wake(ctx, end, Tag::StepEnd(k));
+        let cpu = &mut self.cpus[k];
+        cpu.account(activity, now, end, trace.as_ref());
+        cpu.step = Some(step);
+        cpu.running = Some((activity, now, end));
+        wake(ctx, end, Tag::StepEnd(k, cpu.generation));
     }
 
-    /// Enter the handler: mask the adapter's interrupt, read its cause register
-    /// (the processor stalls for the read's round trip on the bus).
-    fn interrupt_entry(&mut self, k: usize, now: Time) -> Plan {
-        self.irq.disable();
-        self.irq.acknowledge();
+    /// Go back to the step an interrupt took the processor from.
+    fn resume(&mut self, k: usize, ctx: &mut Ctx) {
+        let s = self.cpus[k].suspended.pop().expect("checked");
+        let now = ctx.now();
+        self.start_step(k, s.activity, s.step, now, now + s.left, ctx);
+    }
+
+    /// Enter the handler of adapter `p`: mask its interrupt, read its cause
+    /// register (the processor stalls for the read's round trip on the bus).
+    fn interrupt_entry(&mut self, k: usize, p: usize, now: Time) -> Plan {
+        let port = &mut self.ports[p];
+        port.irq.disable();
+        port.irq.acknowledge();
         let costs = &self.cfg.costs;
-        let mut p = Plan::new(Activity::Interrupt, costs.interrupt_entry);
-        p.until = Some(self.bus.register_read(now + self.cfg.clock.cycles(costs.interrupt_entry)));
-        match self.cfg.driver.mode {
-            DriverMode::Handler => self.cpus[k].in_handler = true,
-            _ => {
-                p.cycles += costs.interrupt_exit;
-                p.until = p.until.map(|t| t + self.cfg.clock.cycles(costs.interrupt_exit));
-                p.effects.queue.push(Item::Poll);
-            }
+        let mut plan = Plan::new(Activity::Interrupt, costs.interrupt_entry);
+        plan.until = Some(self.buses[port.bus].register_read(now + self.cfg.clock.cycles(costs.interrupt_entry)));
+        if self.cfg.driver.mode == DriverMode::Napi {
+            plan.cycles += costs.interrupt_exit;
+            plan.until = plan.until.map(|t| t + self.cfg.clock.cycles(costs.interrupt_exit));
+            plan.effects.queue.push(Item::Poll(p));
+        } else {
+            self.cpus[k].in_handler = Some(p);
         }
-        p
+        plan
     }
 
-    /// Inside the handler: take the next visible frame, or leave.
-    fn handler_step(&mut self, now: Time) -> Plan {
-        let costs = self.cfg.costs.clone();
-        match self.rx.take(now) {
-            Some(frame) => {
-                self.handler_frames += 1;
-                let copy = if self.cfg.driver.copy { (costs.copy_ns_per_byte * frame.len() as f64).round() as u64 } else { 0 };
-                let mut p = Plan::new(Activity::Interrupt, costs.rx_frame);
-                p.until = Some(now + self.cfg.clock.cycles(costs.rx_frame) + Duration::from_ns(copy));
-                p.effects.queue.push(Item::Frame(frame));
-                p.effects.refill = self.recycle(1);
-                p
-            }
-            None => {
-                let mut p = Plan::new(Activity::Interrupt, costs.interrupt_exit);
-                p.effects.enable_irq = true;
-                p.effects.leave_handler = true;
-                p
-            }
+    /// Inside adapter `p`'s handler: take the next visible frame, or leave.
+    fn handler_step(&mut self, p: usize, now: Time) -> Plan {
+        let Some(frame) = self.ports[p].rx.take(now) else {
+            let mut plan = Plan::new(Activity::Interrupt, self.cfg.costs.interrupt_exit);
+            plan.effects.enable_irq = Some(p);
+            plan.effects.leave_handler = true;
+            return plan;
+        };
+        self.handler_frames += 1;
+        let copy = if self.cfg.driver.copy { (self.cfg.costs.copy_ns_per_byte * frame.len() as f64).round() as u64 } else { 0 };
+        let cycles = self.driver_frame(p, now);
+        let mut plan = Plan::new(Activity::Interrupt, cycles);
+        plan.until = Some(now + self.cfg.clock.cycles(cycles) + Duration::from_ns(copy));
+        plan.effects.queue.push(Item::Frame(p, frame));
+        let give = self.ports[p].recycle(1, self.cfg.driver.refill_batch);
+        if give > 0 {
+            plan.effects.refill.push((p, give));
         }
+        plan
     }
 
-    /// The driver is done with `n` more receive buffers; returns how many to hand
-    /// back now (a whole batch), keeping the rest.
-    fn recycle(&mut self, n: u32) -> u32 {
-        self.refill_pending += n;
-        let batch = self.cfg.driver.refill_batch;
-        let give = self.refill_pending / batch * batch;
-        self.refill_pending -= give;
-        give
+    /// The driver's work for one received frame of adapter `p`: its descriptor,
+    /// the media work a dumb adapter leaves to it, and a new buffer when it does
+    /// not recycle (which stalls the memory the adapter writes to).
+    fn driver_frame(&mut self, p: usize, now: Time) -> u64 {
+        let c = &self.cfg.costs;
+        let mut cycles = c.rx_frame;
+        if !self.ports[p].smart {
+            cycles += c.media_frame;
+        }
+        if self.cfg.driver.buffers == Buffers::Reallocate {
+            cycles += c.rx_alloc;
+            if c.alloc_stall > Duration::ZERO {
+                self.buses[self.ports[p].bus].stall(now + self.cfg.clock.cycles(cycles), c.alloc_stall);
+            }
+        }
+        cycles
     }
 
     fn deferred(&mut self, item: Item, ctx: &mut Ctx) -> Plan {
         let now = ctx.now();
-        let mut p = Plan::new(Activity::Deferred, 0);
-        p.holds_stack = self.cfg.serialized_stack;
+        let mut plan = Plan::new(Activity::Deferred, 0);
+        plan.holds_stack = self.cfg.serialized_stack;
         match item {
-            Item::Frame(frame) => p.cycles = self.protocol(&frame, ctx, &mut p.effects.transmit),
-            Item::Poll => {
-                let n = self.poll_ring(now, &mut p, ctx);
+            Item::Frame(p, frame) => plan.cycles = self.protocol(p, &frame, ctx, &mut plan.effects.transmit),
+            Item::Poll(p) => {
+                self.polls += 1;
+                let n = self.poll_ring(p, now, &mut plan, ctx);
                 if n < self.cfg.driver.budget {
-                    p.effects.enable_irq = true;
+                    plan.effects.enable_irq = Some(p);
                 } else {
-                    p.effects.queue.push(Item::Poll);
+                    plan.effects.queue.push(Item::Poll(p));
                 }
             }
             Item::ConnTimer(i) => {
-                if let Some(f) = &mut self.files {
-                    f.conns[i].on_timer(now);
-                    p.cycles = self.cfg.costs.protocol_segment + f.output(i, now, &self.cfg.costs, &mut p.effects.transmit);
+                if let Some(a) = &mut self.app {
+                    plan.cycles = a.timer(i, now, &self.cfg.costs, &mut plan.effects.transmit);
                 }
                 self.arm_conn(i, ctx);
             }
             Item::Start => {
-                p.activity = Activity::App;
-                if let Some(f) = &mut self.files {
-                    p.cycles = f.start(now, &self.cfg.costs, &mut p.effects.transmit);
+                plan.activity = Activity::App;
+                if let Some(a) = &mut self.app {
+                    plan.cycles = a.start(now, &self.cfg.costs, &mut plan.effects.transmit);
                 }
                 for i in 0..self.conn_armed.len() {
                     self.arm_conn(i, ctx);
                 }
             }
         }
-        p
+        plan
     }
 
-    /// Take up to a budget of visible frames from the ring and do their driver
-    /// and protocol work. Returns how many.
-    fn poll_ring(&mut self, now: Time, p: &mut Plan, ctx: &mut Ctx) -> u32 {
-        p.cycles += self.cfg.costs.poll;
+    /// Take up to a budget of visible frames from adapter `p`'s ring and do
+    /// their driver and protocol work. Returns how many.
+    fn poll_ring(&mut self, p: usize, now: Time, plan: &mut Plan, ctx: &mut Ctx) -> u32 {
+        plan.cycles += self.cfg.costs.poll;
         let mut n = 0;
         while n < self.cfg.driver.budget {
-            let Some(frame) = self.rx.take(now) else { break };
+            let Some(frame) = self.ports[p].rx.take(now) else { break };
             n += 1;
-            p.cycles += self.cfg.costs.rx_frame + self.protocol(&frame, ctx, &mut p.effects.transmit);
+            plan.cycles += self.driver_frame(p, now) + self.protocol(p, &frame, ctx, &mut plan.effects.transmit);
         }
-        p.effects.refill = self.recycle(n);
+        let give = self.ports[p].recycle(n, self.cfg.driver.refill_batch);
+        if give > 0 {
+            plan.effects.refill.push((p, give));
+        }
+        let left = self.ports[p].rx.ready(now);
+        if let Some((due, generation)) = self.ports[p].irq.polled(now, left) {
+            wake(ctx, due, Tag::Irq(p, generation));
+        }
         n
     }
 
-    /// Protocol and application work for one received frame.
-    fn protocol(&mut self, frame: &Frame, ctx: &mut Ctx, out: &mut Vec<Frame>) -> u64 {
+    /// Protocol and application work for one frame received by adapter `p`.
+    fn protocol(&mut self, p: usize, frame: &Frame, ctx: &mut Ctx, out: &mut Vec<(usize, Frame)>) -> u64 {
         let now = ctx.now();
         let measuring = now >= Time::ZERO + self.cfg.warmup;
-        if let Some(files) = &mut self.files {
-            if let Some((cycles, i)) = files.receive(frame, now, measuring, &self.cfg.costs, out) {
+        if let Some(app) = &mut self.app {
+            if let Some((cycles, i)) = app.receive(p, frame, now, measuring, &self.cfg.costs, out) {
                 self.arm_conn(i, ctx);
                 return cycles;
             }
@@ -179,56 +219,111 @@ impl Machine {
         self.cfg.costs.protocol_segment
     }
 
-    /// The thread pinned to processor `k`: the poll loop or the sender.
-    fn thread_step(&mut self, k: usize, ctx: &mut Ctx) -> Option<Plan> {
+    /// The processes of processor `k`'s run queue, in their round-robin order.
+    fn processes(&self, k: usize) -> Vec<Process> {
+        let mut list = Vec::new();
+        if self.polling() && k == self.cfg.driver.poll_cpu as usize {
+            list.push(Process::Poller);
+        }
+        if self.blast.as_ref().is_some_and(|b| b.cfg.cpu as usize == k) {
+            list.push(Process::Sender);
+        }
+        if let Some(b) = self.cfg.background.as_ref().filter(|b| b.cpu as usize == k) {
+            list.extend(std::iter::repeat_n(Process::Background, b.processes as usize));
+        }
+        list
+    }
+
+    /// The next ready process of processor `k`, round robin: the one whose turn
+    /// it is runs one step; one with nothing to do passes its turn on.
+    fn run_queue(&mut self, k: usize, ctx: &mut Ctx) -> Option<Plan> {
+        let list = self.processes(k);
+        for _ in 0..list.len() {
+            let i = self.cpus[k].next_thread % list.len();
+            self.cpus[k].next_thread = i + 1;
+            let others_ready = list.iter().enumerate().any(|(j, q)| j != i && self.ready(*q));
+            let plan = match list[i] {
+                Process::Poller if self.poll_asleep_since.is_none() => self.poller_step(others_ready, ctx),
+                Process::Sender if !self.blast_waiting => self.sender_step(k, ctx),
+                Process::Background => {
+                    let slice = self.cfg.background.as_ref().expect("listed").slice;
+                    let mut plan = Plan::new(Activity::Background, 0);
+                    plan.until = Some(ctx.now() + slice);
+                    Some(plan)
+                }
+                _ => None,
+            };
+            if plan.is_some() {
+                return plan;
+            }
+        }
+        None
+    }
+
+    fn ready(&self, q: Process) -> bool {
+        match q {
+            Process::Poller => self.poll_asleep_since.is_none(),
+            Process::Sender => !self.blast_waiting,
+            Process::Background => true,
+        }
+    }
+
+    /// One turn of the poller: poll every adapter. With nothing found and nothing
+    /// else ready, it spins until the next booked completion or sleeps until the
+    /// adapter books one (a dedicated poller's spin is busy, the OS idle loop's is not).
+    fn poller_step(&mut self, others_ready: bool, ctx: &mut Ctx) -> Option<Plan> {
         let now = ctx.now();
-        if self.cfg.driver.mode == DriverMode::Poll && k == self.cfg.driver.poll_cpu as usize {
-            let mut p = Plan::new(Activity::Poll, 0);
-            if self.poll_ring(now, &mut p, ctx) > 0 {
-                return Some(p);
+        let mut plan = Plan::new(Activity::Poll, 0);
+        let mut n = 0;
+        for p in 0..self.ports.len() {
+            n += self.poll_ring(p, now, &mut plan, ctx);
+        }
+        self.polls += 1;
+        if n > 0 || others_ready {
+            return Some(plan);
+        }
+        self.polls -= 1;
+        let next = self.ports.iter().filter_map(|p| p.rx.next_visible()).min();
+        match next {
+            Some(t) if t > now => {
+                let mut spin = Plan::new(self.idle_poll_activity(), 0);
+                spin.until = Some(t);
+                self.polls += self.polls_in(t.since(now));
+                Some(spin)
             }
-            // Nothing yet: spin until the next booked completion, or sleep until
-            // the adapter books one (the time still counts as polling).
-            match self.rx.next_visible() {
-                Some(t) if t > now => {
-                    p.until = Some(t);
-                    return Some(p);
-                }
-                _ => {
-                    self.cpus[k].thread_ready = false;
-                    self.poll_asleep_since = Some(now);
-                    return None;
-                }
+            _ => {
+                self.poll_asleep_since = Some(now);
+                None
             }
         }
+    }
+
+    /// The sender's turn: build a whole burst of frames if the ring has room.
+    fn sender_step(&mut self, k: usize, ctx: &mut Ctx) -> Option<Plan> {
+        let now = ctx.now();
         let blast = self.blast.as_mut()?;
-        if k != blast.cfg.cpu as usize {
-            self.cpus[k].thread_ready = false;
-            return None;
-        }
-        self.tx.reclaim(now);
+        let tx = &mut self.ports[0].tx;
+        tx.reclaim(now);
         let left = blast.cfg.count.map_or(u64::MAX, |c| c.saturating_sub(blast.sent));
         if left == 0 {
-            self.cpus[k].thread_ready = false;
+            self.blast_waiting = true;
             return None;
         }
         // Send whole bursts: with less room than that, wait for descriptors to be
         // reclaimed (as a DPDK application retries a burst the ring refused).
         let want = blast.cfg.burst.min(left.min(u32::MAX as u64) as u32);
-        let n = if self.tx.room() >= want { want } else { 0 };
-        if n == 0 {
-            self.cpus[k].thread_ready = false;
-            if let Some(t) = self.tx.next_reclaim() {
+        if tx.room() < want {
+            self.blast_waiting = true;
+            if let Some(t) = tx.next_reclaim() {
                 wake(ctx, t.max(now), Tag::Thread(k));
             }
             return None;
         }
         let measuring = now >= Time::ZERO + self.cfg.warmup;
-        let mut p = Plan::new(Activity::App, self.cfg.costs.poll + n as u64 * (self.cfg.costs.tx_frame + self.cfg.costs.app_request));
-        for _ in 0..n {
-            p.effects.transmit.push(blast.next(now, measuring, ctx.rng()));
+        let mut plan = Plan::new(Activity::App, self.cfg.costs.poll + want as u64 * (self.cfg.costs.tx_frame + self.cfg.costs.app_request));
+        for _ in 0..want {
+            plan.effects.transmit.push((0, blast.next(now, measuring, ctx.rng())));
         }
-        // The ring may fill beyond what is reclaimed: the next step will find out.
-        Some(p)
+        Some(plan)
     }
 }

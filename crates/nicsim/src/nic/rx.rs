@@ -185,6 +185,12 @@ impl Rx {
         }
     }
 
+    /// Run the adapter processor (if any) on `n` frames ready at `at`: the
+    /// transmit side shares it.
+    pub fn process(&mut self, at: Time, n: u32) -> Time {
+        self.processor.as_mut().map_or(at, |p| p.run(at, n))
+    }
+
     /// Receive buffers the adapter still has: fetched and posted descriptors.
     pub fn buffers_left(&self) -> u32 {
         self.cache.len() as u32 + self.posted

@@ -27,10 +27,18 @@ pub struct HostSpec {
     #[serde(default)]
     pub driver: DriverSpec,
     pub bus: BusSpec,
+    #[serde(default = "one")]
+    pub buses: i64,
     #[serde(default)]
     pub adapter: AdapterSpec,
+    #[serde(default = "one")]
+    pub adapters: i64,
     #[serde(default)]
     pub file_request: Option<FileRequestSpec>,
+    #[serde(default)]
+    pub file_serve: Option<FileServeSpec>,
+    #[serde(default)]
+    pub background: Option<BackgroundSpec>,
     #[serde(default)]
     pub sink: bool,
     #[serde(default)]
@@ -51,6 +59,12 @@ pub struct CostsSpec {
     pub app_request: i64,
     #[serde(default)]
     pub poll: i64,
+    #[serde(default)]
+    pub media_frame: i64,
+    #[serde(default)]
+    pub rx_alloc: i64,
+    #[serde(default)]
+    pub alloc_stall: Option<TimeSpan>,
 }
 
 #[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq, Default)]
@@ -60,6 +74,16 @@ pub enum ModeSpec {
     #[default]
     Napi,
     Poll,
+    #[serde(rename = "os-poll")]
+    OsPoll,
+}
+
+#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum BuffersSpec {
+    #[default]
+    Recycle,
+    Reallocate,
 }
 
 #[derive(Debug, Deserialize)]
@@ -77,12 +101,31 @@ pub struct DriverSpec {
     pub tx_tail_batch: i64,
     #[serde(default)]
     pub poll_cpu: i64,
+    #[serde(default)]
+    pub buffers: BuffersSpec,
 }
 
 impl Default for DriverSpec {
     fn default() -> Self {
-        DriverSpec { mode: ModeSpec::Napi, copy: false, refill_batch: 1, budget: 64, tx_tail_batch: 1, poll_cpu: 0 }
+        DriverSpec {
+            mode: ModeSpec::Napi,
+            copy: false,
+            refill_batch: 1,
+            budget: 64,
+            tx_tail_batch: 1,
+            poll_cpu: 0,
+            buffers: BuffersSpec::Recycle,
+        }
     }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BackgroundSpec {
+    pub processes: i64,
+    pub slice: TimeSpan,
+    #[serde(default)]
+    pub cpu: i64,
 }
 
 fn sixty_four() -> i64 {
@@ -179,6 +222,33 @@ pub struct FileRequestSpec {
     pub rto: TimeSpan,
 }
 
+/// Serve blocks to the peers whose `read_from` names this host.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileServeSpec {
+    #[serde(default = "serve_port")]
+    pub port: i64,
+    #[serde(default = "request_bytes")]
+    pub request_bytes: i64,
+    #[serde(default = "read_bytes")]
+    pub read_bytes: i64,
+    #[serde(default = "window")]
+    pub window: i64,
+    #[serde(default = "two")]
+    pub ack_every: i64,
+    #[serde(default = "delayed_ack")]
+    pub delayed_ack: TimeSpan,
+    #[serde(default = "rto")]
+    pub rto: TimeSpan,
+}
+
+fn serve_port() -> i64 {
+    524
+}
+fn read_bytes() -> i64 {
+    65_536
+}
+
 fn request_bytes() -> i64 {
     64
 }
@@ -219,4 +289,12 @@ pub struct BlastSpec {
 #[serde(deny_unknown_fields)]
 pub struct PeerSpec {
     pub name: String,
+    /// A client: the host whose `file_serve` it reads blocks from.
+    #[serde(default)]
+    pub read_from: Option<String>,
+    #[serde(default = "one")]
+    pub sessions: i64,
+    /// Time between a block's last byte and the next request.
+    #[serde(default)]
+    pub think: Option<TimeSpan>,
 }

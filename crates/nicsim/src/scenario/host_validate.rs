@@ -4,12 +4,12 @@
 use crate::bus::pci::PciConfig;
 use crate::bus::pcie::{CompletionSplit, PcieConfig};
 use crate::bus::BusConfig;
-use crate::host::config::{BlastConfig, Costs, DriverConfig, DriverMode, FileRequestConfig, HostConfig};
+use crate::host::config::{BackgroundConfig, BlastConfig, Buffers, Costs, DriverConfig, DriverMode, FileRequestConfig, FileServeConfig, HostConfig};
 use crate::host::segment::Addr;
 use crate::host::tcp::TcpConfig;
 use crate::link::{Fill, Pattern, Rate, SourceConfig};
 use crate::nic::{Moderation, NicConfig, ProcessorConfig, ITR_UNIT, RDTR_UNIT};
-use crate::scenario::host_schema::{AdapterSpec, BusKind, BusSpec, HostSpec, InterruptSpec, ModeSpec};
+use crate::scenario::host_schema::{AdapterSpec, BuffersSpec, BusKind, BusSpec, HostSpec, InterruptSpec, ModeSpec};
 use crate::scenario::validate::Station;
 use crate::scenario::ScenarioError;
 use crate::time::{Clock, Duration};
@@ -36,6 +36,24 @@ pub struct Surroundings<'a> {
     /// Station of a peer or sink by name, with its table ("peer", "sink").
     pub station: &'a dyn Fn(&str) -> Option<(&'static str, &'a Station)>,
     pub flow: u32,
+    /// The client sessions of the peers that read from this host.
+    pub clients: &'a [Addr],
+}
+
+/// TCP settings from a table's keys; errors name `path.key`.
+fn tcp_config(path: &str, mtu: u32, window: i64, ack_every: i64, delayed_ack: Duration, rto: Duration) -> Result<TcpConfig, ScenarioError> {
+    let mss = mtu.saturating_sub(40);
+    let tcp = TcpConfig {
+        mss,
+        window: within(format!("{path}.window"), window, mss as i64, 65_535)? as u32,
+        ack_every: within(format!("{path}.ack_every"), ack_every, 1, 64)? as u32,
+        delayed_ack,
+        rto,
+    };
+    if tcp.rto < Duration::from_us(1) {
+        return err(format!("{path}.rto"), "must be at least 1us");
+    }
+    Ok(tcp)
 }
 
 pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostConfig, ScenarioError> {
@@ -54,6 +72,9 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
         tx_frame: cyc("tx_frame", c.tx_frame)?,
         app_request: cyc("app_request", c.app_request)?,
         poll: cyc("poll", c.poll)?,
+        media_frame: cyc("media_frame", c.media_frame)?,
+        rx_alloc: cyc("rx_alloc", c.rx_alloc)?,
+        alloc_stall: c.alloc_stall.map_or(Duration::ZERO, |t| t.0),
     };
     let d = &h.driver;
     let dp = format!("{path}.driver");
@@ -62,12 +83,33 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
             ModeSpec::Handler => DriverMode::Handler,
             ModeSpec::Napi => DriverMode::Napi,
             ModeSpec::Poll => DriverMode::Poll,
+            ModeSpec::OsPoll => DriverMode::OsPoll,
         },
         copy: d.copy,
         refill_batch: within(format!("{dp}.refill_batch"), d.refill_batch, 1, 4096)? as u32,
         budget: within(format!("{dp}.budget"), d.budget, 1, 65_536)? as u32,
         tx_tail_batch: within(format!("{dp}.tx_tail_batch"), d.tx_tail_batch, 1, 4096)? as u32,
         poll_cpu: within(format!("{dp}.poll_cpu"), d.poll_cpu, 0, cpus as i64 - 1)? as u32,
+        buffers: match d.buffers {
+            BuffersSpec::Recycle => Buffers::Recycle,
+            BuffersSpec::Reallocate => Buffers::Reallocate,
+        },
+    };
+    let adapters = within(format!("{path}.adapters"), h.adapters, 1, 64)? as u32;
+    let buses = within(format!("{path}.buses"), h.buses, 1, adapters as i64)? as u32;
+    let background = match &h.background {
+        None => None,
+        Some(b) => {
+            let bp = format!("{path}.background");
+            if b.slice.0 == Duration::ZERO {
+                return err(format!("{bp}.slice"), "must be above zero");
+            }
+            Some(BackgroundConfig {
+                processes: within(format!("{bp}.processes"), b.processes, 0, 10_000)? as u32,
+                slice: b.slice.0,
+                cpu: within(format!("{bp}.cpu"), b.cpu, 0, cpus as i64 - 1)? as u32,
+            })
+        }
     };
     let bus = bus_config(&h.bus, &format!("{path}.bus"))?;
     let nic = nic_config(&h.adapter, &format!("{path}.adapter"), s.link_rate)?;
@@ -77,18 +119,10 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
     let mut file_request = None;
     if let Some(f) = &h.file_request {
         let fp = format!("{path}.file_request");
-        let mss = s.mtu.saturating_sub(40);
-        let window = within(format!("{fp}.window"), f.window, mss as i64, 65_535)? as u32;
-        let tcp = TcpConfig {
-            mss,
-            window,
-            ack_every: within(format!("{fp}.ack_every"), f.ack_every, 1, 64)? as u32,
-            delayed_ack: f.delayed_ack.0,
-            rto: f.rto.0,
-        };
-        if tcp.rto < Duration::from_us(1) {
-            return err(format!("{fp}.rto"), "must be at least 1us");
+        if adapters > 1 {
+            return err(&fp, "works through one adapter; this host has several (use file_serve)");
         }
+        let tcp = tcp_config(&fp, s.mtu, f.window, f.ack_every, f.delayed_ack.0, f.rto.0)?;
         let sessions = within(format!("{fp}.sessions"), f.sessions, 1, 1000)?;
         if f.peers.is_empty() {
             return err(format!("{fp}.peers"), "name at least one peer");
@@ -113,6 +147,22 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
             sessions: list,
         });
     }
+    let file_serve = match &h.file_serve {
+        None => None,
+        Some(f) => {
+            let fp = format!("{path}.file_serve");
+            if file_request.is_some() {
+                return err(fp, "a host either requests files or serves them, not both");
+            }
+            let port = within(format!("{fp}.port"), f.port, 1, 65_535)? as u16;
+            Some(FileServeConfig {
+                tcp: tcp_config(&fp, s.mtu, f.window, f.ack_every, f.delayed_ack.0, f.rto.0)?,
+                request_bytes: within(format!("{fp}.request_bytes"), f.request_bytes, 1, 65_535)? as u32,
+                read_bytes: within(format!("{fp}.read_bytes"), f.read_bytes, 1, 1 << 30)? as u32,
+                clients: s.clients.iter().map(|c| (port, *c)).collect(),
+            })
+        }
+    };
     let blast = match &h.blast {
         None => None,
         Some(b) => {
@@ -156,8 +206,12 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
         costs,
         driver,
         bus,
+        buses,
         nic,
+        adapters,
         file_request,
+        file_serve,
+        background,
         sink: h.sink,
         blast,
         warmup: h.warmup.map_or(Duration::ZERO, |w| w.0),

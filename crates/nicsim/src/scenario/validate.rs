@@ -5,11 +5,12 @@ use std::collections::HashMap;
 
 use crate::engine::PortId;
 use crate::host::config::HostConfig;
-use crate::host::peer::PeerConfig;
+use crate::host::peer::{PeerConfig, ReadsConfig};
+use crate::host::segment::Addr;
 use crate::host::tcp::TcpConfig;
 use crate::link::{Fill, LinkConfig, Pattern, Rate, SourceConfig, SwitchConfig};
 use crate::nic::smart::config::SmartConfig;
-use crate::scenario::host_validate::{host_config, Surroundings};
+use crate::scenario::host_validate::{host_config, within, Surroundings};
 use crate::scenario::schema::{FillSpec, LinkSpec, PatternSpec, Protocol, Scenario, SourceSpec};
 use crate::scenario::smart_validate::smart_config;
 use crate::scenario::units::SourceRate;
@@ -161,8 +162,11 @@ fn source_config(s: &SourceSpec, path: &str, flow: u32, from: &Station, to: &Sta
     })
 }
 
-/// Resolve "name" or "switch:port" to a part and port.
-fn endpoint(text: &str, path: &str, index: &HashMap<&str, (usize, Option<u16>)>) -> Result<(usize, PortId), ScenarioError> {
+/// A part's index and, for a switch or a host with several adapters, its ports.
+type Index<'a> = HashMap<&'a str, (usize, Option<u16>)>;
+
+/// Resolve "name" or "name:port" (a switch's port, a host's adapter) to a part and port.
+fn endpoint(text: &str, path: &str, index: &Index) -> Result<(usize, PortId), ScenarioError> {
     let (name, port) = match text.split_once(':') {
         Some((n, p)) => (n, Some(p)),
         None => (text, None),
@@ -173,7 +177,7 @@ fn endpoint(text: &str, path: &str, index: &HashMap<&str, (usize, Option<u16>)>)
     match (switch_ports, port) {
         (None, None) => Ok((part, 0)),
         (None, Some(_)) => err(path, format!("{name:?} has one port; write just its name")),
-        (Some(n), None) => err(path, format!("{name:?} is a switch; write \"{name}:PORT\" with PORT from 0 to {}", n - 1)),
+        (Some(n), None) => err(path, format!("{name:?} has ports 0 to {}; write \"{name}:PORT\"", n - 1)),
         (Some(n), Some(p)) => match p.parse::<u16>() {
             Ok(p) if p < n => Ok((part, p)),
             _ => err(path, format!("{name:?} has ports 0 to {}, got {p:?}", n - 1)),
@@ -204,14 +208,32 @@ fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<V
     // Per peer: the TCP settings, request and file sizes, and its sessions.
     type Served = (TcpConfig, u32, u32, Vec<(u16, crate::host::segment::Addr)>);
     let mut sessions: HashMap<&str, Served> = HashMap::new();
+    // Per host: the client sessions of the peers that read from it.
+    let mut clients: HashMap<&str, Vec<Addr>> = HashMap::new();
+    for (i, p) in sc.peer.iter().enumerate() {
+        let Some(server) = &p.read_from else { continue };
+        let path = format!("peer[{i}]");
+        if !sc.host.iter().any(|h| h.name == *server && h.file_serve.is_some()) {
+            return err(format!("{path}.read_from"), format!("no host named {server:?} has a file_serve table"));
+        }
+        let st = &stations[p.name.as_str()];
+        let n = within(format!("{path}.sessions"), p.sessions, 1, 1000)?;
+        clients.entry(server.as_str()).or_default().extend((0..n).map(|s| Addr { mac: st.mac, ip: st.ipv4, port: 2000 + s as u16 }));
+    }
     for (i, h) in sc.host.iter().enumerate() {
         let path = format!("host[{i}]");
-        let on_link = sc.link.iter().find(|l| l.a == h.name || l.b == h.name);
-        let Some(link) = on_link else {
+        let mine = |end: &str| end == h.name || end.split_once(':').is_some_and(|(n, _)| n == h.name);
+        let rates: Vec<u64> = sc.link.iter().filter(|l| mine(&l.a) || mine(&l.b)).map(|l| l.rate.0).collect();
+        let Some(&link_rate) = rates.first() else {
             return err(path, format!("host {:?} is not connected to any link", h.name));
         };
+        if rates.iter().any(|r| *r != link_rate) {
+            return err(path, format!("host {:?}: all its adapters' links must have one rate", h.name));
+        }
         let me = &stations[h.name.as_str()];
-        let around = Surroundings { me, link_rate: link.rate.0, mtu: sc.mtu, station: &lookup, flow: (sc.source.len() + i) as u32 };
+        let served = clients.get(h.name.as_str()).map_or(&[][..], |c| c.as_slice());
+        let around =
+            Surroundings { me, link_rate, mtu: sc.mtu, station: &lookup, flow: (sc.source.len() + i) as u32, clients: served };
         let cfg = host_config(h, &path, &around)?;
         if let Some(f) = &cfg.file_request {
             for (port, peer) in &f.sessions {
@@ -232,7 +254,15 @@ fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<V
             vec![],
         );
         let (tcp, request_bytes, file_bytes, list) = sessions.remove(p.name.as_str()).unwrap_or(idle);
-        let cfg = PeerConfig { mac: st.mac, ip: st.ipv4, tcp, request_bytes, file_bytes, sessions: list };
+        let reads = p.read_from.as_ref().map(|server| {
+            let host = hosts.iter().find(|h| h.name == *server).expect("checked above");
+            let PartPlan::Host(cfg) = &host.plan else { unreachable!("hosts are host plans") };
+            let f = cfg.file_serve.as_ref().expect("checked above");
+            let server = Addr { mac: cfg.mac, ip: cfg.ip, port: f.clients[0].0 };
+            let sessions = f.clients.iter().filter(|(_, c)| c.ip == st.ipv4).map(|(_, c)| (c.port, server)).collect();
+            ReadsConfig { tcp: f.tcp, request_bytes: f.request_bytes, read_bytes: f.read_bytes, think: p.think.map_or(Duration::ZERO, |t| t.0), sessions }
+        });
+        let cfg = PeerConfig { mac: st.mac, ip: st.ipv4, tcp, request_bytes, file_bytes, sessions: list, reads };
         parts.push(Part { name: p.name.clone(), plan: PartPlan::Peer(cfg) });
     }
     parts.extend(hosts);
@@ -243,7 +273,7 @@ fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<V
         };
         let me = &stations[h.name.as_str()];
         let flow = (sc.source.len() + sc.host.len() + i) as u32;
-        let around = Surroundings { me, link_rate: link.rate.0, mtu: sc.mtu, station: &lookup, flow };
+        let around = Surroundings { me, link_rate: link.rate.0, mtu: sc.mtu, station: &lookup, flow, clients: &[] };
         let mut needs_end = false;
         let cfg = smart_config(h, &path, &around, &mut needs_end)?;
         if needs_end && sc.duration.is_none() {
@@ -262,9 +292,13 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
         return err("mtu", format!("must be 68 to 65000 bytes, got {}", sc.mtu));
     }
     // Names first, so that references can be checked.
-    let mut index: HashMap<&str, (usize, Option<u16>)> = HashMap::new();
+    let mut index: Index = HashMap::new();
     let mut paths: HashMap<&str, String> = HashMap::new();
-    let named = stations_of(sc).map(|(table, name)| (table, name, None));
+    let adapters = |table: &str, name: &str| match table {
+        "host" => sc.host.iter().find(|h| h.name == name).map(|h| h.adapters).filter(|n| *n > 1),
+        _ => None,
+    };
+    let named = stations_of(sc).map(|(table, name)| (table, name, adapters(table, name)));
     let named = named.chain(sc.switch.iter().map(|s| ("switch", &s.name, Some(s.ports))));
     let mut counters: HashMap<&str, usize> = HashMap::new();
     for (part, (table, name, ports)) in named.enumerate() {
@@ -277,8 +311,9 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
         if let Some(other) = paths.get(name.as_str()) {
             return err(format!("{path}.name"), format!("{name:?} is already the name of {other}"));
         }
+        let key = if table == "host" { "adapters" } else { "ports" };
         let ports = match ports {
-            Some(p) if !(2..=4096).contains(&p) => return err(format!("{path}.ports"), format!("must be 2 to 4096, got {p}")),
+            Some(p) if !(2..=4096).contains(&p) => return err(format!("{path}.{key}"), format!("must be 2 to 4096, got {p}")),
             p => p.map(|p| p as u16),
         };
         index.insert(name, (part, ports));
@@ -333,8 +368,11 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
         }
     }
     for (i, (table, name)) in stations_of(sc).enumerate() {
-        if !used.contains_key(&(i, 0)) {
-            return err(paths[name.as_str()].clone(), format!("{table} {name:?} is not connected to any link"));
+        for port in 0..index[name.as_str()].1.unwrap_or(1) {
+            if !used.contains_key(&(i, port)) {
+                let what = if index[name.as_str()].1.is_some() { format!("adapter {port} of {table} {name:?}") } else { format!("{table} {name:?}") };
+                return err(paths[name.as_str()].clone(), format!("{what} is not connected to any link"));
+            }
         }
     }
     Ok(Plan { name: sc.name.clone().unwrap_or_else(|| "scenario".into()), seed: sc.seed, duration: sc.duration.map(|d| d.0), parts, wires })

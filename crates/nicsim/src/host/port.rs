@@ -1,0 +1,54 @@
+//! One adapter of a host with the driver state that belongs to it: its rings,
+//! its interrupt, the bus it sits on, the buffers waiting to be handed back.
+
+use crate::bus::HostBus;
+use crate::nic::{Irq, NicConfig, Rx, Tx};
+use crate::time::Time;
+use crate::wire::Frame;
+
+pub struct Port {
+    pub rx: Rx,
+    pub tx: Tx,
+    pub irq: Irq,
+    /// Index of the bus the adapter is on.
+    pub bus: usize,
+    /// Receive buffers the driver has taken and not yet handed back.
+    pub refill_pending: u32,
+    /// The write-back delay timer in flight.
+    pub flush_armed: Option<Time>,
+    /// An intelligent adapter (its processor does the per-frame media work).
+    pub smart: bool,
+}
+
+impl Port {
+    pub fn new(nic: &NicConfig, bus: usize) -> Self {
+        Port {
+            rx: Rx::new(nic.clone()),
+            tx: Tx::new(nic.clone()),
+            irq: Irq::new(nic.moderation),
+            bus,
+            refill_pending: 0,
+            flush_armed: None,
+            smart: nic.processor.is_some(),
+        }
+    }
+
+    /// The transmit tail write reached the adapter: the frames and when each
+    /// goes on the wire, after the adapter processor's work on an intelligent one.
+    pub fn transmit(&mut self, now: Time, bus: &mut HostBus) -> Vec<(Time, Frame)> {
+        let mut out = self.tx.tail(now, bus);
+        for (at, _) in &mut out {
+            *at = self.rx.process(*at, 1);
+        }
+        out
+    }
+
+    /// The driver is done with `n` more receive buffers; returns how many to
+    /// hand back now (whole batches), keeping the rest.
+    pub fn recycle(&mut self, n: u32, batch: u32) -> u32 {
+        self.refill_pending += n;
+        let give = self.refill_pending / batch * batch;
+        self.refill_pending -= give;
+        give
+    }
+}

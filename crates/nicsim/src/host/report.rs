@@ -1,0 +1,100 @@
+//! A host's end-of-run results: its applications, adapters (summed, and each
+//! one when there are several), processors and buses.
+
+use crate::host::cpu::Activity;
+use crate::host::machine::Machine;
+use crate::observe::{Report, Value};
+use crate::time::{Duration, Time};
+
+/// `from`'s entries into `into`, each name with `prefix`.
+fn prefixed(into: &mut Report, prefix: &str, from: &Report) {
+    for (name, value) in from.entries() {
+        match value {
+            Value::Count(n) => into.count(&format!("{prefix}{name}"), *n),
+            Value::Real(x) => into.real(&format!("{prefix}{name}"), *x),
+        };
+    }
+}
+
+/// Sum the counts of several reports with the same names, in order.
+fn summed(parts: &[Report]) -> Report {
+    let mut r = Report::default();
+    for (i, (name, _)) in parts[0].entries().iter().enumerate() {
+        r.count(name, parts.iter().map(|p| p.entries()[i].1.as_f64() as u64).sum());
+    }
+    r
+}
+
+pub fn report(m: &Machine, end: Time) -> Report {
+    let mut r = Report::default();
+    let seconds = end.since(Time::ZERO + m.cfg.warmup).as_secs_f64();
+    let whole = end.as_secs_f64();
+    let per_s = |n: u64| if whole > 0.0 { n as f64 / whole } else { 0.0 };
+    if let Some(a) = &m.app {
+        a.report(&mut r, seconds);
+    }
+    if let Some(s) = &m.sink {
+        s.report(&mut r, seconds);
+    }
+    if let Some(b) = &m.blast {
+        b.report(&mut r, seconds);
+    }
+    let adapters: Vec<Report> = m
+        .ports
+        .iter()
+        .map(|p| {
+            let mut a = Report::default();
+            p.rx.report(&mut a);
+            p.tx.report(&mut a);
+            a.count("interrupts", p.irq.raised);
+            a
+        })
+        .collect();
+    let total = summed(&adapters);
+    for (name, v) in total.entries() {
+        r.count(name, v.as_f64() as u64);
+    }
+    let (frames, lost) = (total.get("rx_frames").unwrap_or(0.0), total.get("rx_fifo_overruns").unwrap_or(0.0));
+    r.real("rx_frames_per_s", per_s(frames as u64));
+    r.real("rx_loss", if frames + lost > 0.0 { lost / (frames + lost) } else { 0.0 });
+    r.real("interrupts_per_s", per_s(total.get("interrupts").unwrap_or(0.0) as u64));
+    r.count("polls", m.polls);
+    r.real("polls_per_s", per_s(m.polls));
+    r.count("preemptions", m.preemptions);
+    r.count("tx_ring_full_drops", m.tx_ring_full);
+    r.count("rx_unclaimed", m.unclaimed);
+    let total_cpu: f64 = m.cpus.iter().map(|c| c.utilization(end)).sum();
+    r.real("cpu_utilization", total_cpu / m.cpus.len() as f64);
+    r.count("handler_frames", m.handler_frames);
+    r.real(
+        "frames_per_handler_run",
+        m.handler_frames as f64 / m.cpus.iter().map(|c| c.runs(Activity::Interrupt).1).sum::<u64>().max(1) as f64,
+    );
+    for (a, name) in [(Activity::Interrupt, "interrupt"), (Activity::Deferred, "deferred")] {
+        let (busy, runs) = m.cpus.iter().map(|c| c.runs(a)).fold((Duration::ZERO, 0), |(b, n), (b2, n2)| (b + b2, n + n2));
+        r.real(&format!("mean_{name}_run_us"), busy.as_secs_f64() * 1e6 / runs.max(1) as f64);
+    }
+    for (i, c) in m.cpus.iter().enumerate() {
+        c.report(&mut r, i, end);
+    }
+    if adapters.len() > 1 {
+        for (i, (a, p)) in adapters.iter().zip(&m.ports).enumerate() {
+            prefixed(&mut r, &format!("adapter{i}_"), a);
+            let mut pr = Report::default();
+            p.rx.report_processor(&mut pr, end);
+            prefixed(&mut r, &format!("adapter{i}_"), &pr);
+        }
+    } else {
+        m.ports[0].rx.report_processor(&mut r, end);
+    }
+    if m.buses.len() > 1 {
+        for (i, b) in m.buses.iter().enumerate() {
+            let mut br = Report::default();
+            b.report(&mut br, end);
+            prefixed(&mut r, &format!("bus{i}_"), &br);
+        }
+    } else {
+        m.buses[0].report(&mut r, end);
+    }
+    r
+}
