@@ -38,7 +38,7 @@ impl Port {
     pub fn transmit(&mut self, now: Time, bus: &mut HostBus) -> Vec<(Time, Frame)> {
         let mut out = self.tx.tail(now, bus);
         for (at, _) in &mut out {
-            *at = self.rx.process(*at, 1);
+            *at = self.rx.process_before(now, *at);
         }
         out
     }

@@ -23,6 +23,8 @@ pub struct FileServe {
     request_in: Vec<u32>,
     blocks: u64,
     measured_bytes: u64,
+    /// Request bytes taken in (a write when requests are large).
+    measured_in: u64,
 }
 
 impl FileServe {
@@ -30,7 +32,7 @@ impl FileServe {
         let conns: Vec<Conn> = cfg.clients.iter().map(|(port, client)| Conn::new(cfg.tcp, Addr { mac, ip, port: *port }, *client)).collect();
         let by_client = cfg.clients.iter().enumerate().map(|(i, (_, c))| ((c.ip, c.port), i)).collect();
         let n = conns.len();
-        FileServe { cfg, conns, by_client, port: vec![0; n], request_in: vec![0; n], blocks: 0, measured_bytes: 0 }
+        FileServe { cfg, conns, by_client, port: vec![0; n], request_in: vec![0; n], blocks: 0, measured_bytes: 0, measured_in: 0 }
     }
 }
 
@@ -52,11 +54,13 @@ impl TcpApp for FileServe {
         }
         self.port[i] = port;
         let before = self.conns[i].unacknowledged();
-        self.request_in[i] += self.conns[i].input(&seg, &frame.bytes[seg.payload.clone()], now);
+        let got = self.conns[i].input(&seg, &frame.bytes[seg.payload.clone()], now);
+        self.request_in[i] += got;
         // Bytes the client acknowledged with this segment.
         let acked = before.saturating_sub(self.conns[i].unacknowledged());
         if measuring {
             self.measured_bytes += acked as u64;
+            self.measured_in += got as u64;
         }
         let mut cycles = costs.protocol_segment;
         while self.request_in[i] >= self.cfg.request_bytes {
@@ -82,7 +86,9 @@ impl TcpApp for FileServe {
         r.count("served_bytes", self.measured_bytes);
         let rate = if seconds > 0.0 { self.measured_bytes as f64 / seconds } else { 0.0 };
         r.real("served_mbytes_per_s", rate / 1e6);
-        r.real("app_goodput_mbps", rate * 8.0 / 1e6);
+        let rate_in = if seconds > 0.0 { self.measured_in as f64 / seconds } else { 0.0 };
+        r.real("received_mbytes_per_s", rate_in / 1e6);
+        r.real("app_goodput_mbps", (rate + rate_in) * 8.0 / 1e6);
         tcp_report(r, &self.conns);
     }
 }

@@ -176,15 +176,17 @@ impl Machine {
         plan
     }
 
-    /// Take up to a budget of visible frames from adapter `p`'s ring and do
-    /// their driver and protocol work. Returns how many.
+    /// Take up to a budget of visible frames from adapter `p`'s ring, doing
+    /// their driver work; their protocol work follows as deferred steps, one a
+    /// frame, so what each one sends leaves when its own work ends. Returns how many.
     fn poll_ring(&mut self, p: usize, now: Time, plan: &mut Plan, ctx: &mut Ctx) -> u32 {
         plan.cycles += self.cfg.costs.poll;
         let mut n = 0;
         while n < self.cfg.driver.budget {
             let Some(frame) = self.ports[p].rx.take(now) else { break };
             n += 1;
-            plan.cycles += self.driver_frame(p, now) + self.protocol(p, &frame, ctx, &mut plan.effects.transmit);
+            plan.cycles += self.driver_frame(p, now);
+            plan.effects.queue.push(Item::Frame(p, frame));
         }
         let give = self.ports[p].recycle(n, self.cfg.driver.refill_batch);
         if give > 0 {

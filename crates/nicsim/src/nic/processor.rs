@@ -1,8 +1,12 @@
 //! The processor of an intelligent bus-master adapter (Novell's "intelligent
 //! bus master", the PRO/100 Smart's i960): it does the per-frame work that a
 //! dumb adapter leaves to the host driver (filling the receive control block's
-//! fields, building media headers). One frame at a time, in arrival order.
+//! fields, building media headers). One frame at a time. Its time is a calendar
+//! like the bus's: a frame to transmit is worked on in the first gap before it
+//! must go on the wire, so received frames slot in between (an event loop that
+//! takes whatever is due first).
 
+use crate::bus::calendar::Calendar;
 use crate::observe::Report;
 use crate::time::{Clock, Duration, Time};
 
@@ -16,28 +20,42 @@ pub struct ProcessorConfig {
 #[derive(Debug)]
 pub struct FrameProcessor {
     cfg: ProcessorConfig,
-    free: Time,
-    busy: Duration,
+    time: Calendar,
     frames: u64,
 }
 
+/// How far ahead of a received frame transmit work may already be booked.
+const HORIZON: Duration = Duration::from_ms(100);
+
 impl FrameProcessor {
     pub fn new(cfg: ProcessorConfig) -> Self {
-        FrameProcessor { cfg, free: Time::ZERO, busy: Duration::ZERO, frames: 0 }
+        FrameProcessor { cfg, time: Calendar::new(HORIZON), frames: 0 }
     }
 
-    /// Work on `n` frames that are ready at `at`; returns when the last is done.
+    fn work(&self, n: u32) -> Duration {
+        self.cfg.clock.cycles(self.cfg.frame_cycles * n as u64)
+    }
+
+    /// Work on `n` received frames that are ready at `at`; returns when done.
     pub fn run(&mut self, at: Time, n: u32) -> Time {
-        let work = self.cfg.clock.cycles(self.cfg.frame_cycles * n as u64);
-        self.free = self.free.max(at) + work;
-        self.busy = self.busy + work;
+        let work = self.work(n);
         self.frames += n as u64;
-        self.free
+        self.time.reserve(at, |_| work).1
+    }
+
+    /// Work on a frame that is due on the wire at `due`, posted at `posted`;
+    /// returns when it may go (`due`, unless the processor is too busy).
+    pub fn run_before(&mut self, posted: Time, due: Time) -> Time {
+        let work = self.work(1);
+        self.frames += 1;
+        let from = Time(due.ps().saturating_sub(work.ps())).max(posted);
+        self.time.reserve(from, |_| work).1.max(due)
     }
 
     pub fn report(&self, r: &mut Report, end: Time) {
         r.count("adapter_cpu_frames", self.frames);
-        r.real("adapter_cpu_utilization", if end.ps() == 0 { 0.0 } else { self.busy.ps().min(end.ps()) as f64 / end.ps() as f64 });
+        let busy = self.time.busy_total();
+        r.real("adapter_cpu_utilization", if end.ps() == 0 { 0.0 } else { busy.ps().min(end.ps()) as f64 / end.ps() as f64 });
     }
 }
 
@@ -53,5 +71,16 @@ mod tests {
         assert_eq!(p.run(t0, 2), t0 + Duration::from_us(30), "the second and third wait for the first");
         let later = t0 + Duration::from_us(100);
         assert_eq!(p.run(later, 1), later + Duration::from_us(10), "idle until the frame is ready");
+    }
+
+    #[test]
+    fn transmit_work_is_done_just_before_the_wire_and_received_frames_fit_between() {
+        let mut p = FrameProcessor::new(ProcessorConfig { clock: Clock::from_mhz(25), frame_cycles: 250 });
+        let us = |n| Time::ZERO + Duration::from_us(n);
+        assert_eq!(p.run_before(us(0), us(100)), us(100), "worked on from 90 to 100 us");
+        assert_eq!(p.run_before(us(0), us(200)), us(200));
+        assert_eq!(p.run(us(5), 1), us(15), "a received frame does not wait for later transmit work");
+        assert_eq!(p.run(us(85), 1), us(100 + 10), "but waits for work already under way");
+        assert_eq!(p.run_before(us(0), us(5)), us(25), "too late: the frame waits for the processor");
     }
 }

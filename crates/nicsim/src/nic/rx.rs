@@ -185,10 +185,10 @@ impl Rx {
         }
     }
 
-    /// Run the adapter processor (if any) on `n` frames ready at `at`: the
-    /// transmit side shares it.
-    pub fn process(&mut self, at: Time, n: u32) -> Time {
-        self.processor.as_mut().map_or(at, |p| p.run(at, n))
+    /// Run the adapter processor (if any) on a frame posted at `posted` to be
+    /// sent at `due`; returns when it may go. The transmit side shares it.
+    pub fn process_before(&mut self, posted: Time, due: Time) -> Time {
+        self.processor.as_mut().map_or(due, |p| p.run_before(posted, due))
     }
 
     /// Receive buffers the adapter still has: fetched and posted descriptors.

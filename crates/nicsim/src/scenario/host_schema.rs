@@ -3,7 +3,7 @@
 
 use serde::Deserialize;
 
-use crate::scenario::units::{Frequency, TimeSpan};
+use crate::scenario::units::{BitRate, Frequency, TimeSpan};
 
 fn one() -> i64 {
     1
@@ -39,6 +39,8 @@ pub struct HostSpec {
     pub file_serve: Option<FileServeSpec>,
     #[serde(default)]
     pub background: Option<BackgroundSpec>,
+    #[serde(default)]
+    pub segments: Option<SegmentsSpec>,
     #[serde(default)]
     pub sink: bool,
     #[serde(default)]
@@ -117,6 +119,29 @@ impl Default for DriverSpec {
             buffers: BuffersSpec::Recycle,
         }
     }
+}
+
+/// One switched segment of clients per adapter (`scenario::segments`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SegmentsSpec {
+    pub clients: i64,
+    pub rate: BitRate,
+    #[serde(default = "one")]
+    pub sessions: i64,
+    #[serde(default)]
+    pub think: Option<TimeSpan>,
+    #[serde(default = "queue_frames")]
+    pub queue_frames: i64,
+    #[serde(default = "no_time")]
+    pub latency: TimeSpan,
+}
+
+fn queue_frames() -> i64 {
+    256
+}
+fn no_time() -> TimeSpan {
+    TimeSpan(crate::time::Duration::ZERO)
 }
 
 #[derive(Debug, Deserialize)]

@@ -96,7 +96,7 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
         },
     };
     let adapters = within(format!("{path}.adapters"), h.adapters, 1, 64)? as u32;
-    let buses = within(format!("{path}.buses"), h.buses, 1, adapters as i64)? as u32;
+    let buses = within(format!("{path}.buses"), h.buses, 1, 64)? as u32;
     let background = match &h.background {
         None => None,
         Some(b) => {
@@ -157,7 +157,7 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
             let port = within(format!("{fp}.port"), f.port, 1, 65_535)? as u16;
             Some(FileServeConfig {
                 tcp: tcp_config(&fp, s.mtu, f.window, f.ack_every, f.delayed_ack.0, f.rto.0)?,
-                request_bytes: within(format!("{fp}.request_bytes"), f.request_bytes, 1, 65_535)? as u32,
+                request_bytes: within(format!("{fp}.request_bytes"), f.request_bytes, 1, 1 << 30)? as u32,
                 read_bytes: within(format!("{fp}.read_bytes"), f.read_bytes, 1, 1 << 30)? as u32,
                 clients: s.clients.iter().map(|c| (port, *c)).collect(),
             })

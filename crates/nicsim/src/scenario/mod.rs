@@ -8,6 +8,7 @@ mod overrides;
 mod schema;
 mod smart_schema;
 mod smart_validate;
+mod segments;
 mod sweep_validate;
 mod units;
 mod validate;
@@ -52,12 +53,14 @@ impl std::error::Error for ScenarioError {}
 /// Read a scenario from TOML text.
 pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
     let de = toml::Deserializer::new(text);
-    serde_path_to_error::deserialize(de).map_err(|e| {
+    let mut sc: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
         let line = inner.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
         ScenarioError { path, line, message: inner.message().to_string() }
-    })
+    })?;
+    segments::expand(&mut sc)?;
+    Ok(sc)
 }
 
 /// Read and check a scenario file.
@@ -88,8 +91,9 @@ pub fn load_with(path: &Path, sets: &[String]) -> Result<Plan, ScenarioError> {
         return validate(&parse(&text)?);
     }
     let table = resolve_text(&text, sets)?;
-    let scenario = serde_path_to_error::deserialize(toml::Value::Table(table))
+    let mut scenario = serde_path_to_error::deserialize(toml::Value::Table(table))
         .map_err(|e| ScenarioError::new(e.path().to_string(), format!("{} (after --set)", e.into_inner().message())))?;
+    segments::expand(&mut scenario)?;
     validate(&scenario)
 }
 
