@@ -9,7 +9,7 @@ from pathlib import Path
 import nicsim
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from studies import ibm2001, malta2001, modern, patent  # noqa: E402
+from studies import cern2007, ibm2001, malta2001, modern, novell1995, patent  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -52,10 +52,11 @@ All within 0.01 Mb/s (the tests assert it).
 {modern.section()}
 {malta2001.section()}
 {patent.section()}
+{novell1995.section()}
+{cern2007.section()}
 ## Not yet reproduced
 
-HP (full TCP offload), Novell (intelligent adapters) and CERN (small-packet loss) need
-the models of later issues.
+HP (full TCP offload) needs the model of a later issue.
 """
     (ROOT / "docs" / "validation.md").write_text(text)
     print(text)

@@ -41,8 +41,8 @@ pub fn activity_name(a: Activity) -> &'static str {
 pub enum Item {
     /// Protocol work for a frame the handler took from an adapter.
     Frame(usize, Frame),
-    /// A NAPI poll of an adapter's receive ring.
-    Poll(usize),
+    /// A NAPI poll of an adapter's receive ring, with the budget it has left.
+    Poll(usize, u32),
     /// A TCP timer of one session fell due.
     ConnTimer(usize),
     /// The applications start (their first requests).

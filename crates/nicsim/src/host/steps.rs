@@ -96,7 +96,7 @@ impl Machine {
         if self.cfg.driver.mode == DriverMode::Napi {
             plan.cycles += costs.interrupt_exit;
             plan.until = plan.until.map(|t| t + self.cfg.clock.cycles(costs.interrupt_exit));
-            plan.effects.queue.push(Item::Poll(p));
+            plan.effects.queue.push(Item::Poll(p, self.cfg.driver.budget));
         } else {
             self.cpus[k].in_handler = Some(p);
         }
@@ -148,13 +148,22 @@ impl Machine {
         plan.holds_stack = self.cfg.serialized_stack;
         match item {
             Item::Frame(p, frame) => plan.cycles = self.protocol(p, &frame, ctx, &mut plan.effects.transmit),
-            Item::Poll(p) => {
-                self.polls += 1;
-                let n = self.poll_ring(p, now, &mut plan, ctx);
-                if n < self.cfg.driver.budget {
+            Item::Poll(p, left) => {
+                // The driver hands buffers back every refill batch as it goes
+                // (e1000 writes the tail every 16), so a poll runs in pieces.
+                let budget = self.cfg.driver.budget;
+                let piece = self.cfg.driver.refill_batch.min(left);
+                if left == budget {
+                    self.polls += 1;
+                    plan.cycles = self.cfg.costs.poll;
+                }
+                let n = self.poll_ring(p, now, piece, &mut plan, ctx);
+                if n < piece {
                     plan.effects.enable_irq = Some(p);
+                } else if left > n {
+                    plan.effects.queue.push(Item::Poll(p, left - n));
                 } else {
-                    plan.effects.queue.push(Item::Poll(p));
+                    plan.effects.queue.push(Item::Poll(p, budget));
                 }
             }
             Item::ConnTimer(i) => {
@@ -176,13 +185,12 @@ impl Machine {
         plan
     }
 
-    /// Take up to a budget of visible frames from adapter `p`'s ring, doing
+    /// Take up to `limit` visible frames from adapter `p`'s ring, doing
     /// their driver work; their protocol work follows as deferred steps, one a
     /// frame, so what each one sends leaves when its own work ends. Returns how many.
-    fn poll_ring(&mut self, p: usize, now: Time, plan: &mut Plan, ctx: &mut Ctx) -> u32 {
-        plan.cycles += self.cfg.costs.poll;
+    fn poll_ring(&mut self, p: usize, now: Time, limit: u32, plan: &mut Plan, ctx: &mut Ctx) -> u32 {
         let mut n = 0;
-        while n < self.cfg.driver.budget {
+        while n < limit {
             let Some(frame) = self.ports[p].rx.take(now) else { break };
             n += 1;
             plan.cycles += self.driver_frame(p, now);
@@ -278,7 +286,8 @@ impl Machine {
         let mut plan = Plan::new(Activity::Poll, 0);
         let mut n = 0;
         for p in 0..self.ports.len() {
-            n += self.poll_ring(p, now, &mut plan, ctx);
+            plan.cycles += self.cfg.costs.poll;
+            n += self.poll_ring(p, now, self.cfg.driver.budget, &mut plan, ctx);
         }
         self.polls += 1;
         if n > 0 || others_ready {
