@@ -5,7 +5,7 @@ from pathlib import Path
 import nicsim
 
 SCENARIO = Path(__file__).resolve().parents[2] / "scenarios" / "papers" / "novell1995" / "server.toml"
-SMART = {"host[0].adapter.processor_clock": "33MHz", "host[0].adapter.processor_frame_cycles": 1000}
+SMART = {"host[0].adapter.intelligent": True}
 POLICIES = [
     ("interrupts", {"host[0].driver.mode": "handler"}),
     ("polling", {"host[0].driver.mode": "os-poll"}),

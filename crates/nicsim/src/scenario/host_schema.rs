@@ -222,7 +222,10 @@ pub struct AdapterSpec {
     pub backup_timeout: Option<TimeSpan>,
     pub backup_low_buffers: Option<i64>,
     pub rx_writeback_delay: Option<TimeSpan>,
-    /// An intelligent adapter's processor: its clock and per-frame cycles.
+    /// An intelligent adapter: its processor does the per-frame media work.
+    #[serde(default)]
+    pub intelligent: bool,
+    /// The processor's clock and per-frame cycles (used when `intelligent`).
     pub processor_clock: Option<Frequency>,
     pub processor_frame_cycles: Option<i64>,
 }

@@ -325,12 +325,12 @@ fn nic_config(a: &AdapterSpec, path: &str, link_rate: u64) -> Result<NicConfig, 
             return err(format!("{path}.{key}"), format!("applies only with interrupt = {:?}", interrupt_name(needs)));
         }
     }
-    let processor = match (a.processor_clock, a.processor_frame_cycles) {
-        (None, None) => None,
-        (Some(clock), Some(cycles)) => {
+    let processor = match (a.intelligent, a.processor_clock, a.processor_frame_cycles) {
+        (false, _, _) => None,
+        (true, Some(clock), Some(cycles)) => {
             Some(ProcessorConfig { clock: clock.0, frame_cycles: within(format!("{path}.processor_frame_cycles"), cycles, 0, 100_000_000)? })
         }
-        _ => return err(path, "an intelligent adapter needs both processor_clock and processor_frame_cycles"),
+        _ => return err(format!("{path}.intelligent"), "an intelligent adapter needs processor_clock and processor_frame_cycles"),
     };
     let cfg = NicConfig {
         link_rate_bps: link_rate,
