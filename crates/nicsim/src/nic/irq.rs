@@ -213,4 +213,39 @@ mod tests {
         i.acknowledge();
         assert!(i.enable(us(7)).is_none(), "the driver took them while masked");
     }
+
+    proptest::proptest! {
+        /// Whatever the completions and the driver do, two interrupts are never
+        /// closer than the moderation interval.
+        #[test]
+        fn min_interval_is_never_broken(steps in proptest::collection::vec((0u64..40_000, 0u8..4), 1..300)) {
+            let gap = Duration::from_ns(256 * 40);
+            let mut i = Irq::new(Moderation::MinInterval(gap));
+            let mut timers: Vec<(Time, u64)> = Vec::new();
+            let mut now = Time::ZERO;
+            let mut raised: Vec<Time> = Vec::new();
+            for (dt, action) in steps {
+                now += Duration::from_ns(dt);
+                // Fire every timer that fell due, in time order.
+                timers.sort();
+                while let Some(&(t, g)) = timers.first().filter(|(t, _)| *t <= now) {
+                    timers.remove(0);
+                    if i.fire(g, t) {
+                        raised.push(t);
+                        i.disable();
+                        i.acknowledge();
+                        timers.extend(i.enable(t));
+                    }
+                }
+                match action {
+                    0 | 1 => timers.extend(i.completed(now, 1)),
+                    2 => i.disable(),
+                    _ => timers.extend(i.enable(now)),
+                }
+            }
+            for w in raised.windows(2) {
+                proptest::prop_assert!(w[1].since(w[0]) >= gap, "interrupts at {} and {}", w[0], w[1]);
+            }
+        }
+    }
 }
