@@ -1,0 +1,201 @@
+"""Notification policies (BRIEF.md mechanism 8), intelligent and several adapters
+(mechanism 11), descriptor recycling (mechanism 10): each one's defining behaviour,
+and the Novell and CERN calibration points."""
+
+import json
+import statistics
+
+import pytest
+
+import nicsim
+
+from frames import check_frame, read_pcap
+
+NOVELL = "papers/novell1995/server.toml"
+CERN = "papers/cern2007/receive.toml"
+POLL = {"host[0].driver.mode": "os-poll"}
+BACKUP = {**POLL, "host[0].adapter.interrupt": "backup", "host[0].adapter.backup_timeout": "1ms"}
+WRITES = {"host[0].file_serve.request_bytes": 65536, "host[0].file_serve.read_bytes": 64, "duration": "400ms", "host[0].warmup": "100ms"}
+
+
+def server(scenarios, path, **sets):
+    return nicsim.run(scenarios / path, overrides=sets).component("server").metrics
+
+
+def busy(processes):
+    return {"host[0].background.processes": processes, "host[0].background.slice": "1ms"}
+
+
+def test_novell_calibration_point(scenarios):
+    m = server(scenarios, NOVELL)
+    assert 7.0 < m["served_mbytes_per_s"] < 7.3, "a little over 7 MB/s"
+    assert 0.48 < m["cpu_utilization"] < 0.52, "at 50% server CPU"
+    assert m["interrupts_per_s"] == pytest.approx(m["rx_frames_per_s"], rel=0.01), "an interrupt per received frame"
+
+
+def test_pure_polling_loses_frames_behind_a_busy_run_queue_and_backup_does_not(scenarios):
+    polled = server(scenarios, NOVELL, **WRITES, **POLL, **busy(4))
+    backed = server(scenarios, NOVELL, **WRITES, **BACKUP, **busy(4))
+    assert polled["interrupts"] == 0
+    assert polled["rx_loss"] > 0.2 and polled["rx_fifo_overruns"] > 100
+    assert backed["rx_loss"] == 0 and backed["rx_fifo_overruns"] == 0
+    assert backed["interrupts"] > 50, "the backup interrupt took over when the poll was late"
+    assert backed["received_mbytes_per_s"] > 3 * polled["received_mbytes_per_s"]
+
+
+def test_os_polling_rate_falls_as_the_run_queue_grows(scenarios):
+    rates = [server(scenarios, NOVELL, **WRITES, **POLL, **busy(n))["polls_per_s"] for n in (0, 1, 4, 8)]
+    assert rates == sorted(rates, reverse=True) and rates[0] > 100 * rates[-1], rates
+    # With nothing else ready the idle loop polls, and that time is idle, not busy.
+    idle = server(scenarios, NOVELL, **POLL)
+    assert idle["cpu0_idle_poll"] > 0.3 and idle["cpu_utilization"] + idle["cpu0_idle_poll"] == pytest.approx(1.0, abs=0.01)
+
+
+def test_backup_fires_only_when_polls_are_late(scenarios):
+    assert server(scenarios, NOVELL, **WRITES, **BACKUP)["interrupts"] == 0, "an idle poller is never late"
+    late = server(scenarios, NOVELL, **WRITES, **BACKUP, **busy(2))
+    assert late["interrupts"] > 0 and late["preemptions"] > 0
+
+
+def test_interrupts_preempt_background_work(scenarios):
+    quiet = server(scenarios, NOVELL)
+    loaded = server(scenarios, NOVELL, **busy(4))
+    assert loaded["preemptions"] > 1000 and loaded["cpu0_background"] > 0.01
+    assert loaded["served_mbytes_per_s"] == pytest.approx(quiet["served_mbytes_per_s"], rel=0.02), "the file service is not delayed"
+
+
+def test_napi_reenables_the_interrupt_only_after_a_poll_under_budget(scenarios):
+    short = {"duration": "5ms", "host[0].warmup": "1ms"}
+    # Small frames the reallocating driver cannot keep up with: every poll uses its
+    # whole budget, so after the first interrupt the driver keeps polling.
+    flooded = server(scenarios, CERN, **short)
+    assert flooded["interrupts"] <= 2 and flooded["polls"] > 15
+    # Full frames: every poll finds fewer than the budget and re-enables it, so each
+    # interrupt brings exactly one poll.
+    light = server(scenarios, CERN, **short, **{"source[0].payload_size": 1500})
+    assert light["polls"] > 20 and abs(light["interrupts"] - light["polls"]) <= 1
+
+
+def test_min_interval_moderation_spaces_interrupts(scenarios):
+    m = server(scenarios, CERN, **{"source[0].payload_size": 1500, "host[0].driver.buffers": "recycle"})
+    # 8000 a second at most: one every 125 us (488 units of 256 ns = 124.928 us).
+    assert 7900 < m["interrupts_per_s"] <= 1 / 124.928e-6 + 1
+
+
+def test_cern_calibration_and_recycling(scenarios):
+    stumble = server(scenarios, CERN)
+    assert stumble["sink_frame_rate_pps"] / 1e6 == pytest.approx(0.3, abs=0.015), "about 0.3 frames per us"
+    assert stumble["rx_loss"] > 0.7
+    recycled = server(scenarios, CERN, **{"host[0].driver.buffers": "recycle"})
+    assert recycled["rx_loss"] == 0 and recycled["sink_frame_rate_pps"] > 1.45e6
+    assert stumble["bus_memory_stall_transactions"] > 0 and "bus_memory_stall_transactions" not in recycled
+
+
+def test_cern_bus_trace_shows_the_smooth_and_the_stumble_regimes(scenarios, tmp_path):
+    trace66 = {"host[0].bus.clock": "66MHz", "duration": "3ms", "host[0].warmup": "0ms"}
+
+    def bursts(buffers):
+        path = tmp_path / f"{buffers}.json"
+        nicsim.run(scenarios / CERN, trace=path, overrides={**trace66, "host[0].driver.buffers": buffers})
+        events = json.loads(path.read_text())["traceEvents"]
+        data = sorted(e["ts"] for e in events if e.get("ph") == "X" and e["name"] == "rx_data")
+        status = [e["args"]["bytes"] for e in events if e.get("ph") == "X" and e["name"] == "rx_status"]
+        return [(b - a) * 66 for a, b in zip(data, data[1:])], status
+
+    smooth, status = bursts("recycle")
+    assert 40 <= statistics.median(smooth) <= 50, "frames about 45 clocks apart"
+    assert max(smooth) < 1000 and statistics.mode(status) == 64, "four descriptors written back at once"
+    stumble, _ = bursts("reallocate")
+    stops = [g for g in stumble if g > 1000]
+    assert len(stops) > 10 and 2000 < statistics.median(stops) < 8000, "bursts stop for thousands of clocks"
+
+
+def test_an_intelligent_adapter_takes_the_media_work_off_the_host(scenarios):
+    dumb = server(scenarios, NOVELL)
+    smart = server(scenarios, NOVELL, **{"host[0].adapter.intelligent": True})
+    assert smart["adapter_cpu_frames"] == smart["rx_frames"] + smart["tx_frames"]
+    assert smart["cpu_utilization"] < dumb["cpu_utilization"] - 0.1
+    assert "adapter_cpu_frames" not in dumb
+
+
+TWO = """
+name = "two-adapters"
+duration = "4ms"
+[[source]]
+name = "a"
+to = "server"
+frame_size = 1518
+[[source]]
+name = "b"
+to = "server"
+frame_size = 1518
+[[host]]
+name = "server"
+clock = "1GHz"
+cpus = 2
+sink = true
+adapters = 2
+buses = BUSES
+[host.costs]
+interrupt_entry = 100
+interrupt_exit = 100
+rx_frame = 100
+protocol_segment = 100
+tx_frame = 100
+[host.bus]
+kind = "pci"
+width = 32
+clock = "33MHz"
+[[link]]
+name = "la"
+a = "a"
+b = "server:0"
+rate = "1Gbps"
+[[link]]
+name = "lb"
+a = "b"
+b = "server:1"
+rate = "1Gbps"
+"""
+
+
+def test_adapters_share_one_bus_or_use_peer_buses(tmp_path):
+    got = {}
+    for buses in (1, 2):
+        f = tmp_path / f"two-{buses}.toml"
+        f.write_text(TWO.replace("BUSES", str(buses)))
+        got[buses] = nicsim.run(f).component("server").metrics
+    # Two 1 Gb/s floods need about 2 Gb/s of a 32-bit 33 MHz bus's 1.07.
+    one, two = got[1], got[2]
+    assert one["rx_loss"] > 0.3 and one["bus_utilization"] > 0.95
+    assert two["rx_loss"] == 0 and two["bus0_bus_utilization"] > 0.8 and two["bus1_bus_utilization"] > 0.8
+    assert two["adapter0_rx_frames"] == pytest.approx(two["adapter1_rx_frames"], rel=0.01)
+
+
+def test_file_server_frames_are_real_tcp(scenarios, tmp_path):
+    pcap = tmp_path / "novell.pcap"
+    nicsim.run(scenarios / NOVELL, pcap=pcap, capture=["server-seg1-uplink"], overrides={"duration": "60ms", "host[0].adapters": 2})
+    frames = read_pcap(pcap)
+    kinds = [check_frame(buf) for _, buf in frames]
+    assert len(kinds) > 300 and all(k["l4"] == "tcp" for k in kinds)
+    assert any(k["payload_len"] == 1460 for k in kinds) and any(k["payload_len"] == 64 for k in kinds)
+
+
+@pytest.mark.parametrize(
+    "sets, path, words",
+    [
+        ({"host[0].adapter.backup_timeout": "1ms"}, "host[0].adapter.backup_timeout", "interrupt = \"backup\""),
+        ({"host[0].adapter.interrupt": "backup"}, "host[0].adapter.backup_timeout", "needed"),
+        ({"host[0].driver.mode": "spin"}, "host[0].driver.mode", "os-poll"),
+        ({"host[0].driver.buffers": "leak"}, "host[0].driver.buffers", "recycle"),
+        ({"host[0].adapters": 0}, "host[0].adapters", "1 to 64"),
+        ({"host[0].background.processes": 2}, "host[0].background", "slice"),
+        ({"host[0].segments.clients": 0}, "host[0].segments.clients", "1 to 4095"),
+        ({"host[0].adapter.intelligent": True, "host[0].adapter.processor_clock": "fast"}, "host[0].adapter.processor_clock", "unit"),
+    ],
+)
+def test_bad_policy_settings_are_named(scenarios, cli, sets, path, words):
+    args = [a for k, v in sets.items() for a in ("--set", f"{k}={json.dumps(v) if isinstance(v, str) else str(v).lower()}")]
+    p = cli("run", scenarios / NOVELL, *args)
+    assert p.returncode == 2, p.stderr
+    assert path in p.stderr and words in p.stderr, p.stderr
