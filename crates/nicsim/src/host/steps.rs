@@ -251,17 +251,19 @@ impl Machine {
         for _ in 0..list.len() {
             let i = self.cpus[k].next_thread % list.len();
             self.cpus[k].next_thread = i + 1;
+            if !self.ready(list[i]) {
+                continue;
+            }
             let others_ready = list.iter().enumerate().any(|(j, q)| j != i && self.ready(*q));
             let plan = match list[i] {
-                Process::Poller if self.poll_asleep_since.is_none() => self.poller_step(others_ready, ctx),
-                Process::Sender if !self.blast_waiting => self.sender_step(k, ctx),
+                Process::Poller => self.poller_step(others_ready, ctx),
+                Process::Sender => self.sender_step(k, ctx),
                 Process::Background => {
                     let slice = self.cfg.background.as_ref().expect("listed").slice;
                     let mut plan = Plan::new(Activity::Background, 0);
                     plan.until = Some(ctx.now() + slice);
                     Some(plan)
                 }
-                _ => None,
             };
             if plan.is_some() {
                 return plan;
