@@ -29,6 +29,7 @@ pub mod observe;
 pub mod run;
 pub mod scenario;
 pub mod time;
+pub mod toe;
 pub mod wire;
 
 pub use run::{run, RunError, RunOptions, RunResult};

@@ -1,0 +1,7 @@
+//! TCP offload (BRIEF.md mechanism 7, experiment 2): one real TCP (smoltcp) that
+//! runs on the host or on the adapter's processor, the socket-level message
+//! interface between them, the adapter's run-to-completion executive, and the
+//! TTCP-style bulk transfer that compares the three designs.
+
+pub mod segments;
+pub mod stack;

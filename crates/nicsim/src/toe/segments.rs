@@ -1,0 +1,117 @@
+//! What each frame is, for the cost model and the counters: a TCP segment with
+//! data, a pure ACK, or anything else (SYN, FIN, RST, ARP). Parsed from the bytes
+//! with etherparse, never taken on trust from the sender.
+
+use etherparse::{NetSlice, SlicedPacket, TransportSlice};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    /// A segment carrying `len` bytes from sequence number `seq`, only ACK/PSH set.
+    Data { seq: u32, len: u32 },
+    PureAck,
+    Other,
+}
+
+pub fn classify(frame: &[u8]) -> Class {
+    let Ok(p) = SlicedPacket::from_ethernet(frame) else { return Class::Other };
+    let (Some(NetSlice::Ipv4(_)), Some(TransportSlice::Tcp(tcp))) = (&p.net, &p.transport) else { return Class::Other };
+    let len = tcp.payload().len() as u32;
+    if tcp.syn() || tcp.fin() || tcp.rst() || !tcp.ack() {
+        return Class::Other;
+    }
+    if len == 0 {
+        Class::PureAck
+    } else {
+        Class::Data { seq: tcp.sequence_number(), len }
+    }
+}
+
+fn flags(frame: &[u8]) -> (bool, bool) {
+    match SlicedPacket::from_ethernet(frame) {
+        Ok(SlicedPacket { transport: Some(TransportSlice::Tcp(t)), .. }) => (t.syn(), t.fin()),
+        _ => (false, false),
+    }
+}
+
+/// Counts of one stack's frames each way.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Tally {
+    pub data_out: u64,
+    pub payload_out: u64,
+    pub acks_out: u64,
+    pub other_out: u64,
+    pub data_in: u64,
+    pub payload_in: u64,
+    pub acks_in: u64,
+    pub other_in: u64,
+    pub syns: u64,
+    pub fins: u64,
+    /// Data segments sent again: they end at or before data already sent.
+    pub retransmits: u64,
+    sent_end: Option<u32>,
+}
+
+fn after(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) > 0
+}
+
+impl Tally {
+    pub fn outbound(&mut self, frame: &[u8]) {
+        let (syn, fin) = flags(frame);
+        self.syns += syn as u64;
+        self.fins += fin as u64;
+        match classify(frame) {
+            Class::Data { seq, len } => {
+                self.data_out += 1;
+                self.payload_out += len as u64;
+                let end = seq.wrapping_add(len);
+                match self.sent_end {
+                    Some(high) if !after(end, high) => self.retransmits += 1,
+                    _ => self.sent_end = Some(end),
+                }
+            }
+            Class::PureAck => self.acks_out += 1,
+            Class::Other => self.other_out += 1,
+        }
+    }
+
+    pub fn inbound(&mut self, frame: &[u8]) {
+        match classify(frame) {
+            Class::Data { len, .. } => {
+                self.data_in += 1;
+                self.payload_in += len as u64;
+            }
+            Class::PureAck => self.acks_in += 1,
+            Class::Other => self.other_in += 1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::host::segment::{tcp_frame, Addr};
+
+    fn seg(seq: u32, len: usize) -> Vec<u8> {
+        let a = Addr { mac: [2, 0, 0, 0, 0, 1], ip: [10, 0, 0, 1], port: 1 };
+        let b = Addr { mac: [2, 0, 0, 0, 0, 2], ip: [10, 0, 0, 2], port: 2 };
+        tcp_frame(a, b, 1, seq, 1, 1000, false, &vec![7; len]).bytes
+    }
+
+    #[test]
+    fn data_acks_and_garbage_are_told_apart() {
+        assert_eq!(classify(&seg(100, 10)), Class::Data { seq: 100, len: 10 });
+        assert_eq!(classify(&seg(100, 0)), Class::PureAck);
+        assert_eq!(classify(&[0u8; 20]), Class::Other);
+    }
+
+    #[test]
+    fn a_segment_that_ends_inside_what_was_sent_is_a_retransmission() {
+        let mut t = Tally::default();
+        t.outbound(&seg(0, 100));
+        t.outbound(&seg(100, 100));
+        t.outbound(&seg(0, 100));
+        t.outbound(&seg(200, 100));
+        assert_eq!((t.data_out, t.retransmits, t.payload_out), (4, 1, 400));
+    }
+}
