@@ -1,5 +1,5 @@
 //! Run a scenario from Rust, without the Python package: `cargo run --release
-//! --example run -- FILE [--trace OUT.json]`; prints the result as JSON and the
+//! --example run -- FILE [--trace OUT.json] [--pcap OUT.pcap]`; prints the result as JSON and the
 //! wall time on stderr.
 
 use std::path::PathBuf;
@@ -11,6 +11,7 @@ fn main() {
         std::process::exit(2);
     };
     let trace = args.iter().position(|a| a == "--trace").and_then(|i| args.get(i + 1)).map(PathBuf::from);
+    let pcap = args.iter().position(|a| a == "--pcap").and_then(|i| args.get(i + 1)).map(PathBuf::from);
     let plan = match nicsim::scenario::load(std::path::Path::new(path)) {
         Ok(p) => p,
         Err(e) => {
@@ -19,7 +20,7 @@ fn main() {
         }
     };
     let started = std::time::Instant::now();
-    let result = nicsim::run(&plan, &nicsim::RunOptions { trace, ..Default::default() });
+    let result = nicsim::run(&plan, &nicsim::RunOptions { trace, pcap, ..Default::default() });
     let wall = started.elapsed().as_secs_f64();
     match result {
         Ok(r) => {

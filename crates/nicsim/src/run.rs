@@ -63,7 +63,7 @@ pub enum RunError {
 
 pub fn run(plan: &Plan, opts: &RunOptions) -> Result<RunResult, RunError> {
     for name in &opts.capture {
-        if !plan.parts.iter().any(|p| &p.name == name && matches!(p.plan, PartPlan::Link(_))) {
+        if !plan.parts.iter().any(|p| &p.name == name && matches!(p.plan, PartPlan::Link(..))) {
             return Err(RunError::Input(format!("--capture: no link is named {name:?}")));
         }
     }

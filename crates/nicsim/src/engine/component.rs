@@ -71,6 +71,15 @@ impl<'a> Ctx<'a> {
     pub fn sent(&self) -> &[Outgoing] {
         self.outbox
     }
+    /// Take back the messages sent since `mark` (a wrapper that changes them
+    /// puts back what it keeps with `resend`).
+    pub fn take_sent(&mut self, mark: usize) -> Vec<Outgoing> {
+        self.outbox.split_off(mark)
+    }
+    pub fn resend(&mut self, out: Outgoing) {
+        debug_assert!(out.at >= self.now, "message scheduled in the past");
+        self.outbox.push(out);
+    }
 }
 
 /// A simulated part: a state machine driven only by the messages handed to it.

@@ -2,12 +2,14 @@
 //! switches, traffic sources and sinks.
 
 mod ethernet;
+mod impair;
 mod sink;
 mod source;
 mod stamp;
 mod switch;
 
 pub use ethernet::{EthernetLink, LinkConfig};
+pub use impair::{Impaired, Impairment};
 pub use sink::Sink;
 pub use source::{Fill, Pattern, Rate, Source, SourceConfig};
 pub use stamp::Stamp;

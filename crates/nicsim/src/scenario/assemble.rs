@@ -7,7 +7,7 @@ use std::rc::Rc;
 use crate::engine::{Component, Endpoint, Simulator};
 use crate::host::machine::Machine;
 use crate::host::peer::Peer;
-use crate::link::{EthernetLink, Sink, Source, Switch};
+use crate::link::{EthernetLink, Impaired, Sink, Source, Switch};
 use crate::observe::{CaptureFile, Captured, SharedTrace};
 use crate::scenario::validate::{PartPlan, Plan};
 
@@ -30,9 +30,13 @@ pub fn assemble(
                 Box::new(Machine::new((**cfg).clone(), &part.name, trace.cloned()).map_err(|e| format!("{}: {e}", part.name))?)
             }
             PartPlan::Smart(cfg) => Box::new(crate::nic::smart::Node::new((**cfg).clone())),
+            PartPlan::TcpHost(cfg) => Box::new(crate::toe::TcpHost::new((**cfg).clone())),
             PartPlan::Switch(cfg) => Box::new(Switch::new(cfg.clone())),
-            PartPlan::Link(cfg) => {
-                let link: Box<dyn Component> = Box::new(EthernetLink::new(cfg.clone()));
+            PartPlan::Link(cfg, impairment) => {
+                let mut link: Box<dyn Component> = Box::new(EthernetLink::new(cfg.clone()));
+                if let Some(imp) = impairment {
+                    link = Box::new(Impaired::new(link, imp.clone()));
+                }
                 match pcap {
                     Some((file, names)) if names.is_empty() || names.contains(&part.name) => Box::new(Captured::new(link, file.clone())),
                     _ => link,

@@ -10,6 +10,8 @@ mod smart_schema;
 mod smart_validate;
 mod segments;
 mod sweep_validate;
+mod tcp_schema;
+mod tcp_validate;
 mod units;
 mod validate;
 
@@ -19,6 +21,7 @@ use std::path::Path;
 pub use assemble::assemble;
 pub use schema::Scenario;
 pub use smart_validate::{DMA_SETUP_CALIBRATED, FIRMWARE_DEFAULTS};
+pub use tcp_validate::hp_firmware_cycles;
 pub use units::{parse_bit_rate, parse_time};
 pub use validate::{validate, Part, PartPlan, Plan, Station, RAW_ETHER_TYPE};
 

@@ -5,6 +5,7 @@ use serde::Deserialize;
 
 use crate::scenario::host_schema::{HostSpec, PeerSpec};
 use crate::scenario::smart_schema::SmartSpec;
+use crate::scenario::tcp_schema::TcpHostSpec;
 use crate::scenario::units::{BitRate, SourceRate, TimeSpan};
 
 fn default_seed() -> u64 {
@@ -52,6 +53,8 @@ pub struct Scenario {
     pub peer: Vec<PeerSpec>,
     #[serde(default)]
     pub smart_host: Vec<SmartSpec>,
+    #[serde(default)]
+    pub tcp_host: Vec<TcpHostSpec>,
     /// How `nicsim sweep` varies this scenario; a single run ignores it.
     #[serde(default)]
     pub sweep: Option<SweepSpec>,
@@ -174,4 +177,13 @@ pub struct LinkSpec {
     pub propagation: TimeSpan,
     #[serde(default = "default_tx_queue")]
     pub tx_queue: i64,
+    /// Fraction of frames lost, each way.
+    #[serde(default)]
+    pub loss: f64,
+    /// Fraction of frames held back by `reorder_delay`, so later ones overtake them.
+    #[serde(default)]
+    pub reorder: f64,
+    /// Default: three maximum-size frame times at the link's rate.
+    #[serde(default)]
+    pub reorder_delay: Option<TimeSpan>,
 }

@@ -8,11 +8,13 @@ use crate::host::config::HostConfig;
 use crate::host::peer::{PeerConfig, ReadsConfig};
 use crate::host::segment::Addr;
 use crate::host::tcp::TcpConfig;
-use crate::link::{Fill, LinkConfig, Pattern, Rate, SourceConfig, SwitchConfig};
+use crate::link::{Fill, Impairment, LinkConfig, Pattern, Rate, SourceConfig, SwitchConfig};
 use crate::nic::smart::config::SmartConfig;
 use crate::scenario::host_validate::{host_config, within, Surroundings};
 use crate::scenario::schema::{FillSpec, LinkSpec, PatternSpec, Protocol, Scenario, SourceSpec};
 use crate::scenario::smart_validate::smart_config;
+use crate::scenario::tcp_validate::tcp_host_config;
+use crate::toe::TcpHostConfig;
 use crate::scenario::units::SourceRate;
 use crate::scenario::ScenarioError;
 use crate::time::Duration;
@@ -28,8 +30,9 @@ pub enum PartPlan {
     Peer(PeerConfig),
     Host(Box<HostConfig>),
     Smart(Box<SmartConfig>),
+    TcpHost(Box<TcpHostConfig>),
     Switch(SwitchConfig),
-    Link(LinkConfig),
+    Link(LinkConfig, Option<Impairment>),
 }
 
 pub struct Part {
@@ -185,11 +188,22 @@ fn endpoint(text: &str, path: &str, index: &Index) -> Result<(usize, PortId), Sc
     }
 }
 
-fn link_config(l: &LinkSpec, path: &str) -> Result<LinkConfig, ScenarioError> {
+fn link_config(l: &LinkSpec, path: &str) -> Result<(LinkConfig, Option<Impairment>), ScenarioError> {
     if l.tx_queue < 0 {
         return err(format!("{path}.tx_queue"), format!("must not be negative, got {}", l.tx_queue));
     }
-    Ok(LinkConfig { rate_bps: l.rate.0, propagation: l.propagation.0, tx_queue: l.tx_queue as usize, notify: [true; 2] })
+    for (key, v) in [("loss", l.loss), ("reorder", l.reorder)] {
+        if !(0.0..=1.0).contains(&v) {
+            return err(format!("{path}.{key}"), format!("must be a fraction from 0 to 1, got {v}"));
+        }
+    }
+    if l.loss + l.reorder > 1.0 {
+        return err(format!("{path}.reorder"), format!("loss and reorder together must not exceed 1, got {}", l.loss + l.reorder));
+    }
+    let cfg = LinkConfig { rate_bps: l.rate.0, propagation: l.propagation.0, tx_queue: l.tx_queue as usize, notify: [true; 2] };
+    let impaired = l.loss > 0.0 || l.reorder > 0.0;
+    let delay = l.reorder_delay.map_or_else(|| Duration::for_bits(3 * 1538 * 8, l.rate.0), |d| d.0);
+    Ok((cfg, impaired.then_some(Impairment { loss: l.loss, reorder: l.reorder, reorder_delay: delay })))
 }
 
 /// Sources, sinks, peers, hosts then smart hosts, with their table names: the parts that are
@@ -197,6 +211,7 @@ fn link_config(l: &LinkSpec, path: &str) -> Result<LinkConfig, ScenarioError> {
 fn stations_of(sc: &Scenario) -> impl Iterator<Item = (&'static str, &String)> {
     let ends = sc.source.iter().map(|s| ("source", &s.name)).chain(sc.sink.iter().map(|s| ("sink", &s.name)));
     let hosts = sc.host.iter().map(|h| ("host", &h.name)).chain(sc.smart_host.iter().map(|h| ("smart_host", &h.name)));
+    let hosts = hosts.chain(sc.tcp_host.iter().map(|h| ("tcp_host", &h.name)));
     ends.chain(sc.peer.iter().map(|p| ("peer", &p.name))).chain(hosts)
 }
 
@@ -281,6 +296,23 @@ fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<V
         }
         parts.push(Part { name: h.name.clone(), plan: PartPlan::Smart(Box::new(cfg)) });
     }
+    for (i, h) in sc.tcp_host.iter().enumerate() {
+        let path = format!("tcp_host[{i}]");
+        let Some(link) = sc.link.iter().find(|l| l.a == h.name || l.b == h.name) else {
+            return err(path, format!("tcp_host {:?} is not connected to any link", h.name));
+        };
+        let peer = match &h.ttcp.to {
+            Some(to) if !sc.tcp_host.iter().any(|o| o.name == *to && o.name != h.name) => {
+                return err(format!("{path}.ttcp.to"), format!("no other tcp_host is named {to:?}"));
+            }
+            Some(to) => Some(&stations[to.as_str()]),
+            None => None,
+        };
+        let me = &stations[h.name.as_str()];
+        let seed = sc.seed ^ (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let cfg = tcp_host_config(h, &path, me, peer, link.rate.0, sc.mtu, seed)?;
+        parts.push(Part { name: h.name.clone(), plan: PartPlan::TcpHost(Box::new(cfg)) });
+    }
     Ok(parts)
 }
 
@@ -326,6 +358,7 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
     for (i, s) in sc.source.iter().enumerate() {
         let path = format!("source[{i}]");
         let receivers = sc.sink.iter().map(|k| &k.name).chain(sc.host.iter().map(|h| &h.name)).chain(sc.smart_host.iter().map(|h| &h.name));
+        let receivers = receivers.chain(sc.tcp_host.iter().map(|h| &h.name));
         if !receivers.into_iter().any(|n| *n == s.to) {
             return err(format!("{path}.to"), format!("no sink, host or smart_host is named {:?}", s.to));
         }
@@ -351,9 +384,9 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
         if index.contains_key(l.name.as_str()) || sc.link[..i].iter().any(|o| o.name == l.name) {
             return err(format!("{path}.name"), format!("{:?} is already used", l.name));
         }
-        let cfg = link_config(l, &path)?;
+        let (cfg, impairment) = link_config(l, &path)?;
         let me = parts.len();
-        parts.push(Part { name: l.name.clone(), plan: PartPlan::Link(cfg) });
+        parts.push(Part { name: l.name.clone(), plan: PartPlan::Link(cfg, impairment) });
         for (end, text, port) in [("a", &l.a, 0), ("b", &l.b, 1)] {
             let end_path = format!("{path}.{end}");
             let target = endpoint(text, &end_path, &index)?;
@@ -361,7 +394,7 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
                 return err(end_path, format!("{text:?} is already connected by {other}"));
             }
             let paced = matches!(parts.get(target.0).map(|p: &Part| &p.plan), Some(PartPlan::Source(_)) | Some(PartPlan::Switch(_)));
-            if let PartPlan::Link(cfg) = &mut parts[me].plan {
+            if let PartPlan::Link(cfg, _) = &mut parts[me].plan {
                 cfg.notify[port as usize] = paced;
             }
             wires.push(((me, port), target));

@@ -3,5 +3,15 @@
 //! interface between them, the adapter's run-to-completion executive, and the
 //! TTCP-style bulk transfer that compares the three designs.
 
+mod adapter_side;
+pub mod config;
+pub mod exec;
+mod host_side;
+pub mod node;
+mod report;
 pub mod segments;
 pub mod stack;
+pub mod ttcp;
+
+pub use config::{AdapterConfig, Design, FastPathConfig, HostCosts, Role, TcpHostConfig, TtcpConfig};
+pub use node::TcpHost;

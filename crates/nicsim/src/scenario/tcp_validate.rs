@@ -1,0 +1,165 @@
+//! Checks a `[[tcp_host]]` table into a `TcpHostConfig`. Unset costs take the HP
+//! 2001 study's values: the adapter's from BRIEF.md's calibration points (solved
+//! below), the host's from the IBM study's NT 4 calibration or assumed.
+
+use crate::bus::pci::PciConfig;
+use crate::bus::BusConfig;
+use crate::scenario::host_validate::{bus_config, within};
+use crate::scenario::tcp_schema::{DesignSpec, RoleSpec, TcpHostSpec};
+use crate::scenario::validate::Station;
+use crate::scenario::ScenarioError;
+use crate::time::{Clock, Duration};
+use crate::toe::stack::StackConfig;
+use crate::toe::{AdapterConfig, Design, FastPathConfig, HostCosts, Role, TcpHostConfig, TtcpConfig};
+
+/// BRIEF.md experiment 2's calibration points for the i960RN firmware.
+pub const HP_FULL_PACKET_CYCLES: f64 = 17_000.0;
+pub const HP_ACK_CYCLES: u64 = 10_000;
+pub const HP_NAGLE_PACKET_CYCLES: f64 = 4_500_000.0;
+pub const HP_NAGLE_PACKET_BYTES: f64 = 940.0;
+
+/// Per data packet P and per host message M, from the two per-packet points:
+/// an 8 KB-message full packet costs P + A/2 + M·1460/8192 (the receiver ACKs
+/// every second segment, BRIEF.md), a Nagle packet of 940 one-byte messages
+/// costs P + A + 940·M (each such packet is ACKed alone).
+pub fn hp_firmware_cycles() -> (u64, u64) {
+    let a = HP_ACK_CYCLES as f64;
+    let share = 1460.0 / 8192.0;
+    // P = 17000 − A/2 − share·M, put into the second equation.
+    let m = (HP_NAGLE_PACKET_CYCLES - (HP_FULL_PACKET_CYCLES - a / 2.0) - a) / (HP_NAGLE_PACKET_BYTES - share);
+    let p = HP_FULL_PACKET_CYCLES - a / 2.0 - share * m;
+    (p.round() as u64, m.round() as u64)
+}
+
+fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, ScenarioError> {
+    Err(ScenarioError::new(path, message))
+}
+
+fn pci_32_33() -> BusConfig {
+    BusConfig::Pci(PciConfig { width: 4, clock: Clock::from_mhz(33), cache_line: 32, overhead_clocks: 6, read_latency_clocks: 10, mwi: false })
+}
+
+fn cycles(path: &str, key: &str, v: Option<i64>, default: u64) -> Result<u64, ScenarioError> {
+    v.map_or(Ok(default), |v| within(format!("{path}.{key}"), v, 0, 1 << 40))
+}
+
+/// `line_rate`: the rate of the one link the host is on; `peer`: the receiver's station.
+pub fn tcp_host_config(
+    h: &TcpHostSpec,
+    path: &str,
+    me: &Station,
+    peer: Option<&Station>,
+    line_rate: u64,
+    mtu: u32,
+    seed: u64,
+) -> Result<TcpHostConfig, ScenarioError> {
+    let c = &h.costs;
+    let cp = format!("{path}.costs");
+    let copy_ns_per_byte = c.copy_ns_per_byte.unwrap_or(10.0);
+    if !(0.0..=1e6).contains(&copy_ns_per_byte) {
+        return err(format!("{cp}.copy_ns_per_byte"), format!("must be 0 to 1e6, got {copy_ns_per_byte}"));
+    }
+    let costs = HostCosts {
+        interrupt: cycles(&cp, "interrupt", c.interrupt, 800)?,
+        syscall: cycles(&cp, "syscall", c.syscall, 2_000)?,
+        copy_ns_per_byte,
+        rx_frame: cycles(&cp, "rx_frame", c.rx_frame, 1_690)?,
+        protocol_segment: cycles(&cp, "protocol_segment", c.protocol_segment, 1_024)?,
+        tx_frame: cycles(&cp, "tx_frame", c.tx_frame, 2_000)?,
+        completion: cycles(&cp, "completion", c.completion, 1_000)?,
+    };
+    let a = &h.adapter;
+    let ap = format!("{path}.adapter");
+    let (packet, message) = hp_firmware_cycles();
+    let adapter = AdapterConfig {
+        clock: a.clock.map_or(Clock::from_mhz(100), |f| f.0),
+        packet_cycles: cycles(&ap, "packet_cycles", a.packet_cycles, packet)?,
+        ack_cycles: cycles(&ap, "ack_cycles", a.ack_cycles, HP_ACK_CYCLES)?,
+        message_cycles: cycles(&ap, "message_cycles", a.message_cycles, message)?,
+        inline_max: within(format!("{ap}.inline_max"), a.inline_max.unwrap_or(512), 0, 65_536)? as u32,
+        queue_depth: within(format!("{ap}.queue_depth"), a.queue_depth.unwrap_or(32), 1, 4096)? as u32,
+        private_bus: a.private_bus.as_ref().map_or(Ok(pci_32_33()), |b| bus_config(b, &format!("{ap}.private_bus")))?,
+    };
+    let f = &h.fast_path;
+    let fast_path = FastPathConfig {
+        batch: within(format!("{path}.fast_path.batch"), f.batch.unwrap_or(8), 1, 1024)? as u32,
+        timeout: f.timeout.map_or(Duration::from_us(100), |t| t.0),
+    };
+    let s = &h.tcp;
+    let sp = format!("{path}.tcp");
+    let buffer = |key: &str, v: Option<i64>| within(format!("{sp}.{key}"), v.unwrap_or(8_760), 1_024, 1 << 30).map(|v| v as usize);
+    let stack = StackConfig {
+        mac: me.mac,
+        ip: me.ipv4,
+        mtu: mtu as usize,
+        rx_buffer: buffer("rx_buffer", s.rx_buffer)?,
+        tx_buffer: buffer("tx_buffer", s.tx_buffer)?,
+        nagle: s.nagle.unwrap_or(true),
+        ack_delay: match s.ack_delay {
+            Some(t) if t.0 == Duration::ZERO => None,
+            Some(t) => Some(t.0),
+            None => Some(Duration::from_ms(200)),
+        },
+    };
+    let t = &h.ttcp;
+    let tp = format!("{path}.ttcp");
+    let role = match t.role {
+        RoleSpec::Send => Role::Send,
+        RoleSpec::Receive => Role::Receive,
+    };
+    let message = within(format!("{tp}.message"), t.message, 1, 1 << 24)? as u32;
+    let count = match (role, t.count) {
+        (Role::Send, None) => return err(format!("{tp}.count"), "needed: how many messages the sender sends"),
+        (Role::Send, Some(n)) => within(format!("{tp}.count"), n, 1, 1 << 40)?,
+        (Role::Receive, Some(_)) => return err(format!("{tp}.count"), "only the sender has a count"),
+        (Role::Receive, None) => 0,
+    };
+    let peer_ip = match (role, peer) {
+        (Role::Send, Some(p)) => p.ipv4,
+        (Role::Send, None) => return err(format!("{tp}.to"), "needed: the name of the receiving tcp_host"),
+        (Role::Receive, _) if t.to.is_some() => return err(format!("{tp}.to"), "only the sender names a receiver"),
+        (Role::Receive, _) => [0; 4],
+    };
+    let ttcp = TtcpConfig {
+        role,
+        message,
+        count,
+        port: within(format!("{tp}.port"), t.port.unwrap_or(5001), 1, 65_535)? as u16,
+        peer_ip,
+        start: t.start.map_or(Duration::ZERO, |s| s.0),
+        content_seed: seed,
+    };
+    let design = match h.design {
+        DesignSpec::HostStack => Design::HostStack,
+        DesignSpec::FullOffload => Design::FullOffload,
+        DesignSpec::PartialOffload => Design::PartialOffload,
+    };
+    Ok(TcpHostConfig {
+        design,
+        stack,
+        host_clock: h.clock.0,
+        costs,
+        bus: h.bus.as_ref().map_or(Ok(pci_32_33()), |b| bus_config(b, &format!("{path}.bus")))?,
+        adapter,
+        fast_path,
+        ttcp,
+        line_rate_bps: line_rate,
+        seed,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_firmware_costs_reproduce_both_published_per_packet_figures() {
+        let (p, m) = hp_firmware_cycles();
+        let a = HP_ACK_CYCLES as f64;
+        let full = p as f64 + a / 2.0 + m as f64 * 1460.0 / 8192.0;
+        let nagle = p as f64 + a + 940.0 * m as f64;
+        assert!((full - 17_000.0).abs() < 2.0, "{full}");
+        assert!((nagle - 4_500_000.0).abs() < 1_000.0, "{nagle}");
+        assert!((11_000..11_300).contains(&p) && (4_700..4_800).contains(&m), "p {p} m {m}");
+    }
+}
