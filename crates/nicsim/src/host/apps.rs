@@ -22,8 +22,15 @@ pub trait TcpApp {
     fn start(&mut self, now: Time, costs: &Costs, out: &mut Vec<(usize, Frame)>) -> u64;
     /// A segment that came in by adapter `port`: its cycles and session, or
     /// `None` if no session claims it.
-    fn receive(&mut self, port: usize, frame: &Frame, now: Time, measuring: bool, costs: &Costs, out: &mut Vec<(usize, Frame)>)
-        -> Option<(u64, usize)>;
+    fn receive(
+        &mut self,
+        port: usize,
+        frame: &Frame,
+        now: Time,
+        measuring: bool,
+        costs: &Costs,
+        out: &mut Vec<(usize, Frame)>,
+    ) -> Option<(u64, usize)>;
     /// Session `i`'s timer fell due.
     fn timer(&mut self, i: usize, now: Time, costs: &Costs, out: &mut Vec<(usize, Frame)>) -> u64;
     fn next_timer(&self, i: usize) -> Option<Time>;
@@ -55,7 +62,6 @@ impl FileRequest {
         let n = conns.len();
         FileRequest { cfg, conns, by_port, in_file: vec![0; n], files: 0, measured_bytes: 0 }
     }
-
 }
 
 /// The file requester talks through the host's first adapter.
@@ -76,7 +82,15 @@ impl TcpApp for FileRequest {
         cycles
     }
 
-    fn receive(&mut self, _port: usize, frame: &Frame, now: Time, measuring: bool, costs: &Costs, out: &mut Vec<(usize, Frame)>) -> Option<(u64, usize)> {
+    fn receive(
+        &mut self,
+        _port: usize,
+        frame: &Frame,
+        now: Time,
+        measuring: bool,
+        costs: &Costs,
+        out: &mut Vec<(usize, Frame)>,
+    ) -> Option<(u64, usize)> {
         let seg = Segment::parse(&frame.bytes)?;
         let i = *self.by_port.get(&seg.dst_port)?;
         let got = self.conns[i].input(&seg, &frame.bytes[seg.payload.clone()], now);

@@ -8,7 +8,7 @@ pub mod machine;
 pub mod peer;
 mod port;
 mod report;
-pub mod serve;
 pub mod segment;
+pub mod serve;
 mod steps;
 pub mod tcp;

@@ -29,7 +29,8 @@ pub struct FileServe {
 
 impl FileServe {
     pub fn new(cfg: FileServeConfig, mac: [u8; 6], ip: [u8; 4]) -> Self {
-        let conns: Vec<Conn> = cfg.clients.iter().map(|(port, client)| Conn::new(cfg.tcp, Addr { mac, ip, port: *port }, *client)).collect();
+        let conns: Vec<Conn> =
+            cfg.clients.iter().map(|(port, client)| Conn::new(cfg.tcp, Addr { mac, ip, port: *port }, *client)).collect();
         let by_client = cfg.clients.iter().enumerate().map(|(i, (_, c))| ((c.ip, c.port), i)).collect();
         let n = conns.len();
         FileServe { cfg, conns, by_client, port: vec![0; n], request_in: vec![0; n], blocks: 0, measured_bytes: 0, measured_in: 0 }
@@ -46,7 +47,15 @@ impl TcpApp for FileServe {
         0
     }
 
-    fn receive(&mut self, port: usize, frame: &Frame, now: Time, measuring: bool, costs: &Costs, out: &mut Vec<(usize, Frame)>) -> Option<(u64, usize)> {
+    fn receive(
+        &mut self,
+        port: usize,
+        frame: &Frame,
+        now: Time,
+        measuring: bool,
+        costs: &Costs,
+        out: &mut Vec<(usize, Frame)>,
+    ) -> Option<(u64, usize)> {
         let seg = Segment::parse(&frame.bytes)?;
         let i = *self.by_client.get(&(seg.src_ip, seg.src_port))?;
         if seg.dst_port != self.conns[i].local.port {

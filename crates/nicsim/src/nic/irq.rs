@@ -110,9 +110,7 @@ impl Irq {
     /// backup, few enough raise the interrupt at once.
     pub fn buffers_left(&mut self, now: Time, free: u32) -> Option<(Time, u64)> {
         match self.moderation {
-            Moderation::Backup { low_buffers, .. } if free <= low_buffers && self.first.is_some() && self.enabled => {
-                self.arm(Some(now))
-            }
+            Moderation::Backup { low_buffers, .. } if free <= low_buffers && self.first.is_some() && self.enabled => self.arm(Some(now)),
             _ => None,
         }
     }

@@ -13,7 +13,7 @@ pub mod smart;
 mod tx;
 
 pub use config::{Moderation, NicConfig, DESCRIPTOR_BYTES, ITR_UNIT, RDTR_UNIT};
-pub use processor::{FrameProcessor, ProcessorConfig};
 pub use irq::Irq;
+pub use processor::{FrameProcessor, ProcessorConfig};
 pub use rx::Rx;
 pub use tx::Tx;

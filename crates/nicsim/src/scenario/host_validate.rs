@@ -4,7 +4,9 @@
 use crate::bus::pci::PciConfig;
 use crate::bus::pcie::{CompletionSplit, PcieConfig};
 use crate::bus::BusConfig;
-use crate::host::config::{BackgroundConfig, BlastConfig, Buffers, Costs, DriverConfig, DriverMode, FileRequestConfig, FileServeConfig, HostConfig};
+use crate::host::config::{
+    BackgroundConfig, BlastConfig, Buffers, Costs, DriverConfig, DriverMode, FileRequestConfig, FileServeConfig, HostConfig,
+};
 use crate::host::segment::Addr;
 use crate::host::tcp::TcpConfig;
 use crate::link::{Fill, Pattern, Rate, SourceConfig};
@@ -327,9 +329,10 @@ fn nic_config(a: &AdapterSpec, path: &str, link_rate: u64) -> Result<NicConfig, 
     }
     let processor = match (a.intelligent, a.processor_clock, a.processor_frame_cycles) {
         (false, _, _) => None,
-        (true, Some(clock), Some(cycles)) => {
-            Some(ProcessorConfig { clock: clock.0, frame_cycles: within(format!("{path}.processor_frame_cycles"), cycles, 0, 100_000_000)? })
-        }
+        (true, Some(clock), Some(cycles)) => Some(ProcessorConfig {
+            clock: clock.0,
+            frame_cycles: within(format!("{path}.processor_frame_cycles"), cycles, 0, 100_000_000)?,
+        }),
         _ => return err(format!("{path}.intelligent"), "an intelligent adapter needs processor_clock and processor_frame_cycles"),
     };
     let cfg = NicConfig {

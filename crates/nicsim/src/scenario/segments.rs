@@ -28,7 +28,17 @@ pub fn expand(sc: &mut Scenario) -> Result<(), ScenarioError> {
         for a in 0..adapters {
             let switch = format!("{}-seg{a}", h.name);
             let me = if adapters > 1 { format!("{}:{a}", h.name) } else { h.name.clone() };
-            let link = |name: String, a: String, b: String| LinkSpec { name, a, b, rate: seg.rate, propagation: zero(), tx_queue: 1000, loss: 0.0, reorder: 0.0, reorder_delay: None };
+            let link = |name: String, a: String, b: String| LinkSpec {
+                name,
+                a,
+                b,
+                rate: seg.rate,
+                propagation: zero(),
+                tx_queue: 1000,
+                loss: 0.0,
+                reorder: 0.0,
+                reorder_delay: None,
+            };
             links.push(link(format!("{switch}-uplink"), me, format!("{switch}:0")));
             for c in 0..clients {
                 let client = format!("{switch}-client{c}");

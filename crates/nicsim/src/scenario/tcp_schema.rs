@@ -95,6 +95,9 @@ pub struct TtcpSpec {
     /// Messages to send (the sender's; the receiver reads until the sender closes).
     #[serde(default)]
     pub count: Option<i64>,
+    /// Or: bytes to send, in as many whole messages as that needs.
+    #[serde(default)]
+    pub bytes: Option<i64>,
     /// The receiving tcp_host (the sender's).
     #[serde(default)]
     pub to: Option<String>,

@@ -36,7 +36,14 @@ fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, Scen
 }
 
 fn pci_32_33() -> BusConfig {
-    BusConfig::Pci(PciConfig { width: 4, clock: Clock::from_mhz(33), cache_line: 32, overhead_clocks: 6, read_latency_clocks: 10, mwi: false })
+    BusConfig::Pci(PciConfig {
+        width: 4,
+        clock: Clock::from_mhz(33),
+        cache_line: 32,
+        overhead_clocks: 6,
+        read_latency_clocks: 10,
+        mwi: false,
+    })
 }
 
 fn cycles(path: &str, key: &str, v: Option<i64>, default: u64) -> Result<u64, ScenarioError> {
@@ -83,7 +90,7 @@ pub fn tcp_host_config(
     let f = &h.fast_path;
     let fast_path = FastPathConfig {
         batch: within(format!("{path}.fast_path.batch"), f.batch.unwrap_or(8), 1, 1024)? as u32,
-        timeout: f.timeout.map_or(Duration::from_us(100), |t| t.0),
+        timeout: f.timeout.map_or(Duration::from_us(500), |t| t.0),
     };
     let s = &h.tcp;
     let sp = format!("{path}.tcp");
@@ -108,11 +115,13 @@ pub fn tcp_host_config(
         RoleSpec::Receive => Role::Receive,
     };
     let message = within(format!("{tp}.message"), t.message, 1, 1 << 24)? as u32;
-    let count = match (role, t.count) {
-        (Role::Send, None) => return err(format!("{tp}.count"), "needed: how many messages the sender sends"),
-        (Role::Send, Some(n)) => within(format!("{tp}.count"), n, 1, 1 << 40)?,
-        (Role::Receive, Some(_)) => return err(format!("{tp}.count"), "only the sender has a count"),
-        (Role::Receive, None) => 0,
+    let count = match (role, t.count, t.bytes) {
+        (Role::Send, None, None) => return err(format!("{tp}.count"), "needed: how many messages (count) or bytes the sender sends"),
+        (Role::Send, Some(_), Some(_)) => return err(format!("{tp}.bytes"), "give count or bytes, not both"),
+        (Role::Send, Some(n), None) => within(format!("{tp}.count"), n, 1, 1 << 40)?,
+        (Role::Send, None, Some(b)) => within(format!("{tp}.bytes"), b, 1, 1 << 44)?.div_ceil(message as u64),
+        (Role::Receive, None, None) => 0,
+        (Role::Receive, ..) => return err(format!("{tp}.count"), "only the sender has a count or bytes"),
     };
     let peer_ip = match (role, peer) {
         (Role::Send, Some(p)) => p.ipv4,

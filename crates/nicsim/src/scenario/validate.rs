@@ -14,10 +14,10 @@ use crate::scenario::host_validate::{host_config, within, Surroundings};
 use crate::scenario::schema::{FillSpec, LinkSpec, PatternSpec, Protocol, Scenario, SourceSpec};
 use crate::scenario::smart_validate::smart_config;
 use crate::scenario::tcp_validate::tcp_host_config;
-use crate::toe::TcpHostConfig;
 use crate::scenario::units::SourceRate;
 use crate::scenario::ScenarioError;
 use crate::time::Duration;
+use crate::toe::TcpHostConfig;
 use crate::wire::ethernet::{FCS, HEADER, MIN_FRAME, VLAN_TAG};
 use crate::wire::{Headers, TcpFields, L3, L4};
 
@@ -247,8 +247,7 @@ fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<V
         }
         let me = &stations[h.name.as_str()];
         let served = clients.get(h.name.as_str()).map_or(&[][..], |c| c.as_slice());
-        let around =
-            Surroundings { me, link_rate, mtu: sc.mtu, station: &lookup, flow: (sc.source.len() + i) as u32, clients: served };
+        let around = Surroundings { me, link_rate, mtu: sc.mtu, station: &lookup, flow: (sc.source.len() + i) as u32, clients: served };
         let cfg = host_config(h, &path, &around)?;
         if let Some(f) = &cfg.file_request {
             for (port, peer) in &f.sessions {
@@ -275,7 +274,13 @@ fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<V
             let f = cfg.file_serve.as_ref().expect("checked above");
             let server = Addr { mac: cfg.mac, ip: cfg.ip, port: f.clients[0].0 };
             let sessions = f.clients.iter().filter(|(_, c)| c.ip == st.ipv4).map(|(_, c)| (c.port, server)).collect();
-            ReadsConfig { tcp: f.tcp, request_bytes: f.request_bytes, read_bytes: f.read_bytes, think: p.think.map_or(Duration::ZERO, |t| t.0), sessions }
+            ReadsConfig {
+                tcp: f.tcp,
+                request_bytes: f.request_bytes,
+                read_bytes: f.read_bytes,
+                think: p.think.map_or(Duration::ZERO, |t| t.0),
+                sessions,
+            }
         });
         let cfg = PeerConfig { mac: st.mac, ip: st.ipv4, tcp, request_bytes, file_bytes, sessions: list, reads };
         parts.push(Part { name: p.name.clone(), plan: PartPlan::Peer(cfg) });
@@ -403,7 +408,11 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
     for (i, (table, name)) in stations_of(sc).enumerate() {
         for port in 0..index[name.as_str()].1.unwrap_or(1) {
             if !used.contains_key(&(i, port)) {
-                let what = if index[name.as_str()].1.is_some() { format!("adapter {port} of {table} {name:?}") } else { format!("{table} {name:?}") };
+                let what = if index[name.as_str()].1.is_some() {
+                    format!("adapter {port} of {table} {name:?}")
+                } else {
+                    format!("{table} {name:?}")
+                };
                 return err(paths[name.as_str()].clone(), format!("{what} is not connected to any link"));
             }
         }

@@ -42,14 +42,19 @@ enum Action {
 /// Frames of data one way: how many, their wire bytes, the first and last.
 #[derive(Debug, Default)]
 pub(super) struct WireTally {
+    /// Wire bytes after the first frame: N frames span N - 1 gaps between starts.
     pub bytes: u64,
+    pub payload: u64,
     pub first: Option<Time>,
     pub last: Option<Time>,
 }
 
 impl WireTally {
-    fn add(&mut self, frame_len: usize, at: Time) {
-        self.bytes += wire_bytes(frame_len) as u64;
+    fn add(&mut self, frame_len: usize, payload: u32, at: Time) {
+        if self.first.is_some() {
+            self.bytes += wire_bytes(frame_len) as u64;
+            self.payload += payload as u64;
+        }
         self.first.get_or_insert(at);
         self.last = Some(at);
     }
@@ -214,8 +219,8 @@ impl TcpHost {
         };
         let at = fetched.max(self.tx_free);
         self.tx_free = at;
-        if matches!(classify(&bytes), Class::Data { .. }) {
-            self.wire_out.add(bytes.len(), at);
+        if let Class::Data { len, .. } = classify(&bytes) {
+            self.wire_out.add(bytes.len(), len, at);
         }
         ctx.send_at(0, at, Msg::frame(Frame { bytes, meta: FrameMeta::default() }));
     }
@@ -224,8 +229,8 @@ impl TcpHost {
     fn receive(&mut self, ctx: &mut Ctx, bytes: Vec<u8>) {
         let now = ctx.now();
         let class = classify(&bytes);
-        if matches!(class, Class::Data { .. }) {
-            self.wire_in.add(bytes.len(), now);
+        if let Class::Data { len, .. } = class {
+            self.wire_in.add(bytes.len(), len, now);
         }
         let len = bytes.len() as u64;
         let design = self.cfg.design;

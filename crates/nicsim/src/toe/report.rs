@@ -31,15 +31,21 @@ impl TcpHost {
         let mb = bytes as f64 / 1e6;
         let per_mb = |x: f64| if mb == 0.0 { 0.0 } else { x / mb };
         // The data direction, seen from this host.
-        let (wire, data_packets, payload, acks) =
-            if sender { (&self.wire_out, t.data_out, t.payload_out, t.acks_in) } else { (&self.wire_in, t.data_in, t.payload_in, t.acks_out) };
+        let (wire, data_packets, payload, acks) = if sender {
+            (&self.wire_out, t.data_out, t.payload_out, t.acks_in)
+        } else {
+            (&self.wire_in, t.data_in, t.payload_in, t.acks_out)
+        };
         let wire_bps = rate_bps(wire.bytes, wire);
-        let goodput_bps = rate_bps(payload, wire);
+        let goodput_bps = rate_bps(wire.payload, wire);
         r.count("design", self.cfg.design as u64)
             .count("ttcp_messages", self.app.messages)
             .count("ttcp_bytes", bytes)
             .count("ttcp_digest48", self.app.digest48())
-            .count("transfer_complete", u64::from(if sender { self.app.all_offered() && self.stack.send_queue() == 0 } else { self.app.done.is_some() }))
+            .count(
+                "transfer_complete",
+                u64::from(if sender { self.app.all_offered() && self.stack.send_queue() == 0 } else { self.app.done.is_some() }),
+            )
             .real("goodput_mbps", goodput_bps / 1e6)
             .real("wire_mbps", wire_bps / 1e6)
             .real("line_fraction", wire_bps / self.cfg.line_rate_bps as f64)

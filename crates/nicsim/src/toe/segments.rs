@@ -7,7 +7,10 @@ use etherparse::{NetSlice, SlicedPacket, TransportSlice};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Class {
     /// A segment carrying `len` bytes from sequence number `seq`, only ACK/PSH set.
-    Data { seq: u32, len: u32 },
+    Data {
+        seq: u32,
+        len: u32,
+    },
     PureAck,
     Other,
 }

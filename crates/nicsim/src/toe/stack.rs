@@ -164,7 +164,11 @@ impl Stack {
     /// Free room in the send buffer.
     pub fn send_room(&self) -> usize {
         let s = self.tcp_ref();
-        if s.may_send() { s.send_capacity() - s.send_queue() } else { 0 }
+        if s.may_send() {
+            s.send_capacity() - s.send_queue()
+        } else {
+            0
+        }
     }
     /// Bytes sent and not yet acknowledged, or not yet sent.
     pub fn send_queue(&self) -> usize {
@@ -204,7 +208,15 @@ mod tests {
     use super::*;
 
     pub(crate) fn cfg(last: u8) -> StackConfig {
-        StackConfig { mac: [2, 0, 0, 0, 0, last], ip: [10, 0, 0, last], mtu: 1500, rx_buffer: 65_535, tx_buffer: 65_535, nagle: true, ack_delay: Some(Duration::from_ms(10)) }
+        StackConfig {
+            mac: [2, 0, 0, 0, 0, last],
+            ip: [10, 0, 0, last],
+            mtu: 1500,
+            rx_buffer: 65_535,
+            tx_buffer: 65_535,
+            nagle: true,
+            ack_delay: Some(Duration::from_ms(10)),
+        }
     }
 
     /// Run two stacks against each other over a perfect wire, 10 µs a hop,

@@ -38,7 +38,18 @@ pub struct Ttcp {
 
 impl Ttcp {
     pub fn new(cfg: TtcpConfig) -> Ttcp {
-        Ttcp { cfg, messages: 0, offered: 0, received: 0, calls: 0, in_call: false, digest: Sha256::new(), first: None, last: None, done: None }
+        Ttcp {
+            cfg,
+            messages: 0,
+            offered: 0,
+            received: 0,
+            calls: 0,
+            in_call: false,
+            digest: Sha256::new(),
+            first: None,
+            last: None,
+            done: None,
+        }
     }
 
     pub fn total(&self) -> u64 {
