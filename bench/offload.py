@@ -1,0 +1,42 @@
+"""Issue 6 benchmarks: simulation speed of the offloaded bulk transfer and the HP study.
+
+    .venv/bin/python bench/offload.py
+
+1. 8 KB-message TTCP with full offload (the i960 design), 40 MB: simulated frames
+   (both directions on the wire) per wall second.
+2. The whole hp2001 set: `nicsim reproduce hp2001` end to end (checks, runs on a local
+   Dask pool, DuckDB, report).
+"""
+
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nicsim
+
+ROOT = Path(__file__).resolve().parent.parent
+SEND = ROOT / "scenarios" / "papers" / "hp2001" / "send.toml"
+
+
+def offload() -> None:
+    start = time.perf_counter()
+    r = nicsim.run(SEND, overrides={"tcp_host[0].design": "full-offload", "tcp_host[0].ttcp.bytes": 40_000_000})
+    wall = time.perf_counter() - start
+    w = r.component("wire").metrics
+    frames = w["a_to_b_frames"] + w["b_to_a_frames"]
+    print(f"full offload, 8 KB messages, 40 MB: {frames:,} frames in {wall:.2f} s = {frames / wall / 1e3:.0f} k simulated frames per wall second")
+
+
+def study() -> None:
+    with tempfile.TemporaryDirectory() as out:
+        start = time.perf_counter()
+        cmd = [sys.executable, "-m", "nicsim.cli", "reproduce", "hp2001", "--out", out, "--quiet", "--papers", str(ROOT / "scenarios" / "papers")]
+        subprocess.run(cmd, check=True, capture_output=True)
+        print(f"nicsim reproduce hp2001 (45 runs; Dask, DuckDB, report): {time.perf_counter() - start:.2f} s")
+
+
+if __name__ == "__main__":
+    offload()
+    study()
