@@ -9,13 +9,11 @@
    local Dask pool, DuckDB, report) and its 34 runs one after another in this process.
 """
 
-import subprocess
-import sys
-import tempfile
 import time
 from pathlib import Path
 
 import nicsim
+from reproduce_timing import time_reproduce
 
 ROOT = Path(__file__).resolve().parent.parent
 CERN = ROOT / "scenarios" / "papers" / "cern2007" / "receive.toml"
@@ -32,11 +30,7 @@ def cern() -> None:
 
 
 def novell() -> None:
-    with tempfile.TemporaryDirectory() as out:
-        start = time.perf_counter()
-        cmd = [sys.executable, "-m", "nicsim.cli", "reproduce", "novell1995", "--out", out, "--quiet", "--papers", str(ROOT / "scenarios" / "papers")]
-        subprocess.run(cmd, check=True, capture_output=True)
-        print(f"nicsim reproduce novell1995 (Dask, DuckDB, report): {time.perf_counter() - start:.2f} s")
+    print(f"nicsim reproduce novell1995 (Dask, DuckDB, report): {time_reproduce('novell1995'):.2f} s")
     from nicsim.points import points
     from nicsim.study import find_studies
 

@@ -8,13 +8,11 @@
    Dask pool, DuckDB, report).
 """
 
-import subprocess
-import sys
-import tempfile
 import time
 from pathlib import Path
 
 import nicsim
+from reproduce_timing import time_reproduce
 
 ROOT = Path(__file__).resolve().parent.parent
 SEND = ROOT / "scenarios" / "papers" / "hp2001" / "send.toml"
@@ -30,11 +28,7 @@ def offload() -> None:
 
 
 def study() -> None:
-    with tempfile.TemporaryDirectory() as out:
-        start = time.perf_counter()
-        cmd = [sys.executable, "-m", "nicsim.cli", "reproduce", "hp2001", "--out", out, "--quiet", "--papers", str(ROOT / "scenarios" / "papers")]
-        subprocess.run(cmd, check=True, capture_output=True)
-        print(f"nicsim reproduce hp2001 (45 runs; Dask, DuckDB, report): {time.perf_counter() - start:.2f} s")
+    print(f"nicsim reproduce hp2001 (45 runs; Dask, DuckDB, report): {time_reproduce('hp2001'):.2f} s")
 
 
 if __name__ == "__main__":
