@@ -47,7 +47,7 @@ impl Component for Impaired {
                 }
                 if draw < self.cfg.loss + self.cfg.reorder {
                     self.reordered += 1;
-                    out.at = out.at + self.cfg.reorder_delay;
+                    out.at += self.cfg.reorder_delay;
                 }
             }
             ctx.resend(out);

@@ -40,12 +40,7 @@ impl TcpHost {
                 }
                 Work::OpenSocket => {
                     run.cycles(a.message_cycles);
-                    let t = &self.cfg.ttcp;
-                    let opened = match t.role {
-                        crate::toe::config::Role::Receive => self.stack.listen(t.port),
-                        crate::toe::config::Role::Send => self.stack.connect(t.peer_ip, t.port, 40_000),
-                    };
-                    opened.expect("addresses are checked when the scenario is");
+                    self.open_stack();
                 }
                 Work::CloseSocket => {
                     run.cycles(a.message_cycles);

@@ -95,11 +95,11 @@ impl Run {
     }
     pub fn cycles(&mut self, n: u64) {
         self.cycles += n;
-        self.at = self.at + self.clock.cycles(n);
+        self.at += self.clock.cycles(n);
     }
     /// Time spent moving bytes through memory (copies).
     pub fn copy(&mut self, ns_per_byte: f64, bytes: usize) {
-        self.at = self.at + Duration((ns_per_byte * bytes as f64 * 1000.0).round() as u64);
+        self.at += Duration((ns_per_byte * bytes as f64 * 1000.0).round() as u64);
     }
     /// Stall until `t` (a programmed-I/O write or a DMA the run waits for).
     pub fn until(&mut self, t: Time) {

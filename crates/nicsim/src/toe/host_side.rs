@@ -46,7 +46,7 @@ impl TcpHost {
                     run.cycles(costs.completion + costs.syscall * self.app.reads_for(bytes.len()));
                     run.copy(costs.copy_ns_per_byte, bytes.len());
                     self.deliveries += 1;
-                    self.app.receive(&bytes, run.at);
+                    self.app.receive(&bytes);
                     if fin {
                         self.app.done = Some(run.at);
                     } else {
@@ -63,23 +63,17 @@ impl TcpHost {
     }
 
     fn open(&mut self, run: &mut Run, out: &mut Outputs) {
-        let t = self.cfg.ttcp.clone();
         run.cycles(self.cfg.costs.syscall);
         if self.stack_side() == Side::Adapter {
             self.write_message(run, 0);
             out.adapter.push(Work::OpenSocket);
-            match t.role {
-                Role::Receive => self.post_receive(run, out, self.cfg.adapter.queue_depth),
-                Role::Send => out.host.push(Work::Send),
+            if self.cfg.ttcp.role == Role::Receive {
+                self.post_receive(run, out, self.cfg.adapter.queue_depth);
             }
-            return;
+        } else {
+            self.open_stack();
         }
-        let opened = match t.role {
-            Role::Receive => self.stack.listen(t.port),
-            Role::Send => self.stack.connect(t.peer_ip, t.port, 40_000),
-        };
-        opened.expect("addresses are checked when the scenario is");
-        if t.role == Role::Send {
+        if self.cfg.ttcp.role == Role::Send {
             out.host.push(Work::Send);
         }
     }
@@ -101,7 +95,7 @@ impl TcpHost {
         let bytes = self.app.next_bytes(self.stack.send_room());
         let n = self.stack.send(&bytes);
         run.copy(self.cfg.costs.copy_ns_per_byte, n);
-        let finished = self.app.taken(&bytes[..n], run.at);
+        let finished = self.app.taken(&bytes[..n]);
         if self.app.all_offered() {
             self.stack.close();
         } else if finished {
@@ -127,7 +121,7 @@ impl TcpHost {
             run.copy(self.cfg.costs.copy_ns_per_byte, bytes.len());
             self.write_message(run, 0);
         }
-        self.app.taken(&bytes, run.at);
+        self.app.taken(&bytes);
         self.outstanding += 1;
         out.adapter.push(Work::SendData { bytes, inline });
         if self.app.all_offered() {
@@ -169,7 +163,7 @@ impl TcpHost {
                 run.cycles(self.cfg.costs.syscall * self.app.reads_for(n));
                 let bytes = self.stack.recv(n);
                 run.copy(self.cfg.costs.copy_ns_per_byte, bytes.len());
-                self.app.receive(&bytes, run.at);
+                self.app.receive(&bytes);
             }
             if self.stack.peer_finished() {
                 self.app.done = Some(run.at);

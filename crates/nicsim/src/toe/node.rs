@@ -137,6 +137,16 @@ impl TcpHost {
         }
     }
 
+    /// The receiver listens, the sender connects, on whichever side the stack runs.
+    pub(super) fn open_stack(&mut self) {
+        let t = &self.cfg.ttcp;
+        let opened = match t.role {
+            Role::Receive => self.stack.listen(t.port),
+            Role::Send => self.stack.connect(t.peer_ip, t.port, 40_000),
+        };
+        opened.expect("addresses are checked when the scenario is");
+    }
+
     /// The processor the protocol stack runs on.
     pub(super) fn stack_side(&self) -> Side {
         if self.cfg.design == Design::FullOffload {
@@ -306,12 +316,10 @@ impl Component for TcpHost {
             Msg::Timer(id) => match self.actions.remove(&id) {
                 Some(Action::Queue(side, w)) => self.queue(ctx, side, w),
                 Some(Action::RunEnd(side, run, out)) => self.run_end(ctx, side, run, out),
-                Some(Action::StackTimer) => {
-                    if self.timer_at == Some(ctx.now()) {
-                        self.timer_at = None;
-                        let side = self.stack_side();
-                        self.queue(ctx, side, Work::Timer);
-                    }
+                Some(Action::StackTimer) if self.timer_at == Some(ctx.now()) => {
+                    self.timer_at = None;
+                    let side = self.stack_side();
+                    self.queue(ctx, side, Work::Timer);
                 }
                 Some(Action::FastFlush(gen)) if gen == self.batch_gen => self.flush_batch(ctx, ctx.now()),
                 _ => {}

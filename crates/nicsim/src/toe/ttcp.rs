@@ -25,31 +25,18 @@ pub struct Ttcp {
     /// Sender: messages begun (their call made) and bytes handed on.
     pub messages: u64,
     pub offered: u64,
-    /// Receiver: bytes taken and receive calls made.
+    /// Receiver: bytes taken.
     pub received: u64,
-    pub calls: u64,
     /// Sender: a send call is under way (its message not yet all taken).
     in_call: bool,
     digest: Sha256,
-    pub first: Option<Time>,
-    pub last: Option<Time>,
+    /// Receiver: when the sender's FIN was read.
     pub done: Option<Time>,
 }
 
 impl Ttcp {
     pub fn new(cfg: TtcpConfig) -> Ttcp {
-        Ttcp {
-            cfg,
-            messages: 0,
-            offered: 0,
-            received: 0,
-            calls: 0,
-            in_call: false,
-            digest: Sha256::new(),
-            first: None,
-            last: None,
-            done: None,
-        }
+        Ttcp { cfg, messages: 0, offered: 0, received: 0, in_call: false, digest: Sha256::new(), done: None }
     }
 
     pub fn total(&self) -> u64 {
@@ -64,11 +51,9 @@ impl Ttcp {
     }
 
     /// Sender: `bytes` more were taken; true when that finished a message.
-    pub fn taken(&mut self, bytes: &[u8], now: Time) -> bool {
+    pub fn taken(&mut self, bytes: &[u8]) -> bool {
         self.digest.update(bytes);
-        self.first.get_or_insert(now);
         self.offered += bytes.len() as u64;
-        self.last = Some(now);
         let finished = !bytes.is_empty() && self.offered % self.cfg.message as u64 == 0;
         self.in_call &= !finished;
         finished
@@ -89,14 +74,9 @@ impl Ttcp {
     }
 
     /// Receiver: bytes arrived in the application.
-    pub fn receive(&mut self, bytes: &[u8], now: Time) {
-        if bytes.is_empty() {
-            return;
-        }
+    pub fn receive(&mut self, bytes: &[u8]) {
         self.digest.update(bytes);
-        self.first.get_or_insert(now);
         self.received += bytes.len() as u64;
-        self.last = Some(now);
     }
 
     /// Receive calls to take `bytes`: one per message-sized read.
@@ -128,13 +108,13 @@ mod tests {
         let mut r = Ttcp::new(cfg(10, 3));
         while !s.all_offered() {
             let b = s.next_bytes(7);
-            s.taken(&b, Time::ZERO);
-            r.receive(&b, Time::ZERO);
+            s.taken(&b);
+            r.receive(&b);
         }
         assert_eq!(s.offered, 30);
         assert_eq!(s.digest48(), r.digest48());
         let mut wrong = Ttcp::new(cfg(10, 3));
-        wrong.receive(&content(9, 1, 30), Time::ZERO);
+        wrong.receive(&content(9, 1, 30));
         assert_ne!(wrong.digest48(), s.digest48());
     }
 
@@ -143,9 +123,9 @@ mod tests {
         let mut s = Ttcp::new(cfg(10, 2));
         s.begin_call();
         s.messages = 0;
-        assert!(!s.taken(&s.next_bytes(4), Time::ZERO));
+        assert!(!s.taken(&s.next_bytes(4)));
         assert_eq!(s.next_bytes(100).len(), 6, "only the rest of the message");
-        assert!(s.taken(&s.next_bytes(100), Time::ZERO));
+        assert!(s.taken(&s.next_bytes(100)));
         assert!(s.begin_call() && !s.begin_call(), "one call per message");
         assert_eq!(s.messages, 1);
     }
