@@ -2,6 +2,8 @@
 //! another: it sends messages out of its numbered ports, and the simulator delivers
 //! them to whatever was wired to that port at assembly.
 
+use std::os::fd::BorrowedFd;
+
 use crate::engine::rng::SimRng;
 use crate::observe::Report;
 use crate::time::{Duration, Time};
@@ -96,4 +98,15 @@ pub trait Component {
     }
     /// Counters and measurements at the end of the run.
     fn report(&self, end: Time) -> Report;
+    /// Facts that are words, not numbers (a device name, a stream's SHA-256).
+    fn text(&self) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
+    /// A file descriptor that brings input from outside the simulation (a TAP
+    /// device). A run with one is paced to the wall clock and waits on it.
+    fn input_fd(&self) -> Option<BorrowedFd<'_>> {
+        None
+    }
+    /// Take the outside input that is ready now (called when `input_fd` is readable).
+    fn take_input(&mut self, _ctx: &mut Ctx) {}
 }

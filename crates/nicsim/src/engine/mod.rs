@@ -2,11 +2,13 @@
 //! exchange typed messages through ports wired at assembly, and one seeded RNG each.
 
 mod component;
+mod paced;
 mod queue;
 mod rng;
 mod simulator;
 
 pub use component::{Component, Ctx, Msg, Outgoing, PortId};
+pub use paced::{PaceStats, Pacing};
 pub use queue::{EventQueue, Scheduled};
 pub use rng::{component_rng, SimRng};
 pub use simulator::{ComponentId, Endpoint, SimError, Simulator, Stats, SELF_PORT};

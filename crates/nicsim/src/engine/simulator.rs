@@ -44,26 +44,33 @@ pub struct Stats {
 }
 
 #[derive(Debug)]
-struct Delivery {
+pub(super) struct Delivery {
     component: u32,
     port: PortId,
     msg: Msg,
 }
 
-struct Slot {
+/// Why a component is stepped.
+enum Step {
+    Start,
+    Handle(PortId, Msg),
+    Input,
+}
+
+pub(super) struct Slot {
     name: String,
-    part: Box<dyn Component>,
+    pub(super) part: Box<dyn Component>,
     rng: SimRng,
     peers: Vec<Option<Endpoint>>,
 }
 
 pub struct Simulator {
     seed: u64,
-    slots: Vec<Slot>,
-    queue: EventQueue<Delivery>,
+    pub(super) slots: Vec<Slot>,
+    pub(super) queue: EventQueue<Delivery>,
     outbox: Vec<Outgoing>,
-    now: Time,
-    events: u64,
+    pub(super) now: Time,
+    pub(super) events: u64,
 }
 
 impl Simulator {
@@ -99,21 +106,38 @@ impl Simulator {
 
     /// Run from time zero until no event is left or the next one is after `until`.
     pub fn run(&mut self, until: Option<Time>) -> Result<Stats, SimError> {
-        for id in 0..self.slots.len() {
-            self.step(id, None)?;
-        }
+        self.start()?;
         let limit = until.unwrap_or(Time::MAX);
-        while let Some(ev) = self.queue.pop() {
-            if ev.time > limit {
-                // Put it back (the run ends here, so its new sequence number is moot).
-                self.queue.push(ev.time, ev.item);
-                break;
-            }
-            self.now = ev.time;
-            self.events += 1;
-            self.step(ev.item.component as usize, Some((ev.item.port, ev.item.msg)))?;
+        while self.queue.peek_time().is_some_and(|t| t <= limit) {
+            self.next_event()?;
         }
-        let end = until.unwrap_or(self.now);
+        self.finish(until.unwrap_or(self.now))
+    }
+
+    /// Every component's start call, at time zero.
+    pub(super) fn start(&mut self) -> Result<(), SimError> {
+        for id in 0..self.slots.len() {
+            self.step(id, Step::Start)?;
+        }
+        Ok(())
+    }
+
+    /// Run the earliest event (there must be one).
+    pub(super) fn next_event(&mut self) -> Result<(), SimError> {
+        let ev = self.queue.pop().expect("an event is waiting");
+        self.now = ev.time;
+        self.events += 1;
+        self.step(ev.item.component as usize, Step::Handle(ev.item.port, ev.item.msg))
+    }
+
+    /// Let component `id` take its outside input, at `at` (not before now).
+    pub(super) fn take_input(&mut self, id: ComponentId, at: Time) -> Result<(), SimError> {
+        self.now = self.now.max(at);
+        self.step(id, Step::Input)
+    }
+
+    /// End the run at `end`: every component's finish call.
+    pub(super) fn finish(&mut self, end: Time) -> Result<Stats, SimError> {
         self.now = end;
         for slot in &mut self.slots {
             slot.part.finish(end).map_err(|message| SimError { component: slot.name.clone(), time: end, message })?;
@@ -122,12 +146,13 @@ impl Simulator {
     }
 
     /// Hand one message (or the start call) to a component, then route what it sent.
-    fn step(&mut self, id: ComponentId, input: Option<(PortId, Msg)>) -> Result<(), SimError> {
+    fn step(&mut self, id: ComponentId, input: Step) -> Result<(), SimError> {
         let slot = &mut self.slots[id];
         let mut ctx = Ctx::new(self.now, &mut self.outbox, &mut slot.rng);
         match input {
-            None => slot.part.start(&mut ctx),
-            Some((port, msg)) => slot.part.handle(port, msg, &mut ctx),
+            Step::Start => slot.part.start(&mut ctx),
+            Step::Handle(port, msg) => slot.part.handle(port, msg, &mut ctx),
+            Step::Input => slot.part.take_input(&mut ctx),
         }
         for out in self.outbox.drain(..) {
             let target = match out.port {
@@ -152,6 +177,16 @@ impl Simulator {
     /// Each component's name, kind and report at the end of the run.
     pub fn reports(&self) -> Vec<(String, &'static str, Report)> {
         self.slots.iter().map(|s| (s.name.clone(), s.part.kind(), s.part.report(self.now))).collect()
+    }
+
+    /// Each component's word facts, by name (only those that have some).
+    pub fn texts(&self) -> Vec<(String, Vec<(&'static str, String)>)> {
+        self.slots.iter().map(|s| (s.name.clone(), s.part.text())).filter(|(_, t)| !t.is_empty()).collect()
+    }
+
+    /// Whether some component takes input from outside (so a run must be paced).
+    pub fn has_outside_input(&self) -> bool {
+        self.slots.iter().any(|s| s.part.input_fd().is_some())
     }
 }
 
