@@ -1,12 +1,13 @@
 //! Python bindings: thin wrappers that hand JSON back to the `nicsim` package.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 
-use nicsim::{RunError, RunOptions};
+use nicsim::{RunError, RunOptions, StopCheck};
 
 create_exception!(_core, ScenarioError, PyException, "The scenario or a run option is wrong (exit code 2).");
 create_exception!(_core, SimulationError, PyException, "The model failed during a run (exit code 1).");
@@ -45,7 +46,10 @@ fn run_file(
     sets: Vec<String>,
 ) -> PyResult<String> {
     let plan = plan_for(path, &sets)?;
-    let opts = RunOptions { seed, pcap, capture, trace, trace_limit };
+    // A run bridged to the real world lasts until it is idle: Ctrl-C ends it early
+    // and keeps its results (the interrupt is taken here, not raised).
+    let stop = StopCheck(Arc::new(|| Python::attach(|py| py.check_signals().is_err())));
+    let opts = RunOptions { seed, pcap, capture, trace, trace_limit, stop: Some(stop) };
     let result = py.detach(|| nicsim::run(&plan, &opts));
     match result {
         Ok(r) => serde_json::to_string(&r).map_err(|e| SimulationError::new_err(e.to_string())),

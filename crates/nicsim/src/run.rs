@@ -1,12 +1,24 @@
 //! One run of a scenario, from a checked plan to its results.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::engine::SimError;
+use crate::engine::{PaceStats, Pacing, SimError};
 use crate::observe::{CaptureFile, Report, Trace};
 use crate::scenario::{assemble, PartPlan, Plan};
+
+/// Asked now and then during a run paced to the wall clock; true stops it.
+#[derive(Clone)]
+pub struct StopCheck(pub Arc<dyn Fn() -> bool + Send + Sync>);
+
+impl std::fmt::Debug for StopCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StopCheck")
+    }
+}
 
 #[derive(Clone, Debug, Default)]
 pub struct RunOptions {
@@ -20,17 +32,30 @@ pub struct RunOptions {
     pub trace: Option<PathBuf>,
     /// Most events the timeline keeps (0: the default of a million).
     pub trace_limit: u64,
+    /// For a run bridged to the real world: asked every tenth of a second (Ctrl-C).
+    pub stop: Option<StopCheck>,
 }
 
 /// Events a timeline keeps unless told otherwise: enough for tens of
 /// milliseconds of a busy gigabit host, small enough for a viewer to open.
 pub const TRACE_LIMIT: u64 = 1_000_000;
 
+/// An event run more than this behind its wall time counts as late: a choice, well
+/// above the jitter of a timed wait and well below a TCP retransmission timeout.
+pub const LATE_AFTER: crate::time::Duration = crate::time::Duration::from_ms(1);
+
+/// How long a bridged run waits with nothing to do before it ends: the longest of its taps'.
+fn idle_of(plan: &Plan) -> Option<std::time::Duration> {
+    plan.parts.iter().filter_map(|p| if let PartPlan::Tap(t) = &p.plan { Some(t.idle) } else { None }).max()
+}
+
 #[derive(Debug, Serialize)]
 pub struct ComponentResult {
     pub name: String,
     pub kind: &'static str,
     pub metrics: Report,
+    /// Facts that are words (a device name, a stream's SHA-256).
+    pub text: BTreeMap<&'static str, String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -43,6 +68,8 @@ pub struct RunResult {
     pub frames_captured: u64,
     pub trace_events: u64,
     pub trace_events_dropped: u64,
+    /// How a run bridged to the real world kept up with the wall clock.
+    pub pacing: Option<PaceStats>,
     pub components: Vec<ComponentResult>,
 }
 
@@ -72,7 +99,15 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<RunResult, RunError> {
     let limit = if opts.trace_limit == 0 { TRACE_LIMIT } else { opts.trace_limit };
     let trace = opts.trace.as_deref().map(|p| Trace::create(p, limit)).transpose().map_err(RunError::Input)?;
     let mut sim = assemble(plan, seed, file.as_ref().map(|f| (f, opts.capture.as_slice())), trace.as_ref()).map_err(RunError::Input)?;
-    let stats = sim.run(plan.duration.map(|d| crate::time::Time::ZERO + d))?;
+    let until = plan.duration.map(|d| crate::time::Time::ZERO + d);
+    let (stats, pacing) = if sim.has_outside_input() {
+        let stop = opts.stop.as_ref().map(|s| &*s.0 as &(dyn Fn() -> bool + Sync));
+        let pacing = Pacing { idle: idle_of(plan), late_after: LATE_AFTER, stop, say: true };
+        let (stats, paced) = sim.run_paced(until, &pacing)?;
+        (stats, Some(paced))
+    } else {
+        (sim.run(until)?, None)
+    };
     let (mut trace_events, mut trace_events_dropped) = (0, 0);
     if let Some(t) = &trace {
         let mut t = t.borrow_mut();
@@ -85,7 +120,15 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<RunResult, RunError> {
         f.commit(stats.end).map_err(RunError::Input)?;
         frames_captured = f.frames_written();
     }
-    let components = sim.reports().into_iter().map(|(name, kind, metrics)| ComponentResult { name, kind, metrics }).collect();
+    let mut texts: BTreeMap<String, Vec<(&'static str, String)>> = sim.texts().into_iter().collect();
+    let components = sim
+        .reports()
+        .into_iter()
+        .map(|(name, kind, metrics)| {
+            let text = texts.remove(&name).unwrap_or_default().into_iter().collect();
+            ComponentResult { name, kind, metrics, text }
+        })
+        .collect();
     Ok(RunResult {
         scenario: plan.name.clone(),
         seed,
@@ -95,6 +138,7 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<RunResult, RunError> {
         frames_captured,
         trace_events,
         trace_events_dropped,
+        pacing,
         components,
     })
 }

@@ -53,6 +53,7 @@ const BURST: usize = 256;
 /// Larger than any frame the kernel can hand a TAP reader, so none is cut short.
 const READ_BUFFER: usize = 65_536 + 64;
 
+#[derive(Clone, Debug)]
 pub struct TapConfig {
     pub device: String,
     /// The link's largest frame, no FCS (MTU + header + one VLAN tag).

@@ -1,5 +1,5 @@
 //! Builds a simulator from a plan: one component per part, ports wired per link,
-//! and the chosen links wrapped in a pcap capture.
+//! and the chosen links wrapped in a pcap capture. TAP devices are opened here.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -7,7 +7,7 @@ use std::rc::Rc;
 use crate::engine::{Component, Endpoint, Simulator};
 use crate::host::machine::Machine;
 use crate::host::peer::Peer;
-use crate::link::{EthernetLink, Impaired, Sink, Source, Switch};
+use crate::link::{EthernetLink, Impaired, Sink, Source, Switch, TapBridge, TapDevice};
 use crate::observe::{CaptureFile, Captured, SharedTrace};
 use crate::scenario::validate::{PartPlan, Plan};
 
@@ -31,6 +31,11 @@ pub fn assemble(
             }
             PartPlan::Smart(cfg) => Box::new(crate::nic::smart::Node::new((**cfg).clone())),
             PartPlan::TcpHost(cfg) => Box::new(crate::toe::TcpHost::new((**cfg).clone())),
+            PartPlan::Tap(tap) => {
+                let device = TapDevice::open(&tap.cfg.device)
+                    .map_err(|e| format!("tap {:?}: cannot open TAP device {:?}: {e}", part.name, tap.cfg.device))?;
+                Box::new(TapBridge::new(tap.cfg.clone(), Box::new(device)))
+            }
             PartPlan::Switch(cfg) => Box::new(Switch::new(cfg.clone())),
             PartPlan::Link(cfg, impairment) => {
                 let mut link: Box<dyn Component> = Box::new(EthernetLink::new(cfg.clone()));

@@ -55,6 +55,8 @@ pub struct Scenario {
     pub smart_host: Vec<SmartSpec>,
     #[serde(default)]
     pub tcp_host: Vec<TcpHostSpec>,
+    #[serde(default)]
+    pub tap: Vec<TapSpec>,
     /// How `nicsim sweep` varies this scenario; a single run ignores it.
     #[serde(default)]
     pub sweep: Option<SweepSpec>,
@@ -152,6 +154,20 @@ fn counter() -> FillSpec {
 #[serde(deny_unknown_fields)]
 pub struct SinkSpec {
     pub name: String,
+}
+
+/// `[[tap]]`: a station that is a Linux TAP device, bridging the simulation to
+/// the kernel (docs/bridge.md).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TapSpec {
+    pub name: String,
+    /// The TAP interface; opened if it exists (say in a network namespace), else made.
+    pub device: String,
+    /// Once frames have crossed, end the run after this long with nothing to do
+    /// (default 2 s).
+    #[serde(default)]
+    pub idle: Option<TimeSpan>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -13,6 +13,7 @@ use crate::nic::smart::config::SmartConfig;
 use crate::scenario::host_validate::{host_config, within, Surroundings};
 use crate::scenario::schema::{FillSpec, LinkSpec, PatternSpec, Protocol, Scenario, SourceSpec};
 use crate::scenario::smart_validate::smart_config;
+use crate::scenario::tap_validate::{tap_plans, TapPlan};
 use crate::scenario::tcp_validate::tcp_host_config;
 use crate::scenario::units::SourceRate;
 use crate::scenario::ScenarioError;
@@ -31,6 +32,7 @@ pub enum PartPlan {
     Host(Box<HostConfig>),
     Smart(Box<SmartConfig>),
     TcpHost(Box<TcpHostConfig>),
+    Tap(TapPlan),
     Switch(SwitchConfig),
     Link(LinkConfig, Option<Impairment>),
 }
@@ -206,13 +208,14 @@ fn link_config(l: &LinkSpec, path: &str) -> Result<(LinkConfig, Option<Impairmen
     Ok((cfg, impaired.then_some(Impairment { loss: l.loss, reorder: l.reorder, reorder_delay: delay })))
 }
 
-/// Sources, sinks, peers, hosts then smart hosts, with their table names: the parts that are
+/// Sources, sinks, peers, hosts, smart hosts, TCP hosts then taps, with their table names: the parts that are
 /// stations, in the order that numbers their addresses and their places in the plan.
 fn stations_of(sc: &Scenario) -> impl Iterator<Item = (&'static str, &String)> {
     let ends = sc.source.iter().map(|s| ("source", &s.name)).chain(sc.sink.iter().map(|s| ("sink", &s.name)));
     let hosts = sc.host.iter().map(|h| ("host", &h.name)).chain(sc.smart_host.iter().map(|h| ("smart_host", &h.name)));
     let hosts = hosts.chain(sc.tcp_host.iter().map(|h| ("tcp_host", &h.name)));
-    ends.chain(sc.peer.iter().map(|p| ("peer", &p.name))).chain(hosts)
+    let taps = sc.tap.iter().map(|t| ("tap", &t.name));
+    ends.chain(sc.peer.iter().map(|p| ("peer", &p.name))).chain(hosts).chain(taps)
 }
 
 /// Peers and hosts, in station order after the sources and sinks.
@@ -307,8 +310,8 @@ fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<V
             return err(path, format!("tcp_host {:?} is not connected to any link", h.name));
         };
         let peer = match &h.ttcp.to {
-            Some(to) if !sc.tcp_host.iter().any(|o| o.name == *to && o.name != h.name) => {
-                return err(format!("{path}.ttcp.to"), format!("no other tcp_host is named {to:?}"));
+            Some(to) if !sc.tcp_host.iter().any(|o| o.name == *to && o.name != h.name) && !sc.tap.iter().any(|t| t.name == *to) => {
+                return err(format!("{path}.ttcp.to"), format!("no other tcp_host and no tap is named {to:?}"));
             }
             Some(to) => Some(&stations[to.as_str()]),
             None => None,
@@ -375,6 +378,7 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
     }
     parts.extend(sc.sink.iter().map(|s| Part { name: s.name.clone(), plan: PartPlan::Sink }));
     parts.extend(hosts_and_peers(sc, &stations)?);
+    parts.extend(tap_plans(sc, &stations)?);
     for (i, s) in sc.switch.iter().enumerate() {
         let path = format!("switch[{i}]");
         let queue_frames = positive(format!("{path}.queue_frames"), s.queue_frames)? as usize;

@@ -331,4 +331,7 @@ impl Component for TcpHost {
     fn report(&self, end: Time) -> Report {
         self.report_into(end)
     }
+    fn text(&self) -> Vec<(&'static str, String)> {
+        vec![("ttcp_sha256", self.app.sha256_hex())]
+    }
 }

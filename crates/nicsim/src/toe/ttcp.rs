@@ -89,6 +89,11 @@ impl Ttcp {
         let d = self.digest.clone().finalize();
         d[..6].iter().fold(0, |acc, b| acc << 8 | *b as u64)
     }
+
+    /// The stream's SHA-256 so far, in hex, as `sha256sum` writes it.
+    pub fn sha256_hex(&self) -> String {
+        self.digest.clone().finalize().iter().map(|b| format!("{b:02x}")).collect()
+    }
 }
 
 #[cfg(test)]
