@@ -16,6 +16,7 @@ class Component:
     name: str
     kind: str
     metrics: dict
+    text: dict
 
 
 class Result:
@@ -23,7 +24,7 @@ class Result:
 
     def __init__(self, data: dict):
         self.data = data
-        self.components = [Component(c["name"], c["kind"], c["metrics"]) for c in data["components"]]
+        self.components = [Component(c["name"], c["kind"], c["metrics"], c.get("text", {})) for c in data["components"]]
 
     @property
     def scenario(self) -> str:
@@ -40,6 +41,11 @@ class Result:
     @property
     def events(self) -> int:
         return self.data["events"]
+
+    @property
+    def pacing(self) -> Optional[dict]:
+        """For a run bridged to real Linux: how it kept up with the wall clock."""
+        return self.data.get("pacing")
 
     def component(self, name: str) -> Component:
         for c in self.components:

@@ -28,10 +28,18 @@ def render(result: Result) -> str:
         dropped = result.data.get("trace_events_dropped", 0)
         note = f" ({dropped:,} more not written: raise --trace-limit)" if dropped else ""
         lines.append(f"timeline {result.data['trace_events']:,} events{note}")
+    pacing = result.pacing
+    if pacing:
+        lines.append(
+            f"paced to the wall clock for {pacing['wall_seconds']:.3f} s, ended by {pacing['ended_by']}; "
+            f"{pacing['late_events']:,} events over 1 ms late, at most {pacing['max_lag_us'] / 1e3:.3f} ms behind"
+        )
     for c in result.components:
         shown = [(k, v) for k, v in c.metrics.items() if v != 0]
         lines.append("")
         lines.append(f"{c.kind} {c.name}")
+        for key, value in c.text.items():
+            lines.append(f"  {key}  {value}")
         if not shown:
             lines.append("  (nothing happened)")
         width = max((len(k) for k, _ in shown), default=0)

@@ -103,6 +103,14 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<RunResult, RunError> {
     let (stats, pacing) = if sim.has_outside_input() {
         let stop = opts.stop.as_ref().map(|s| &*s.0 as &(dyn Fn() -> bool + Sync));
         let pacing = Pacing { idle: idle_of(plan), late_after: LATE_AFTER, stop, say: true };
+        for part in &plan.parts {
+            if let PartPlan::Tap(t) = &part.plan {
+                eprintln!(
+                    "nicsim: tap {:?} is bridged to {}; give the Linux side {} (paced to the wall clock; Ctrl-C ends the run)",
+                    part.name, t.cfg.device, t.cfg.linux_address
+                );
+            }
+        }
         let (stats, paced) = sim.run_paced(until, &pacing)?;
         (stats, Some(paced))
     } else {

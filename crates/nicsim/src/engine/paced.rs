@@ -27,8 +27,8 @@ const SAY_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// How a paced run ends and when it counts an event as late.
 pub struct Pacing<'a> {
-    /// Once frames have crossed, end after the simulation has had nothing to do
-    /// and no input has come for this long.
+    /// Without an end time: once frames have crossed, end after the simulation
+    /// has had nothing to do and no input has come for this long.
     pub idle: Option<std::time::Duration>,
     /// An event run more than this after its wall time counts as late.
     pub late_after: Duration,
@@ -145,7 +145,7 @@ impl Simulator {
                     break;
                 }
                 let since = *quiet_since.get_or_insert(looked);
-                if crossed && pacing.idle.is_some_and(|idle| looked - since >= idle) {
+                if crossed && until.is_none() && pacing.idle.is_some_and(|idle| looked - since >= idle) {
                     stats.ended_by = "idle";
                     break;
                 }

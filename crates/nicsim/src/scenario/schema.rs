@@ -164,8 +164,8 @@ pub struct TapSpec {
     pub name: String,
     /// The TAP interface; opened if it exists (say in a network namespace), else made.
     pub device: String,
-    /// Once frames have crossed, end the run after this long with nothing to do
-    /// (default 2 s).
+    /// Without a `duration`: once frames have crossed, end the run after this long
+    /// with nothing to do (default 2 s).
     #[serde(default)]
     pub idle: Option<TimeSpan>,
 }
