@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import signal
 import subprocess
 import time
 from typing import Optional
@@ -67,7 +68,12 @@ class TestHost:
         self.remove()
 
     def remove(self) -> None:
-        """Delete the namespace; its TAP device goes with it."""
+        """End what still runs in the namespace, then delete it; its TAP device goes with it."""
+        for pid in _ip("netns", "pids", self.name).stdout.split():
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         _ip("netns", "del", self.name)
 
     def _in(self, *cmd: str) -> subprocess.CompletedProcess:
