@@ -63,19 +63,23 @@ struct Inputs {
 }
 
 impl Inputs {
-    /// Components whose input is readable after waiting at most `wait`.
+    /// Components whose input is readable after waiting at most `wait` (a
+    /// component whose device failed stops offering a descriptor).
     fn ready(&self, sim: &Simulator, wait: std::time::Duration) -> Result<Vec<ComponentId>, String> {
-        let fds: Vec<BorrowedFd> = self.ids.iter().map(|&id| sim.slots[id].part.input_fd().expect("an input")).collect();
-        let mut polls: Vec<PollFd> = fds.iter().map(|fd| PollFd::new(*fd, PollFlags::POLLIN)).collect();
-        let timeout = TimeSpec::from_duration(wait);
-        match ppoll(&mut polls, Some(timeout), None) {
+        let open: Vec<(ComponentId, BorrowedFd)> =
+            self.ids.iter().filter_map(|&id| Some((id, sim.slots[id].part.input_fd()?))).collect();
+        let mut polls: Vec<PollFd> = open.iter().map(|(_, fd)| PollFd::new(*fd, PollFlags::POLLIN)).collect();
+        if polls.is_empty() {
+            std::thread::sleep(wait);
+            return Ok(Vec::new());
+        }
+        match ppoll(&mut polls, Some(TimeSpec::from_duration(wait)), None) {
             Ok(0) | Err(nix::errno::Errno::EINTR) => Ok(Vec::new()),
-            Ok(_) => Ok(self
-                .ids
+            Ok(_) => Ok(open
                 .iter()
                 .zip(&polls)
                 .filter(|(_, p)| p.revents().is_some_and(|r| !r.is_empty()))
-                .map(|(&id, _)| id)
+                .map(|((id, _), _)| *id)
                 .collect()),
             Err(e) => Err(format!("waiting for outside input: {e}")),
         }
@@ -157,5 +161,75 @@ impl Simulator {
         stats.wall_seconds = wall.as_secs_f64();
         let end = until.filter(|_| stats.ended_by == "duration").unwrap_or(self.now.max(to_sim(wall).min(limit)));
         Ok((self.finish(end)?, stats))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Component, Ctx, Msg, PortId};
+    use crate::observe::Report;
+    use std::io::{PipeReader, Read, Write};
+    use std::os::fd::AsFd;
+
+    /// Takes bytes from a pipe as outside input and notes when each came in.
+    struct Listener {
+        pipe: PipeReader,
+        came: Vec<Time>,
+    }
+    impl Component for Listener {
+        fn kind(&self) -> &'static str {
+            "listener"
+        }
+        fn handle(&mut self, _: PortId, _: Msg, _: &mut Ctx) {}
+        fn input_fd(&self) -> Option<BorrowedFd<'_>> {
+            Some(self.pipe.as_fd())
+        }
+        fn take_input(&mut self, ctx: &mut Ctx) {
+            let mut b = [0];
+            self.pipe.read_exact(&mut b).unwrap();
+            self.came.push(ctx.now());
+            ctx.wake_after(Duration::from_us(1), 0);
+        }
+        fn report(&self, _: Time) -> Report {
+            let mut r = Report::default();
+            r.count("inputs", self.came.len() as u64);
+            r.count("first_ps", self.came.first().map_or(0, |t| t.ps()));
+            r
+        }
+    }
+
+    fn pacing(stop: Option<&(dyn Fn() -> bool + Sync)>) -> Pacing<'_> {
+        Pacing { idle: Some(std::time::Duration::from_millis(10)), late_after: Duration::from_ms(1), stop, say: false }
+    }
+
+    #[test]
+    fn outside_input_enters_no_earlier_than_it_arrived_and_the_run_ends_at_its_duration() {
+        let (pipe, mut writer) = std::io::pipe().unwrap();
+        let mut sim = Simulator::new(1);
+        sim.add("l", Box::new(Listener { pipe, came: vec![] }));
+        let feeder = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(30));
+            writer.write_all(&[1]).unwrap();
+            writer // kept open: a closed pipe would read as ready for ever
+        });
+        let (stats, paced) = sim.run_paced(Some(Time::ZERO + Duration::from_ms(60)), &pacing(None)).unwrap();
+        drop(feeder.join().unwrap());
+        assert_eq!(paced.ended_by, "duration", "a duration wins over idleness");
+        assert_eq!(stats.end, Time::ZERO + Duration::from_ms(60));
+        let r = &sim.reports()[0].2;
+        assert_eq!(r.get("inputs"), Some(1.0));
+        assert!(r.get("first_ps").unwrap() >= Duration::from_ms(30).ps() as f64, "stamped at its wall arrival");
+        assert_eq!(stats.events, 1, "the wake-up it asked for ran");
+    }
+
+    #[test]
+    fn a_stop_request_ends_a_run_that_would_wait_for_ever() {
+        let (pipe, _writer) = std::io::pipe().unwrap();
+        let mut sim = Simulator::new(1);
+        sim.add("l", Box::new(Listener { pipe, came: vec![] }));
+        let stop = || true;
+        let (_, paced) = sim.run_paced(None, &pacing(Some(&stop))).unwrap();
+        assert_eq!(paced.ended_by, "interrupted");
     }
 }

@@ -71,7 +71,9 @@ pub struct TapBridge {
     out_bytes: u64,
     out_failed: u64,
     first_failure: Option<String>,
-    read_errors: u64,
+    /// Set when reading failed for a reason other than "nothing yet" (the device
+    /// went away): the bridge then stops listening.
+    read_failure: Option<String>,
 }
 
 impl TapBridge {
@@ -85,7 +87,7 @@ impl TapBridge {
             out_bytes: 0,
             out_failed: 0,
             first_failure: None,
-            read_errors: 0,
+            read_failure: None,
         }
     }
 
@@ -112,7 +114,7 @@ impl Component for TapBridge {
         }
     }
     fn input_fd(&self) -> Option<BorrowedFd<'_>> {
-        Some(self.device.fd())
+        self.read_failure.is_none().then(|| self.device.fd())
     }
     fn take_input(&mut self, ctx: &mut Ctx) {
         for _ in 0..BURST {
@@ -120,8 +122,8 @@ impl Component for TapBridge {
                 Ok(len) => len,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(_) => {
-                    self.read_errors += 1;
+                Err(e) => {
+                    self.read_failure = Some(e.to_string());
                     return;
                 }
             };
@@ -137,7 +139,6 @@ impl Component for TapBridge {
     fn report(&self, _end: Time) -> Report {
         let mut r = Report::default();
         self.inbound.report(&mut r, "from_linux_");
-        r.count("from_linux_read_errors", self.read_errors);
         r.count("to_linux_frames", self.out_frames);
         r.count("to_linux_bytes", self.out_bytes);
         r.count("to_linux_failed", self.out_failed);
@@ -147,6 +148,9 @@ impl Component for TapBridge {
         let mut t = vec![("device", self.cfg.device.clone()), ("linux_address", self.cfg.linux_address.clone())];
         if let Some(f) = &self.first_failure {
             t.push(("to_linux_first_failure", f.clone()));
+        }
+        if let Some(f) = &self.read_failure {
+            t.push(("from_linux_failure", f.clone()));
         }
         t
     }
