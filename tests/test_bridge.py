@@ -171,3 +171,35 @@ def test_a_device_that_is_not_a_tap_is_a_clear_input_error(host, scenarios, tmp_
     assert done.returncode == 2
     assert 'tap "linux": cannot open TAP device "lo"' in done.stderr
     assert not pcap.exists(), "nothing half-written"
+
+
+@pytest.mark.parametrize(
+    "change, path, words",
+    [
+        (("device = \"nicsim0\"", "device = \"a-name-too-long-for-linux\""), "tap[0].device", "1 to 15 bytes"),
+        (("device = \"nicsim0\"", "device = \"../x\""), "tap[0].device", "without '/'"),
+        (("device = \"nicsim0\"", "device = \"nicsim0\"\nidle = \"0 s\""), "tap[0].idle", "must be positive"),
+        (("device = \"nicsim0\"", "device = \"nicsim0\"\nspeed = 1"), "tap[0].speed", "unknown field"),
+        (("a = \"sim\"\nb = \"linux\"", "a = \"sim\"\nb = \"other\""), "tap[0]", "tap \"linux\" is not connected to any link"),
+    ],
+)
+def test_bad_tap_settings_name_the_key_without_privileges(cli, scenarios, tmp_path, change, path, words):
+    """Checked before any device is opened: exit 2, the key named, nothing written."""
+    text = (scenarios / RECEIVE).read_text()
+    assert change[0] in text
+    bad = tmp_path / "bad.toml"
+    bad.write_text(text.replace(change[0], change[1]))
+    pcap = tmp_path / "never.pcap"
+    done = cli("run", bad, "--pcap", pcap)
+    assert done.returncode == 2, done.stderr
+    assert path in done.stderr and words in done.stderr, done.stderr
+    assert not pcap.exists()
+
+
+def test_a_sender_may_name_a_tap_as_its_receiver_but_not_a_stranger(cli, scenarios, tmp_path):
+    text = (scenarios / SEND).read_text()
+    bad = tmp_path / "bad.toml"
+    bad.write_text(text.replace('to = "linux"', 'to = "nobody"'))
+    done = cli("check", bad)
+    assert done.returncode == 2 and "tcp_host[0].ttcp.to: no other tcp_host and no tap is named \"nobody\"" in done.stderr
+    assert cli("check", scenarios / SEND).returncode == 0

@@ -66,8 +66,7 @@ impl Inputs {
     /// Components whose input is readable after waiting at most `wait` (a
     /// component whose device failed stops offering a descriptor).
     fn ready(&self, sim: &Simulator, wait: std::time::Duration) -> Result<Vec<ComponentId>, String> {
-        let open: Vec<(ComponentId, BorrowedFd)> =
-            self.ids.iter().filter_map(|&id| Some((id, sim.slots[id].part.input_fd()?))).collect();
+        let open: Vec<(ComponentId, BorrowedFd)> = self.ids.iter().filter_map(|&id| Some((id, sim.slots[id].part.input_fd()?))).collect();
         let mut polls: Vec<PollFd> = open.iter().map(|(_, fd)| PollFd::new(*fd, PollFlags::POLLIN)).collect();
         if polls.is_empty() {
             std::thread::sleep(wait);
@@ -75,12 +74,9 @@ impl Inputs {
         }
         match ppoll(&mut polls, Some(TimeSpec::from_duration(wait)), None) {
             Ok(0) | Err(nix::errno::Errno::EINTR) => Ok(Vec::new()),
-            Ok(_) => Ok(open
-                .iter()
-                .zip(&polls)
-                .filter(|(_, p)| p.revents().is_some_and(|r| !r.is_empty()))
-                .map(|((id, _), _)| *id)
-                .collect()),
+            Ok(_) => {
+                Ok(open.iter().zip(&polls).filter(|(_, p)| p.revents().is_some_and(|r| !r.is_empty())).map(|((id, _), _)| *id).collect())
+            }
             Err(e) => Err(format!("waiting for outside input: {e}")),
         }
     }

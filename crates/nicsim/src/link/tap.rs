@@ -210,7 +210,12 @@ mod tests {
         let t = sim.add("tap", Box::new(tap));
         let s = sim.add("sink", Box::new(Sink::new()));
         sim.connect(Endpoint { component: t, port: 0 }, Endpoint { component: s, port: 0 }).unwrap();
-        let pacing = crate::engine::Pacing { idle: Some(std::time::Duration::from_millis(20)), late_after: Duration::from_ms(1), stop: None, say: false };
+        let pacing = crate::engine::Pacing {
+            idle: Some(std::time::Duration::from_millis(20)),
+            late_after: Duration::from_ms(1),
+            stop: None,
+            say: false,
+        };
         let (_, paced) = sim.run_paced(None, &pacing).unwrap();
         assert_eq!(paced.ended_by, "idle");
         let reports = sim.reports();
