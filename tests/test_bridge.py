@@ -91,8 +91,8 @@ def test_simulated_host_sends_ten_megabytes_to_a_real_linux_server(host, scenari
     assert result["pacing"]["ended_by"] == "idle"
     tap = metrics(result, "linux")["metrics"]
     assert tap["to_linux_failed"] == 0 and tap["from_linux_good"] == tap["from_linux_frames"]
-    if design != "host-stack":
-        assert sim["metrics"]["mean_segment_bytes"] > 1450, "the adapter cut the 8 KB messages into full segments"
+    if design == "full-offload":
+        assert sim["metrics"]["mean_segment_bytes"] > 1400, "the adapter's TCP cut the 8 KB messages into segments"
     # Every frame the model handed Linux parses and verifies in dpkt too.
     frames = read_pcap(pcap)
     kinds = {check_frame(buf)["l4"] for _, buf in frames if dpkt.ethernet.Ethernet(buf).type == dpkt.ethernet.ETH_TYPE_IP}
