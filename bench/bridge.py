@@ -26,9 +26,7 @@ REALPEER = [sys.executable, "-m", "nicsim.realpeer"]
 
 def bridged(host, scenario, sets):
     cmd = NICSIM + ["run", str(scenario), "--json"] + [a for s in sets for a in ("--set", s)]
-    proc = host.popen(*cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    host.wait_attached(process=proc)
-    return proc
+    return host.start_bridged(*cmd)
 
 
 def result_of(proc):

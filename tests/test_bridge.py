@@ -28,23 +28,23 @@ DESIGNS = ["host-stack", "full-offload", "partial-offload"]
 TEN_MB = 10_000_000
 
 
-@pytest.fixture
-def host():
+def namespace_host(**kw):
     """A namespace with a TAP device, removed after the test whatever happens."""
     try:
-        with TestHost() as h:
+        with TestHost(**kw) as h:
             yield h
     except Refused as e:
         pytest.skip(f"this machine refuses the bridge's test hosts: {e}")
+
+
+@pytest.fixture
+def host():
+    yield from namespace_host()
 
 
 @pytest.fixture
 def jumbo_host():
-    try:
-        with TestHost(mtu=9000) as h:
-            yield h
-    except Refused as e:
-        pytest.skip(f"this machine refuses the bridge's test hosts: {e}")
+    yield from namespace_host(mtu=9000)
 
 
 def realpeer(*args):
@@ -58,9 +58,7 @@ def start_bridge(host, scenario, *sets, pcap=None):
         cmd += ["--set", s]
     if pcap:
         cmd += ["--pcap", str(pcap)]
-    proc = host.popen(*cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    host.wait_attached(process=proc)
-    return proc
+    return host.start_bridged(*cmd)
 
 
 def finish(proc, timeout=120):

@@ -91,6 +91,12 @@ class TestHost:
     def popen(self, *cmd: str, **kw) -> subprocess.Popen:
         return subprocess.Popen(self.command(*cmd), **kw)
 
+    def start_bridged(self, *cmd: str) -> subprocess.Popen:
+        """Start a bridged run (`cmd`, output piped) and return once it holds the TAP device."""
+        proc = self.popen(*cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.wait_attached(process=proc)
+        return proc
+
     def attached(self) -> bool:
         """Whether a program holds the TAP device open (the kernel then sees a carrier)."""
         done = self._in("cat", f"/sys/class/net/{self.device}/carrier")
