@@ -26,7 +26,10 @@ _numbers = itertools.count()
 
 
 def _ip(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["ip", *args], capture_output=True, text=True)
+    try:
+        return subprocess.run(["ip", *args], capture_output=True, text=True)
+    except FileNotFoundError:
+        raise Refused("the ip program (iproute2) is not installed") from None
 
 
 class TestHost:
@@ -51,7 +54,7 @@ class TestHost:
                 raise Refused(f"cannot make a TAP device: {tap.stderr.strip()}")
             for cmd in (
                 ["ip", "link", "set", "lo", "up"],
-                ["sysctl", "-qw", f"net.ipv6.conf.{self.device}.disable_ipv6=1"],
+                ["sh", "-c", f"echo 1 > /proc/sys/net/ipv6/conf/{self.device}/disable_ipv6"],
                 ["ip", "link", "set", self.device, "mtu", str(self.mtu)],
                 ["ip", "addr", "add", self.address, "dev", self.device],
                 ["ip", "link", "set", self.device, "up"],

@@ -3,12 +3,14 @@
     python -m nicsim.realpeer server --bind 198.18.0.2 --port 5001
     python -m nicsim.realpeer client --to 198.18.0.1 --port 5001 --bytes 10000000
     python -m nicsim.realpeer fuzz --device nicsim0 --frames 10000
+    python -m nicsim.realpeer ping --to 198.18.0.1 --count 3
 
 `server` takes one connection and reads to its end; `client` sends random bytes
 and closes. Each prints one JSON line: bytes, SHA-256 (as sha256sum writes it)
 and seconds from connection to the end. `fuzz` writes random and mutated
 Ethernet frames to a device with a packet socket and prints how many of each
-kind the kernel took and refused.
+kind the kernel took and refused. `ping` sends ICMP echo requests from a raw
+socket (so no `ping` program is needed) and prints how many were answered.
 """
 
 from __future__ import annotations
@@ -136,6 +138,33 @@ def fuzz(device: str, count: int, seed: int, to_mac: str, to_ip: str, port: int,
     return {"sent": sum(taken.values()), "taken": taken, "refused": refused}
 
 
+def ping(to: str, count: int, interval: float, wait: float) -> dict:
+    """Echo requests to `to`, one every `interval` s; each answer awaited up to `wait` s."""
+    ident = os.getpid() & 0xFFFF
+    answered, rtts = 0, []
+    with socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP) as s:
+        for seq in range(1, count + 1):
+            body = struct.pack("!BBHHH", 8, 0, 0, ident, seq) + bytes(range(56))
+            body = body[:2] + struct.pack("!H", _sum16(body)) + body[4:]
+            sent = time.monotonic()
+            s.sendto(body, (to, 0))
+            deadline = sent + wait
+            while (left := deadline - time.monotonic()) > 0:
+                s.settimeout(left)
+                try:
+                    packet, (src, _) = s.recvfrom(2048)
+                except socket.timeout:
+                    break
+                icmp = packet[(packet[0] & 0x0F) * 4 :]
+                if src == to and icmp[0] == 0 and struct.unpack("!HH", icmp[4:8]) == (ident, seq) and _sum16(icmp) == 0:
+                    answered += 1
+                    rtts.append((time.monotonic() - sent) * 1e3)
+                    break
+            if seq < count:
+                time.sleep(max(0.0, interval - (time.monotonic() - sent)))
+    return {"sent": count, "answered": answered, "rtt_ms": [round(r, 3) for r in rtts]}
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m nicsim.realpeer", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -154,6 +183,11 @@ def main(argv=None) -> int:
     f.add_argument("--to-ip", default="198.18.0.1")
     f.add_argument("--port", type=int, default=5001)
     f.add_argument("--burst", type=int, default=50, help="frames between 1 ms pauses")
+    g = sub.add_parser("ping", help="ICMP echo requests from a raw socket, print how many were answered")
+    g.add_argument("--to", required=True)
+    g.add_argument("--count", type=int, default=3)
+    g.add_argument("--interval", type=float, default=0.2, help="seconds between requests")
+    g.add_argument("--wait", type=float, default=2, help="seconds to wait for each answer")
     for sp in (s, c):
         sp.add_argument("--timeout", type=float, default=60, help="seconds a socket may wait")
     args = p.parse_args(argv)
@@ -161,6 +195,8 @@ def main(argv=None) -> int:
         out = serve(args.bind, args.port, args.timeout)
     elif args.command == "client":
         out = send(args.to, args.port, args.bytes, args.timeout)
+    elif args.command == "ping":
+        out = ping(args.to, args.count, args.interval, args.wait)
     else:
         out = fuzz(args.device, args.frames, args.seed, args.to_mac, args.to_ip, args.port, args.burst)
     print(json.dumps(out), flush=True)
