@@ -115,11 +115,11 @@ pub fn tcp_host_config(
         RoleSpec::Receive => Role::Receive,
     };
     let message = within(format!("{tp}.message"), t.message, 1, 1 << 24)? as u32;
-    let count = match (role, t.count, t.bytes) {
+    let bytes = match (role, t.count, t.bytes) {
         (Role::Send, None, None) => return err(format!("{tp}.count"), "needed: how many messages (count) or bytes the sender sends"),
         (Role::Send, Some(_), Some(_)) => return err(format!("{tp}.bytes"), "give count or bytes, not both"),
-        (Role::Send, Some(n), None) => within(format!("{tp}.count"), n, 1, 1 << 40)?,
-        (Role::Send, None, Some(b)) => within(format!("{tp}.bytes"), b, 1, 1 << 44)?.div_ceil(message as u64),
+        (Role::Send, Some(n), None) => within(format!("{tp}.count"), n, 1, 1 << 40)? * message as u64,
+        (Role::Send, None, Some(b)) => within(format!("{tp}.bytes"), b, 1, 1 << 44)?,
         (Role::Receive, None, None) => 0,
         (Role::Receive, ..) => return err(format!("{tp}.count"), "only the sender has a count or bytes"),
     };
@@ -132,7 +132,7 @@ pub fn tcp_host_config(
     let ttcp = TtcpConfig {
         role,
         message,
-        count,
+        bytes,
         port: within(format!("{tp}.port"), t.port.unwrap_or(5001), 1, 65_535)? as u16,
         peer_ip,
         start: t.start.map_or(Duration::ZERO, |s| s.0),

@@ -71,12 +71,13 @@ pub enum Role {
     Receive,
 }
 
-/// A TTCP-style bulk transfer: `count` messages of `message` bytes.
+/// A TTCP-style bulk transfer: `bytes` in messages of `message` bytes (the last
+/// one shorter when `bytes` is not a multiple).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TtcpConfig {
     pub role: Role,
     pub message: u32,
-    pub count: u64,
+    pub bytes: u64,
     pub port: u16,
     /// The receiver's address (for the sender).
     pub peer_ip: [u8; 4],

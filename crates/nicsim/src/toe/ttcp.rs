@@ -1,5 +1,5 @@
-//! The TTCP-style application: the sender writes `count` messages of `message`
-//! bytes and closes; the receiver reads until the sender's FIN. The bytes come
+//! The TTCP-style application: the sender writes `bytes` in messages of
+//! `message` bytes (the last one shorter if need be) and closes; the receiver reads until the sender's FIN. The bytes come
 //! from a seeded generator and both ends keep a SHA-256 of the stream, so a
 //! transfer that arrives complete and in order shows equal digests.
 
@@ -40,13 +40,13 @@ impl Ttcp {
     }
 
     pub fn total(&self) -> u64 {
-        self.cfg.message as u64 * self.cfg.count
+        self.cfg.bytes
     }
 
     /// Sender: the unsent rest of the current message, at most `max` bytes.
     pub fn next_bytes(&self, max: usize) -> Vec<u8> {
         let in_message = self.offered % self.cfg.message as u64;
-        let left = if self.offered == self.total() { 0 } else { self.cfg.message as u64 - in_message };
+        let left = (self.cfg.message as u64 - in_message).min(self.total() - self.offered);
         content(self.cfg.content_seed, self.offered, (left as usize).min(max))
     }
 
@@ -54,7 +54,7 @@ impl Ttcp {
     pub fn taken(&mut self, bytes: &[u8]) -> bool {
         self.digest.update(bytes);
         self.offered += bytes.len() as u64;
-        let finished = !bytes.is_empty() && self.offered % self.cfg.message as u64 == 0;
+        let finished = !bytes.is_empty() && (self.offered % self.cfg.message as u64 == 0 || self.all_offered());
         self.in_call &= !finished;
         finished
     }
@@ -103,7 +103,7 @@ mod tests {
     use crate::toe::config::Role;
 
     fn cfg(message: u32, count: u64) -> TtcpConfig {
-        TtcpConfig { role: Role::Send, message, count, port: 5001, peer_ip: [0; 4], start: Duration::ZERO, content_seed: 9 }
+        TtcpConfig { role: Role::Send, message, bytes: message as u64 * count, port: 5001, peer_ip: [0; 4], start: Duration::ZERO, content_seed: 9 }
     }
 
     #[test]
@@ -133,5 +133,17 @@ mod tests {
         assert!(s.taken(&s.next_bytes(100)));
         assert!(s.begin_call() && !s.begin_call(), "one call per message");
         assert_eq!(s.messages, 1);
+    }
+
+    #[test]
+    fn bytes_that_are_not_a_multiple_of_the_message_end_with_a_short_message() {
+        let mut s = Ttcp::new(TtcpConfig { bytes: 25, ..cfg(10, 1) });
+        let mut calls = 0;
+        while s.begin_call() {
+            calls += 1;
+            while !s.taken(&s.next_bytes(100)) {}
+        }
+        assert_eq!((calls, s.offered), (3, 25), "10 + 10 + 5, not 30");
+        assert!(s.all_offered() && s.next_bytes(100).is_empty());
     }
 }
