@@ -58,7 +58,7 @@ def test_ibm_frames_are_real_tcp_and_every_byte_arrives_intact(scenarios, tmp_pa
     assert any(k["payload_len"] == 1460 for k in kinds) and any(k["payload_len"] == 64 for k in kinds)
     m = r.component("server").metrics
     assert m["tcp_bad_payload"] == 0 and m["tcp_out_of_order"] == 0
-    assert m["files_received"] > 0
+    assert m["answers_read"] > 0
 
 
 def test_fewer_clients_cannot_beat_their_ports(scenarios):
@@ -143,3 +143,29 @@ def test_set_overrides_change_the_run_and_bad_ones_are_named(scenarios, cli):
     assert "cpu1_utilization" not in server
     p = cli("run", scenarios / IBM, "--set", "host[2].cpus=1")
     assert p.returncode == 2 and "host has 1 entries" in p.stderr
+
+
+def test_the_whole_ibm_grid_runs_without_retransmission_or_collapse(scenarios, tmp_path):
+    """Every point of the IBM client x session x clock grid on a network that drops
+    nothing: no TCP end retransmits, and more clients never collapse the throughput
+    (the hand-written TCP once fell to 74 Mb/s at 7 clients, 700 MHz, with
+    thousands of retransmissions). Whichever processor holds them, one adapter's
+    frames go up the stack in ring order, so nothing arrives out of order either."""
+    clocks = ["400MHz", "450MHz", "500MHz", "550MHz", "700MHz"]
+    peers = [[f"client{i}" for i in range(1, n + 1)] for n in range(1, 11)]
+    vary = {"host[0].file_request.peers": peers, "host[0].file_request.sessions": list(range(1, 8)), "host[0].clock": clocks}
+    short = tmp_path / "ibm.toml"
+    short.write_text((scenarios / IBM).read_text().replace('duration = "1s"', 'duration = "300ms"').replace('warmup = "200ms"', 'warmup = "100ms"'))
+    runs = nicsim.sweep(short, vary, db=tmp_path / "grid.duckdb", jobs=2)
+    assert len(runs) == 350
+    retransmits = [c for c in runs.columns if c.endswith(".tcp_retransmits") or c.endswith(".tcp_out_of_order")]
+    assert len(retransmits) == 2 * 11, "the server and ten clients report both"
+    assert (runs[retransmits].fillna(0) == 0).all().all(), "a network that drops nothing never needs a retransmission"
+    assert (runs["server.tcp_bad_payload"] == 0).all()
+    runs["clients"] = runs["host[0].file_request.peers"].map(lambda p: len(json.loads(p)) if isinstance(p, str) else len(p))
+    for (sessions, clock), group in runs.groupby(["host[0].file_request.sessions", "host[0].clock"]):
+        rates = group.sort_values("clients")["server.app_goodput_mbps"].tolist()
+        assert len(rates) == 10
+        for n in range(1, 10):
+            best = max(rates[:n])
+            assert rates[n] > 0.5 * best, f"{sessions} sessions, {clock}: {rates[n]:.0f} Mb/s at {n + 1} clients, {best:.0f} with fewer"

@@ -28,7 +28,7 @@ def busy(processes):
 
 def test_novell_calibration_point(scenarios):
     m = server(scenarios, NOVELL)
-    assert 7.0 < m["served_mbytes_per_s"] < 7.3, "a little over 7 MB/s"
+    assert 7.0 < m["app_sent_mbytes_per_s"] < 7.3, "a little over 7 MB/s"
     assert 0.48 < m["cpu_utilization"] < 0.52, "at 50% server CPU"
     assert m["interrupts_per_s"] == pytest.approx(m["rx_frames_per_s"], rel=0.01), "an interrupt per received frame"
 
@@ -37,10 +37,12 @@ def test_pure_polling_loses_frames_behind_a_busy_run_queue_and_backup_does_not(s
     polled = server(scenarios, NOVELL, **WRITES, **POLL, **busy(4))
     backed = server(scenarios, NOVELL, **WRITES, **BACKUP, **busy(4))
     assert polled["interrupts"] == 0
-    assert polled["rx_loss"] > 0.2 and polled["rx_fifo_overruns"] > 100
+    # The first overruns cost the clients a retransmission timeout (at least 1 s):
+    # they send little more in this run, so the loss is a few percent of few frames.
+    assert polled["rx_loss"] > 0.05 and polled["rx_fifo_overruns"] > 5
     assert backed["rx_loss"] == 0 and backed["rx_fifo_overruns"] == 0
     assert backed["interrupts"] > 50, "the backup interrupt took over when the poll was late"
-    assert backed["received_mbytes_per_s"] > 3 * polled["received_mbytes_per_s"]
+    assert backed["app_received_mbytes_per_s"] > 3 * polled["app_received_mbytes_per_s"]
 
 
 def test_os_polling_rate_falls_as_the_run_queue_grows(scenarios):
@@ -61,7 +63,7 @@ def test_interrupts_preempt_background_work(scenarios):
     quiet = server(scenarios, NOVELL)
     loaded = server(scenarios, NOVELL, **busy(4))
     assert loaded["preemptions"] > 1000 and loaded["cpu0_background"] > 0.01
-    assert loaded["served_mbytes_per_s"] == pytest.approx(quiet["served_mbytes_per_s"], rel=0.02), "the file service is not delayed"
+    assert loaded["app_sent_mbytes_per_s"] == pytest.approx(quiet["app_sent_mbytes_per_s"], rel=0.02), "the file service is not delayed"
 
 
 def test_napi_reenables_the_interrupt_only_after_a_poll_under_budget(scenarios):
@@ -114,7 +116,9 @@ def test_an_intelligent_adapter_takes_the_media_work_off_the_host(scenarios):
     dumb = server(scenarios, NOVELL)
     smart = server(scenarios, NOVELL, **{"host[0].adapter.intelligent": True})
     assert smart["adapter_cpu_frames"] == smart["rx_frames"] + smart["tx_frames"]
-    assert smart["cpu_utilization"] < dumb["cpu_utilization"] - 0.1
+    # Host processor time per megabyte served: the media work per frame has gone.
+    per_mb = lambda m: m["cpu_utilization"] / m["app_sent_mbytes_per_s"]  # noqa: E731
+    assert per_mb(smart) < 0.8 * per_mb(dumb)
     assert "adapter_cpu_frames" not in dumb
 
 

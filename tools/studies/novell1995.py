@@ -25,7 +25,7 @@ def grid() -> str:
             cells = []
             for _, policy in POLICIES:
                 m = run(**{"host[0].adapters": n, **policy, **extra})
-                cells.append(f"{m['served_mbytes_per_s']:.2f} MB/s, {m['cpu_utilization']:.0%}")
+                cells.append(f"{m['app_sent_mbytes_per_s']:.2f} MB/s, {m['cpu_utilization']:.0%}")
             rows.append(f"| {n} | {kind} | " + " | ".join(cells) + " |")
     return "\n".join(rows)
 
@@ -36,7 +36,7 @@ def run_queue() -> str:
         cells = []
         for _, policy in POLICIES:
             m = run(**{**WRITES, **policy, "host[0].background.processes": procs, "host[0].background.slice": "1ms"})
-            cells.append(f"{m['received_mbytes_per_s']:.2f} MB/s, loss {m['rx_loss']:.0%}")
+            cells.append(f"{m['app_received_mbytes_per_s']:.2f} MB/s, loss {m['rx_loss']:.0%}")
         rows.append(f"| {procs} | " + " | ".join(cells) + " |")
     return "\n".join(rows)
 
@@ -50,7 +50,7 @@ A 100 MHz Pentium with two peer 32-bit 33 MHz PCI buses serves 64 KB blocks from
 cache; each adapter has its own 100 Mb/s segment with three clients (BRIEF.md
 experiment 4). The one published figure calibrates the host's transmit cost per frame
 and the clients' think time: one dumb PRO/100 with interrupts gave a little over
-7 MB/s at 50% server CPU. The model gives **{base['served_mbytes_per_s']:.2f} MB/s at
+7 MB/s at 50% server CPU. The model gives **{base['app_sent_mbytes_per_s']:.2f} MB/s at
 {base['cpu_utilization']:.1%} CPU** ({base['interrupts_per_s']:,.0f} interrupts a second).
 Everything below is a prediction: BRIEF.md publishes no other figure, so none is
 compared.

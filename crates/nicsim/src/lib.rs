@@ -30,6 +30,7 @@ pub mod nic;
 pub mod observe;
 pub mod run;
 pub mod scenario;
+pub mod stack;
 pub mod time;
 pub mod toe;
 pub mod wire;

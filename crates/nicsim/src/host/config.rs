@@ -2,10 +2,10 @@
 //! driver's policy, the bus, the adapter and the applications.
 
 use crate::bus::BusConfig;
-use crate::host::segment::Addr;
-use crate::host::tcp::TcpConfig;
+use crate::host::sessions::SessionConfig;
 use crate::link::SourceConfig;
 use crate::nic::NicConfig;
+use crate::stack::StackConfig;
 use crate::time::{Clock, Duration};
 
 /// Processor costs, in cycles of the host clock unless the name says otherwise.
@@ -91,27 +91,6 @@ pub struct BackgroundConfig {
     pub cpu: u32,
 }
 
-/// Serve blocks to clients: each whole request of `request_bytes` is answered
-/// with `read_bytes`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FileServeConfig {
-    pub tcp: TcpConfig,
-    pub request_bytes: u32,
-    pub read_bytes: u32,
-    /// This host's port and the client, per session.
-    pub clients: Vec<(u16, Addr)>,
-}
-
-/// Ask each peer for a file, receive it, ask again, over TCP sessions.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FileRequestConfig {
-    pub tcp: TcpConfig,
-    pub request_bytes: u32,
-    pub file_bytes: u32,
-    /// This host's port and the peer, per session.
-    pub sessions: Vec<(u16, Addr)>,
-}
-
 /// Send frames as fast as the host and adapter take them, from one processor.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BlastConfig {
@@ -139,8 +118,12 @@ pub struct HostConfig {
     /// The adapter; there are `adapters` of it, adapter `i` on bus `i % buses`.
     pub nic: NicConfig,
     pub adapters: u32,
-    pub file_request: Option<FileRequestConfig>,
-    pub file_serve: Option<FileServeConfig>,
+    /// The host's TCP/IP stack (smoltcp) and its sessions (file requests or
+    /// file service); no sessions, no stack.
+    pub stack: StackConfig,
+    pub sessions: Vec<SessionConfig>,
+    /// Seeds the stack's initial sequence numbers.
+    pub seed: u64,
     pub background: Option<BackgroundConfig>,
     /// Count (and drop) received frames that no session claims.
     pub sink: bool,

@@ -39,12 +39,13 @@ pub fn activity_name(a: Activity) -> &'static str {
 /// Deferred work queued on a processor (a DPC, a softirq).
 #[derive(Debug)]
 pub enum Item {
-    /// Protocol work for a frame the handler took from an adapter.
-    Frame(usize, Frame),
+    /// Protocol work for a frame the handler took from an adapter, with its
+    /// place in that adapter's order.
+    Frame(usize, u64, Frame),
     /// A NAPI poll of an adapter's receive ring, with the budget it has left.
     Poll(usize, u32),
-    /// A TCP timer of one session fell due.
-    ConnTimer(usize),
+    /// The sessions' timer fell due (the stack's, or a request's).
+    SessionTimer,
     /// The applications start (their first requests).
     Start,
 }
@@ -68,6 +69,8 @@ pub struct Step {
     pub effects: Effects,
     /// Holds the stack lock (deferred protocol work on a serialized stack).
     pub holds_stack: bool,
+    /// A frame's protocol work: its end may let another processor's next frame go.
+    pub releases_order: bool,
 }
 
 /// A step an interrupt took the processor from.

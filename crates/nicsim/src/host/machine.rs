@@ -6,11 +6,11 @@
 
 use crate::bus::HostBus;
 use crate::engine::{Component, Ctx, Msg, PortId};
-use crate::host::apps::{Blast, FileRequest, SinkCount, TcpApp};
+use crate::host::apps::{Blast, SinkCount};
 use crate::host::config::{DriverMode, HostConfig};
 use crate::host::cpu::{Activity, Cpu, Effects, Item};
 use crate::host::port::Port;
-use crate::host::serve::FileServe;
+use crate::host::sessions::Sessions;
 use crate::observe::{Report, SharedTrace, TrackId};
 use crate::time::{Duration, Time};
 
@@ -28,8 +28,8 @@ pub(super) enum Tag {
     RxFlush(usize),
     /// A processor's current step ends, if the generation is still current.
     StepEnd(usize, u64),
-    /// A TCP timer of a session.
-    Conn(usize),
+    /// The TCP sessions' timer.
+    Sessions,
     /// The poller or sender pinned to a processor may run again.
     Thread(usize),
 }
@@ -44,7 +44,7 @@ impl Tag {
             Tag::TxTail(p) => (3, p, 0),
             Tag::RxFlush(p) => (4, p, 0),
             Tag::StepEnd(c, g) => (5, c, g),
-            Tag::Conn(i) => (6, 0, i as u64),
+            Tag::Sessions => (6, 0, 0),
             Tag::Thread(c) => (7, c, 0),
         };
         (kind << 56) | ((index as u64 & 0xff) << 48) | (value & VALUE)
@@ -57,7 +57,7 @@ impl Tag {
             3 => Tag::TxTail(i),
             4 => Tag::RxFlush(i),
             5 => Tag::StepEnd(i, v),
-            6 => Tag::Conn(v as usize),
+            6 => Tag::Sessions,
             7 => Tag::Thread(i),
             _ => return None,
         })
@@ -74,12 +74,12 @@ pub struct Machine {
     pub(super) ports: Vec<Port>,
     pub(super) cpus: Vec<Cpu>,
     pub(super) stack_held: bool,
-    pub(super) app: Option<Box<dyn TcpApp>>,
+    pub(super) sessions: Option<Sessions>,
     pub(super) sink: Option<SinkCount>,
     pub(super) blast: Option<Blast>,
     /// The sender waits for transmit descriptors to be reclaimed.
     pub(super) blast_waiting: bool,
-    pub(super) conn_armed: Vec<Option<Time>>,
+    pub(super) sessions_armed: Option<Time>,
     /// The poll loop found nothing booked and sleeps from this time.
     pub(super) poll_asleep_since: Option<Time>,
     pub(super) trace: Option<SharedTrace>,
@@ -110,12 +110,10 @@ impl Machine {
                 wire_tracks.push(t.borrow_mut().track(name, &label));
             }
         }
-        let app: Option<Box<dyn TcpApp>> = match (&cfg.file_request, &cfg.file_serve) {
-            (Some(f), _) => Some(Box::new(FileRequest::new(f.clone(), cfg.mac, cfg.ip))),
-            (None, Some(f)) => Some(Box::new(FileServe::new(f.clone(), cfg.mac, cfg.ip))),
-            (None, None) => None,
+        let sessions = match &cfg.sessions {
+            list if list.is_empty() => None,
+            list => Some(Sessions::new(&cfg.stack, cfg.seed, list.clone(), cfg.adapters as usize)?),
         };
-        let n_conns = app.as_ref().map_or(0, |a| a.sessions());
         let blast = cfg.blast.clone().map(Blast::new).transpose()?;
         Ok(Machine {
             sink: cfg.sink.then(SinkCount::default),
@@ -123,10 +121,10 @@ impl Machine {
             ports,
             cpus,
             stack_held: false,
-            app,
+            sessions,
             blast,
             blast_waiting: false,
-            conn_armed: vec![None; n_conns],
+            sessions_armed: None,
             poll_asleep_since: None,
             trace,
             wire_tracks,
@@ -218,19 +216,19 @@ impl Machine {
         }
         self.cpus[k].queue.extend(queue);
         self.dispatch(k, ctx);
-        if step.holds_stack {
-            self.stack_held = false;
+        if step.holds_stack || step.releases_order {
+            self.stack_held &= !step.holds_stack;
             for other in 0..self.cpus.len() {
                 self.dispatch(other, ctx);
             }
         }
     }
 
-    pub(super) fn arm_conn(&mut self, i: usize, ctx: &mut Ctx) {
-        let Some(t) = self.app.as_ref().and_then(|a| a.next_timer(i)) else { return };
-        if self.conn_armed[i].is_none_or(|a| t < a) {
-            self.conn_armed[i] = Some(t);
-            wake(ctx, t.max(ctx.now()), Tag::Conn(i));
+    pub(super) fn arm_sessions(&mut self, ctx: &mut Ctx) {
+        let Some(t) = self.sessions.as_mut().and_then(|s| s.next_timer(ctx.now())) else { return };
+        if self.sessions_armed.is_none_or(|a| t < a || a < ctx.now()) {
+            self.sessions_armed = Some(t);
+            wake(ctx, t.max(ctx.now()), Tag::Sessions);
         }
     }
 
@@ -278,7 +276,7 @@ impl Component for Machine {
             let done = port.rx.post(self.cfg.nic.rx_ring - 1, ctx.now(), &mut self.buses[port.bus]);
             self.completed(p, done, ctx);
         }
-        if self.app.is_some() {
+        if self.sessions.is_some() {
             self.cpus[0].queue.push_back(Item::Start);
         }
         for k in 0..self.cpus.len() {
@@ -319,9 +317,9 @@ impl Component for Machine {
                     }
                 }
                 Some(Tag::StepEnd(k, generation)) if generation == self.cpus[k].generation => self.end_step(k, ctx),
-                Some(Tag::Conn(i)) if self.conn_armed[i].is_some_and(|a| a <= now) => {
-                    self.conn_armed[i] = None;
-                    self.cpus[0].queue.push_back(Item::ConnTimer(i));
+                Some(Tag::Sessions) if self.sessions_armed == Some(now) => {
+                    self.sessions_armed = None;
+                    self.cpus[0].queue.push_back(Item::SessionTimer);
                     self.dispatch(0, ctx);
                 }
                 Some(Tag::Thread(k)) => {

@@ -9,6 +9,5 @@ pub mod peer;
 mod port;
 mod report;
 pub mod segment;
-pub mod serve;
+pub mod sessions;
 mod steps;
-pub mod tcp;

@@ -18,6 +18,11 @@ pub struct Port {
     pub flush_armed: Option<Time>,
     /// An intelligent adapter (its processor does the per-frame media work).
     pub smart: bool,
+    /// Frames the driver has taken from the ring, and frames the protocol has
+    /// taken up: one adapter's frames go up the stack in ring order, whichever
+    /// processor holds them (one DPC per adapter in NDIS; one poll per queue in NAPI).
+    pub taken: u64,
+    pub delivered: u64,
 }
 
 impl Port {
@@ -30,6 +35,8 @@ impl Port {
             refill_pending: 0,
             flush_armed: None,
             smart: nic.processor.is_some(),
+            taken: 0,
+            delivered: 0,
         }
     }
 
@@ -41,6 +48,13 @@ impl Port {
             *at = self.rx.process_before(now, *at);
         }
         out
+    }
+
+    /// A frame taken from the ring, with its place in the adapter's order.
+    pub fn take(&mut self, now: Time) -> Option<(u64, Frame)> {
+        let frame = self.rx.take(now)?;
+        self.taken += 1;
+        Some((self.taken - 1, frame))
     }
 
     /// The driver is done with `n` more receive buffers; returns how many to

@@ -30,8 +30,8 @@ pub fn report(m: &Machine, end: Time) -> Report {
     let seconds = end.since(Time::ZERO + m.cfg.warmup).as_secs_f64();
     let whole = end.as_secs_f64();
     let per_s = |n: u64| if whole > 0.0 { n as f64 / whole } else { 0.0 };
-    if let Some(a) = &m.app {
-        a.report(&mut r, seconds);
+    if let Some(s) = &m.sessions {
+        s.report(&mut r, seconds);
     }
     if let Some(s) = &m.sink {
         s.report(&mut r, seconds);

@@ -7,6 +7,7 @@ use crate::engine::Ctx;
 use crate::host::config::{Buffers, DriverMode};
 use crate::host::cpu::{Activity, Effects, Item, Step};
 use crate::host::machine::{wake, Machine, Tag};
+use crate::host::sessions::Work;
 use crate::time::{Duration, Time};
 use crate::wire::Frame;
 
@@ -18,11 +19,13 @@ struct Plan {
     until: Option<Time>,
     effects: Effects,
     holds_stack: bool,
+    /// Ends a frame's protocol work, which may let another processor's next frame go.
+    releases_order: bool,
 }
 
 impl Plan {
     fn new(activity: Activity, cycles: u64) -> Self {
-        Plan { activity, cycles, until: None, effects: Effects::default(), holds_stack: false }
+        Plan { activity, cycles, until: None, effects: Effects::default(), holds_stack: false, releases_order: false }
     }
 }
 
@@ -42,7 +45,7 @@ impl Machine {
         let now = ctx.now();
         let cpu = &self.cpus[k];
         let suspended = cpu.suspended.last().map(|s| s.activity);
-        let deferred_ready = !(cpu.queue.is_empty() || self.cfg.serialized_stack && self.stack_held);
+        let deferred_ready = !(cpu.queue.is_empty() || self.cfg.serialized_stack && self.stack_held) && self.in_turn(cpu.queue.front());
         let plan = if let Some(p) = cpu.in_handler {
             Some(self.handler_step(p, now))
         } else if let Some(p) = self.cpus[k].irq_pending.pop_front() {
@@ -65,7 +68,17 @@ impl Machine {
         if plan.holds_stack {
             self.stack_held = true;
         }
-        self.start_step(k, plan.activity, Step { effects: plan.effects, holds_stack: plan.holds_stack }, now, end, ctx);
+        let step = Step { effects: plan.effects, holds_stack: plan.holds_stack, releases_order: plan.releases_order };
+        self.start_step(k, plan.activity, step, now, end, ctx);
+    }
+
+    /// Whether deferred `item` may run now: a frame waits for its adapter's
+    /// earlier frames, queued on other processors, to go up first.
+    fn in_turn(&self, item: Option<&Item>) -> bool {
+        match item {
+            Some(Item::Frame(p, order, _)) => *order == self.ports[*p].delivered,
+            _ => true,
+        }
     }
 
     fn start_step(&mut self, k: usize, activity: Activity, step: Step, now: Time, end: Time, ctx: &mut Ctx) {
@@ -105,7 +118,7 @@ impl Machine {
 
     /// Inside adapter `p`'s handler: take the next visible frame, or leave.
     fn handler_step(&mut self, p: usize, now: Time) -> Plan {
-        let Some(frame) = self.ports[p].rx.take(now) else {
+        let Some((order, frame)) = self.ports[p].take(now) else {
             let mut plan = Plan::new(Activity::Interrupt, self.cfg.costs.interrupt_exit);
             plan.effects.enable_irq = Some(p);
             plan.effects.leave_handler = true;
@@ -116,7 +129,7 @@ impl Machine {
         let cycles = self.driver_frame(p, now);
         let mut plan = Plan::new(Activity::Interrupt, cycles);
         plan.until = Some(now + self.cfg.clock.cycles(cycles) + Duration::from_ns(copy));
-        plan.effects.queue.push(Item::Frame(p, frame));
+        plan.effects.queue.push(Item::Frame(p, order, frame));
         let give = self.ports[p].recycle(1, self.cfg.driver.refill_batch);
         if give > 0 {
             plan.effects.refill.push((p, give));
@@ -147,7 +160,12 @@ impl Machine {
         let mut plan = Plan::new(Activity::Deferred, 0);
         plan.holds_stack = self.cfg.serialized_stack;
         match item {
-            Item::Frame(p, frame) => plan.cycles = self.protocol(p, &frame, ctx, &mut plan.effects.transmit),
+            Item::Frame(p, order, frame) => {
+                debug_assert_eq!(order, self.ports[p].delivered, "frames go up in ring order");
+                self.ports[p].delivered += 1;
+                plan.cycles = self.protocol(p, &frame, ctx, &mut plan.effects.transmit);
+                plan.releases_order = true;
+            }
             Item::Poll(p, left) => {
                 // The driver hands buffers back every refill batch as it goes
                 // (e1000 writes the tail every 16), so a poll runs in pieces.
@@ -166,20 +184,21 @@ impl Machine {
                     plan.effects.queue.push(Item::Poll(p, budget));
                 }
             }
-            Item::ConnTimer(i) => {
-                if let Some(a) = &mut self.app {
-                    plan.cycles = a.timer(i, now, &self.cfg.costs, &mut plan.effects.transmit);
+            Item::SessionTimer => {
+                let measuring = self.measuring(now);
+                if let Some(s) = &mut self.sessions {
+                    let work = s.timer(now, measuring);
+                    plan.cycles = self.cfg.costs.protocol_segment + self.charge(work, &mut plan.effects.transmit);
                 }
-                self.arm_conn(i, ctx);
+                self.arm_sessions(ctx);
             }
             Item::Start => {
                 plan.activity = Activity::App;
-                if let Some(a) = &mut self.app {
-                    plan.cycles = a.start(now, &self.cfg.costs, &mut plan.effects.transmit);
+                if let Some(s) = &mut self.sessions {
+                    let work = s.start(now);
+                    plan.cycles = self.charge(work, &mut plan.effects.transmit);
                 }
-                for i in 0..self.conn_armed.len() {
-                    self.arm_conn(i, ctx);
-                }
+                self.arm_sessions(ctx);
             }
         }
         plan
@@ -191,10 +210,10 @@ impl Machine {
     fn poll_ring(&mut self, p: usize, now: Time, limit: u32, plan: &mut Plan, ctx: &mut Ctx) -> u32 {
         let mut n = 0;
         while n < limit {
-            let Some(frame) = self.ports[p].rx.take(now) else { break };
+            let Some((order, frame)) = self.ports[p].take(now) else { break };
             n += 1;
             plan.cycles += self.driver_frame(p, now);
-            plan.effects.queue.push(Item::Frame(p, frame));
+            plan.effects.queue.push(Item::Frame(p, order, frame));
         }
         let give = self.ports[p].recycle(n, self.cfg.driver.refill_batch);
         if give > 0 {
@@ -207,15 +226,29 @@ impl Machine {
         n
     }
 
+    fn measuring(&self, now: Time) -> bool {
+        now >= Time::ZERO + self.cfg.warmup
+    }
+
+    /// The cycles of what the sessions did (each request made or answered, each
+    /// frame sent), with its frames queued to send.
+    fn charge(&self, work: Work, out: &mut Vec<(usize, Frame)>) -> u64 {
+        let c = &self.cfg.costs;
+        let cycles = work.requests * c.app_request + work.out.len() as u64 * c.tx_frame;
+        out.extend(work.out);
+        cycles
+    }
+
     /// Protocol and application work for one frame received by adapter `p`.
     fn protocol(&mut self, p: usize, frame: &Frame, ctx: &mut Ctx, out: &mut Vec<(usize, Frame)>) -> u64 {
         let now = ctx.now();
-        let measuring = now >= Time::ZERO + self.cfg.warmup;
-        if let Some(app) = &mut self.app {
-            if let Some((cycles, i)) = app.receive(p, frame, now, measuring, &self.cfg.costs, out) {
-                self.arm_conn(i, ctx);
-                return cycles;
-            }
+        let measuring = self.measuring(now);
+        if let Some(s) = self.sessions.as_mut().filter(|s| s.claims(&frame.bytes)) {
+            s.input(p, frame);
+            let work = s.run(now, measuring, Work::default());
+            let cycles = self.cfg.costs.protocol_segment + self.charge(work, out);
+            self.arm_sessions(ctx);
+            return cycles;
         }
         match &mut self.sink {
             Some(s) => {

@@ -25,7 +25,7 @@ pub fn assemble(
         let component: Box<dyn Component> = match &part.plan {
             PartPlan::Source(cfg) => Box::new(Source::new(cfg.clone()).map_err(|e| format!("{}: {e}", part.name))?),
             PartPlan::Sink => Box::new(Sink::new()),
-            PartPlan::Peer(cfg) => Box::new(Peer::new(cfg.clone())),
+            PartPlan::Peer(cfg) => Box::new(Peer::new(cfg.clone()).map_err(|e| format!("{}: {e}", part.name))?),
             PartPlan::Host(cfg) => {
                 Box::new(Machine::new((**cfg).clone(), &part.name, trace.cloned()).map_err(|e| format!("{}: {e}", part.name))?)
             }

@@ -242,12 +242,8 @@ pub struct FileRequestSpec {
     pub file_bytes: i64,
     #[serde(default = "window")]
     pub window: i64,
-    #[serde(default = "two")]
-    pub ack_every: i64,
     #[serde(default = "delayed_ack")]
     pub delayed_ack: TimeSpan,
-    #[serde(default = "rto")]
-    pub rto: TimeSpan,
 }
 
 /// Serve blocks to the peers whose `read_from` names this host.
@@ -262,12 +258,8 @@ pub struct FileServeSpec {
     pub read_bytes: i64,
     #[serde(default = "window")]
     pub window: i64,
-    #[serde(default = "two")]
-    pub ack_every: i64,
     #[serde(default = "delayed_ack")]
     pub delayed_ack: TimeSpan,
-    #[serde(default = "rto")]
-    pub rto: TimeSpan,
 }
 
 fn serve_port() -> i64 {
@@ -286,14 +278,8 @@ fn file_bytes() -> i64 {
 fn window() -> i64 {
     65_535
 }
-fn two() -> i64 {
-    2
-}
 fn delayed_ack() -> TimeSpan {
     TimeSpan(crate::time::Duration::from_ms(200))
-}
-fn rto() -> TimeSpan {
-    TimeSpan(crate::time::Duration::from_ms(300))
 }
 
 #[derive(Debug, Deserialize)]

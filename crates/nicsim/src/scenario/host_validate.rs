@@ -4,16 +4,15 @@
 use crate::bus::pci::PciConfig;
 use crate::bus::pcie::{CompletionSplit, PcieConfig};
 use crate::bus::BusConfig;
-use crate::host::config::{
-    BackgroundConfig, BlastConfig, Buffers, Costs, DriverConfig, DriverMode, FileRequestConfig, FileServeConfig, HostConfig,
-};
+use crate::host::config::{BackgroundConfig, BlastConfig, Buffers, Costs, DriverConfig, DriverMode, HostConfig};
 use crate::host::segment::Addr;
-use crate::host::tcp::TcpConfig;
+use crate::host::sessions::{Role, SessionConfig, SEND_BUFFER};
 use crate::link::{Fill, Pattern, Rate, SourceConfig};
 use crate::nic::{Moderation, NicConfig, ProcessorConfig, ITR_UNIT, RDTR_UNIT};
 use crate::scenario::host_schema::{AdapterSpec, BuffersSpec, BusKind, BusSpec, HostSpec, InterruptSpec, ModeSpec};
 use crate::scenario::validate::Station;
 use crate::scenario::ScenarioError;
+use crate::stack::{SocketConfig, StackConfig};
 use crate::time::{Clock, Duration};
 use crate::wire::{Headers, L3, L4};
 
@@ -40,22 +39,26 @@ pub struct Surroundings<'a> {
     pub flow: u32,
     /// The client sessions of the peers that read from this host.
     pub clients: &'a [Addr],
+    /// Seeds the host's TCP initial sequence numbers.
+    pub seed: u64,
 }
 
-/// TCP settings from a table's keys; errors name `path.key`.
-fn tcp_config(path: &str, mtu: u32, window: i64, ack_every: i64, delayed_ack: Duration, rto: Duration) -> Result<TcpConfig, ScenarioError> {
+/// The port a peer serves files on.
+pub const FILE_PORT: u16 = 80;
+
+/// A session's socket from a table's keys (the receive window it offers, its
+/// delayed-ACK time, zero for none); errors name `path.key`. The applications
+/// write each request or block in one call, and the tail of a write leaves at
+/// once (no Nagle hold, as with Minshall's rule when nothing small is in
+/// flight): smoltcp's strict Nagle would hold it for the far end's delayed ACK.
+fn socket_config(path: &str, mtu: u32, window: i64, delayed_ack: Duration) -> Result<SocketConfig, ScenarioError> {
     let mss = mtu.saturating_sub(40);
-    let tcp = TcpConfig {
-        mss,
-        window: within(format!("{path}.window"), window, mss as i64, 65_535)? as u32,
-        ack_every: within(format!("{path}.ack_every"), ack_every, 1, 64)? as u32,
-        delayed_ack,
-        rto,
-    };
-    if tcp.rto < Duration::from_us(1) {
-        return err(format!("{path}.rto"), "must be at least 1us");
-    }
-    Ok(tcp)
+    Ok(SocketConfig {
+        rx_buffer: within(format!("{path}.window"), window, mss as i64, 65_535)? as usize,
+        tx_buffer: SEND_BUFFER,
+        nagle: false,
+        ack_delay: (delayed_ack > Duration::ZERO).then_some(delayed_ack),
+    })
 }
 
 pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostConfig, ScenarioError> {
@@ -118,53 +121,45 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
     if driver.refill_batch >= nic.rx_ring {
         return err(format!("{dp}.refill_batch"), format!("must be below the receive ring of {} descriptors", nic.rx_ring));
     }
-    let mut file_request = None;
+    let mut sessions = Vec::new();
     if let Some(f) = &h.file_request {
         let fp = format!("{path}.file_request");
         if adapters > 1 {
             return err(&fp, "works through one adapter; this host has several (use file_serve)");
         }
-        let tcp = tcp_config(&fp, s.mtu, f.window, f.ack_every, f.delayed_ack.0, f.rto.0)?;
-        let sessions = within(format!("{fp}.sessions"), f.sessions, 1, 1000)?;
+        let socket = socket_config(&fp, s.mtu, f.window, f.delayed_ack.0)?;
+        let request = within(format!("{fp}.request_bytes"), f.request_bytes, 1, 65_535)? as u32;
+        let answer = within(format!("{fp}.file_bytes"), f.file_bytes, 1, 1 << 30)? as u32;
+        let per_peer = within(format!("{fp}.sessions"), f.sessions, 1, 1000)?;
         if f.peers.is_empty() {
             return err(format!("{fp}.peers"), "name at least one peer");
         }
-        let mut list = Vec::new();
         for (i, name) in f.peers.iter().enumerate() {
             let Some(("peer", st)) = (s.station)(name) else {
                 return err(format!("{fp}.peers[{i}]"), format!("no peer is named {name:?}"));
             };
-            for _ in 0..sessions {
-                let port = 1024 + list.len() as u16;
-                list.push((port, Addr { mac: st.mac, ip: st.ipv4, port: 80 }));
+            for _ in 0..per_peer {
+                let port = 1024 + sessions.len() as u16;
+                let role = Role::Ask { ip: st.ipv4, port: FILE_PORT, request, answer, think: Duration::ZERO };
+                sessions.push(SessionConfig { role, port, socket: socket.clone() });
+            }
+            if sessions.len() > 60_000 {
+                return err(format!("{fp}.sessions"), "more than 60000 sessions in all");
             }
         }
-        if list.len() > 60_000 {
-            return err(format!("{fp}.sessions"), "more than 60000 sessions in all");
-        }
-        file_request = Some(FileRequestConfig {
-            tcp,
-            request_bytes: within(format!("{fp}.request_bytes"), f.request_bytes, 1, 65_535)? as u32,
-            file_bytes: within(format!("{fp}.file_bytes"), f.file_bytes, 1, 1 << 30)? as u32,
-            sessions: list,
-        });
     }
-    let file_serve = match &h.file_serve {
-        None => None,
-        Some(f) => {
-            let fp = format!("{path}.file_serve");
-            if file_request.is_some() {
-                return err(fp, "a host either requests files or serves them, not both");
-            }
-            let port = within(format!("{fp}.port"), f.port, 1, 65_535)? as u16;
-            Some(FileServeConfig {
-                tcp: tcp_config(&fp, s.mtu, f.window, f.ack_every, f.delayed_ack.0, f.rto.0)?,
-                request_bytes: within(format!("{fp}.request_bytes"), f.request_bytes, 1, 1 << 30)? as u32,
-                read_bytes: within(format!("{fp}.read_bytes"), f.read_bytes, 1, 1 << 30)? as u32,
-                clients: s.clients.iter().map(|c| (port, *c)).collect(),
-            })
+    if let Some(f) = &h.file_serve {
+        let fp = format!("{path}.file_serve");
+        if h.file_request.is_some() {
+            return err(fp, "a host either requests files or serves them, not both");
         }
-    };
+        let port = within(format!("{fp}.port"), f.port, 1, 65_535)? as u16;
+        let socket = socket_config(&fp, s.mtu, f.window, f.delayed_ack.0)?;
+        let request = within(format!("{fp}.request_bytes"), f.request_bytes, 1, 1 << 30)? as u32;
+        let answer = within(format!("{fp}.read_bytes"), f.read_bytes, 1, 1 << 30)? as u32;
+        // One listening socket per client session.
+        sessions.extend(s.clients.iter().map(|_| SessionConfig { role: Role::Answer { request, answer }, port, socket: socket.clone() }));
+    }
     let blast = match &h.blast {
         None => None,
         Some(b) => {
@@ -211,8 +206,9 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
         buses,
         nic,
         adapters,
-        file_request,
-        file_serve,
+        stack: StackConfig { mac: s.me.mac, ip: s.me.ipv4, mtu: s.mtu as usize, neighbors: vec![] },
+        sessions,
+        seed: s.seed,
         background,
         sink: h.sink,
         blast,

@@ -8,8 +8,8 @@ use crate::scenario::host_validate::{bus_config, within};
 use crate::scenario::tcp_schema::{DesignSpec, RoleSpec, TcpHostSpec};
 use crate::scenario::validate::Station;
 use crate::scenario::ScenarioError;
+use crate::stack::{SocketConfig, StackConfig};
 use crate::time::{Clock, Duration};
-use crate::toe::stack::StackConfig;
 use crate::toe::{AdapterConfig, Design, FastPathConfig, HostCosts, Role, TcpHostConfig, TtcpConfig};
 
 /// BRIEF.md experiment 2's calibration points for the i960RN firmware.
@@ -95,10 +95,8 @@ pub fn tcp_host_config(
     let s = &h.tcp;
     let sp = format!("{path}.tcp");
     let buffer = |key: &str, v: Option<i64>| within(format!("{sp}.{key}"), v.unwrap_or(8_760), 1_024, 1 << 30).map(|v| v as usize);
-    let stack = StackConfig {
-        mac: me.mac,
-        ip: me.ipv4,
-        mtu: mtu as usize,
+    let stack = StackConfig { mac: me.mac, ip: me.ipv4, mtu: mtu as usize, neighbors: vec![] };
+    let socket = SocketConfig {
         rx_buffer: buffer("rx_buffer", s.rx_buffer)?,
         tx_buffer: buffer("tx_buffer", s.tx_buffer)?,
         nagle: s.nagle.unwrap_or(true),
@@ -146,6 +144,7 @@ pub fn tcp_host_config(
     Ok(TcpHostConfig {
         design,
         stack,
+        socket,
         host_clock: h.clock.0,
         costs,
         bus: h.bus.as_ref().map_or(Ok(pci_32_33()), |b| bus_config(b, &format!("{path}.bus")))?,

@@ -5,9 +5,9 @@ use std::collections::HashMap;
 
 use crate::engine::PortId;
 use crate::host::config::HostConfig;
-use crate::host::peer::{PeerConfig, ReadsConfig};
+use crate::host::peer::PeerConfig;
 use crate::host::segment::Addr;
-use crate::host::tcp::TcpConfig;
+use crate::host::sessions::{Role, SessionConfig};
 use crate::link::{Fill, Impairment, LinkConfig, Pattern, Rate, SourceConfig, SwitchConfig};
 use crate::nic::smart::config::SmartConfig;
 use crate::scenario::host_validate::{host_config, within, Surroundings};
@@ -17,6 +17,7 @@ use crate::scenario::tap_validate::{tap_plans, TapPlan};
 use crate::scenario::tcp_validate::tcp_host_config;
 use crate::scenario::units::SourceRate;
 use crate::scenario::ScenarioError;
+use crate::stack::StackConfig;
 use crate::time::Duration;
 use crate::toe::TcpHostConfig;
 use crate::wire::ethernet::{FCS, HEADER, MIN_FRAME, VLAN_TAG};
@@ -218,14 +219,23 @@ fn stations_of(sc: &Scenario) -> impl Iterator<Item = (&'static str, &String)> {
     ends.chain(sc.peer.iter().map(|p| ("peer", &p.name))).chain(hosts).chain(taps)
 }
 
+/// A TCP stack's seed (its initial sequence numbers), one per station `n`.
+fn station_seed(seed: u64, n: usize) -> u64 {
+    seed ^ (n as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
 /// Peers and hosts, in station order after the sources and sinks.
 fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<Vec<Part>, ScenarioError> {
     let tables: HashMap<&str, &'static str> = stations_of(sc).map(|(t, n)| (n.as_str(), t)).collect();
     let lookup = |name: &str| -> Option<(&'static str, &Station)> { Some((*tables.get(name)?, stations.get(name)?)) };
     let mut hosts = Vec::new();
-    // Per peer: the TCP settings, request and file sizes, and its sessions.
-    type Served = (TcpConfig, u32, u32, Vec<(u16, crate::host::segment::Addr)>);
-    let mut sessions: HashMap<&str, Served> = HashMap::new();
+    // Static ARP entries for the stations a host or peer has sessions with.
+    let mac_of: HashMap<[u8; 4], [u8; 6]> = stations.values().map(|s| (s.ipv4, s.mac)).collect();
+    let entries = |ips: &mut Vec<[u8; 4]>| {
+        ips.sort();
+        ips.dedup();
+        ips.iter().filter_map(|ip| Some((*ip, *mac_of.get(ip)?))).collect::<Vec<_>>()
+    };
     // Per host: the client sessions of the peers that read from it.
     let mut clients: HashMap<&str, Vec<Addr>> = HashMap::new();
     for (i, p) in sc.peer.iter().enumerate() {
@@ -250,43 +260,48 @@ fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<V
         }
         let me = &stations[h.name.as_str()];
         let served = clients.get(h.name.as_str()).map_or(&[][..], |c| c.as_slice());
-        let around = Surroundings { me, link_rate, mtu: sc.mtu, station: &lookup, flow: (sc.source.len() + i) as u32, clients: served };
-        let cfg = host_config(h, &path, &around)?;
-        if let Some(f) = &cfg.file_request {
-            for (port, peer) in &f.sessions {
-                let name = sc.peer.iter().find(|p| stations[p.name.as_str()].mac == peer.mac).map(|p| p.name.as_str()).expect("resolved");
-                let entry = sessions.entry(name).or_insert_with(|| (f.tcp, f.request_bytes, f.file_bytes, Vec::new()));
-                entry.3.push((peer.port, crate::host::segment::Addr { mac: me.mac, ip: me.ipv4, port: *port }));
-            }
-        }
+        let seed = station_seed(sc.seed, sc.source.len() + sc.sink.len() + i);
+        let around =
+            Surroundings { me, link_rate, mtu: sc.mtu, station: &lookup, flow: (sc.source.len() + i) as u32, clients: served, seed };
+        let mut cfg = host_config(h, &path, &around)?;
+        let mut far: Vec<[u8; 4]> = served.iter().map(|c| c.ip).collect();
+        far.extend(cfg.sessions.iter().filter_map(|s| if let Role::Ask { ip, .. } = s.role { Some(ip) } else { None }));
+        cfg.stack.neighbors = entries(&mut far);
         hosts.push(Part { name: h.name.clone(), plan: PartPlan::Host(Box::new(cfg)) });
     }
     let mut parts = Vec::new();
-    for p in &sc.peer {
+    for (i, p) in sc.peer.iter().enumerate() {
         let st = &stations[p.name.as_str()];
-        let idle = (
-            TcpConfig { mss: sc.mtu - 40, window: 65_535, ack_every: 2, delayed_ack: Duration::from_ms(200), rto: Duration::from_ms(300) },
-            1,
-            1,
-            vec![],
-        );
-        let (tcp, request_bytes, file_bytes, list) = sessions.remove(p.name.as_str()).unwrap_or(idle);
-        let reads = p.read_from.as_ref().map(|server| {
-            let host = hosts.iter().find(|h| h.name == *server).expect("checked above");
+        let mut sessions = Vec::new();
+        let mut far = Vec::new();
+        for host in &hosts {
             let PartPlan::Host(cfg) = &host.plan else { unreachable!("hosts are host plans") };
-            let f = cfg.file_serve.as_ref().expect("checked above");
-            let server = Addr { mac: cfg.mac, ip: cfg.ip, port: f.clients[0].0 };
-            let sessions = f.clients.iter().filter(|(_, c)| c.ip == st.ipv4).map(|(_, c)| (c.port, server)).collect();
-            ReadsConfig {
-                tcp: f.tcp,
-                request_bytes: f.request_bytes,
-                read_bytes: f.read_bytes,
-                think: p.think.map_or(Duration::ZERO, |t| t.0),
-                sessions,
+            // The host's requests to this peer are answered by it.
+            for s in &cfg.sessions {
+                if let Role::Ask { ip, port, request, answer, .. } = s.role {
+                    if ip == st.ipv4 {
+                        far.push(cfg.ip);
+                        sessions.push(SessionConfig { role: Role::Answer { request, answer }, port, socket: s.socket.clone() });
+                    }
+                }
             }
-        });
-        let cfg = PeerConfig { mac: st.mac, ip: st.ipv4, tcp, request_bytes, file_bytes, sessions: list, reads };
-        parts.push(Part { name: p.name.clone(), plan: PartPlan::Peer(cfg) });
+            // This peer reads blocks from the host's file service.
+            if p.read_from.as_deref() == Some(host.name.as_str()) {
+                let Some(serve) = cfg.sessions.iter().find(|s| matches!(s.role, Role::Answer { .. })) else { continue };
+                let Role::Answer { request, answer } = serve.role else { unreachable!("found above") };
+                let think = p.think.map_or(Duration::ZERO, |t| t.0);
+                far.push(cfg.ip);
+                let mine = clients[host.name.as_str()].iter().filter(|c| c.ip == st.ipv4);
+                sessions.extend(mine.map(|c| SessionConfig {
+                    role: Role::Ask { ip: cfg.ip, port: serve.port, request, answer, think },
+                    port: c.port,
+                    socket: serve.socket.clone(),
+                }));
+            }
+        }
+        let stack = StackConfig { mac: st.mac, ip: st.ipv4, mtu: sc.mtu as usize, neighbors: entries(&mut far) };
+        let seed = station_seed(sc.seed, sc.source.len() + sc.sink.len() + sc.host.len() + i);
+        parts.push(Part { name: p.name.clone(), plan: PartPlan::Peer(PeerConfig { stack, seed, sessions }) });
     }
     parts.extend(hosts);
     for (i, h) in sc.smart_host.iter().enumerate() {
@@ -296,7 +311,7 @@ fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<V
         };
         let me = &stations[h.name.as_str()];
         let flow = (sc.source.len() + sc.host.len() + i) as u32;
-        let around = Surroundings { me, link_rate: link.rate.0, mtu: sc.mtu, station: &lookup, flow, clients: &[] };
+        let around = Surroundings { me, link_rate: link.rate.0, mtu: sc.mtu, station: &lookup, flow, clients: &[], seed: sc.seed };
         let mut needs_end = false;
         let cfg = smart_config(h, &path, &around, &mut needs_end)?;
         if needs_end && sc.duration.is_none() {
@@ -317,7 +332,7 @@ fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<V
             None => None,
         };
         let me = &stations[h.name.as_str()];
-        let seed = sc.seed ^ (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let seed = station_seed(sc.seed, i);
         let cfg = tcp_host_config(h, &path, me, peer, link.rate.0, sc.mtu, seed)?;
         parts.push(Part { name: h.name.clone(), plan: PartPlan::TcpHost(Box::new(cfg)) });
     }

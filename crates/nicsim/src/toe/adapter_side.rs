@@ -5,9 +5,9 @@
 //! message per run.
 
 use crate::bus::{Fill, Purpose};
+use crate::stack::tally::{classify, Class};
 use crate::toe::exec::{Run, Work};
 use crate::toe::node::{Outputs, TcpHost};
-use crate::toe::segments::{classify, Class};
 
 impl TcpHost {
     fn frame_cycles(&self, frame: &[u8]) -> u64 {
@@ -53,9 +53,9 @@ impl TcpHost {
         let mut completed = self.fill_socket();
         self.poll_adapter_stack(run, out);
         // The ACKs just taken in may have made room for more of what waits.
-        let queued = self.stack.send_queue();
+        let queued = self.stack.send_queue(self.sock);
         let more = self.fill_socket();
-        if more > 0 || self.stack.send_queue() != queued {
+        if more > 0 || self.stack.send_queue(self.sock) != queued {
             completed += more;
             self.poll_adapter_stack(run, out);
         }
@@ -71,7 +71,7 @@ impl TcpHost {
     fn fill_socket(&mut self) -> u32 {
         let mut completed = 0;
         while let Some(front) = self.pending_tx.front_mut() {
-            let n = self.stack.send(front);
+            let n = self.stack.send(self.sock, front);
             front.drain(..n);
             if !front.is_empty() {
                 break;
@@ -81,7 +81,7 @@ impl TcpHost {
         }
         if self.close_requested && self.pending_tx.is_empty() && !self.closing {
             self.closing = true;
-            self.stack.close();
+            self.stack.close(self.sock);
         }
         completed
     }
@@ -97,19 +97,19 @@ impl TcpHost {
     /// the socket buffer may open the window, so the stack runs again.
     fn deliver(&mut self, run: &mut Run, out: &mut Outputs) {
         let message = self.cfg.ttcp.message as usize;
-        let n = self.stack.readable().min(self.posted as usize * message);
-        if n == 0 && (self.fin_delivered || !self.stack.peer_finished()) {
+        let n = self.stack.readable(self.sock).min(self.posted as usize * message);
+        if n == 0 && (self.fin_delivered || !self.stack.peer_finished(self.sock)) {
             return;
         }
-        let bytes = self.stack.recv(n);
-        let fin = !self.fin_delivered && self.stack.peer_finished();
+        let bytes = self.stack.recv(self.sock, n);
+        let fin = !self.fin_delivered && self.stack.peer_finished(self.sock);
         let buffers = bytes.len().div_ceil(message) as u32;
         self.posted -= buffers;
         let done = self.bus.write(run.at, bytes.len() as u64 + 16, Fill::Ready, Purpose::RxData);
         run.until(done);
         if fin {
             self.fin_delivered = true;
-            self.stack.close();
+            self.stack.close(self.sock);
         }
         out.host.push(Work::Delivery { bytes, buffers, fin });
         self.poll_adapter_stack(run, out);

@@ -3,8 +3,8 @@
 //! docs/model.md gives each cost's source.
 
 use crate::bus::BusConfig;
+use crate::stack::{SocketConfig, StackConfig};
 use crate::time::{Clock, Duration};
-use crate::toe::stack::StackConfig;
 
 /// Where the protocol stack runs (BRIEF.md mechanism 7).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,6 +90,7 @@ pub struct TtcpConfig {
 pub struct TcpHostConfig {
     pub design: Design,
     pub stack: StackConfig,
+    pub socket: SocketConfig,
     pub host_clock: Clock,
     pub costs: HostCosts,
     pub bus: BusConfig,

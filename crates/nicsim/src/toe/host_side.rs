@@ -92,12 +92,12 @@ impl TcpHost {
                 run.cycles(costs.tx_frame);
             }
         }
-        let bytes = self.app.next_bytes(self.stack.send_room());
-        let n = self.stack.send(&bytes);
+        let bytes = self.app.next_bytes(self.stack.send_room(self.sock));
+        let n = self.stack.send(self.sock, &bytes);
         run.copy(self.cfg.costs.copy_ns_per_byte, n);
         let finished = self.app.taken(&bytes[..n]);
         if self.app.all_offered() {
-            self.stack.close();
+            self.stack.close(self.sock);
         } else if finished {
             out.host.push(Work::Send);
         } else {
@@ -158,20 +158,20 @@ impl TcpHost {
     fn run_host_stack(&mut self, run: &mut Run, out: &mut Outputs) {
         self.poll_host_stack(run, out);
         if self.cfg.ttcp.role == Role::Receive && self.app.done.is_none() {
-            let n = self.stack.readable();
+            let n = self.stack.readable(self.sock);
             if n > 0 {
                 run.cycles(self.cfg.costs.syscall * self.app.reads_for(n));
-                let bytes = self.stack.recv(n);
+                let bytes = self.stack.recv(self.sock, n);
                 run.copy(self.cfg.costs.copy_ns_per_byte, bytes.len());
                 self.app.receive(&bytes);
             }
-            if self.stack.peer_finished() {
+            if self.stack.peer_finished(self.sock) {
                 self.app.done = Some(run.at);
-                self.stack.close();
+                self.stack.close(self.sock);
             }
             self.poll_host_stack(run, out);
         }
-        if self.blocked && self.stack.send_room() > 0 {
+        if self.blocked && self.stack.send_room(self.sock) > 0 {
             self.blocked = false;
             out.host.push(Work::Send);
         }

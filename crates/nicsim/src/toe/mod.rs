@@ -9,8 +9,6 @@ pub mod exec;
 mod host_side;
 pub mod node;
 mod report;
-pub mod segments;
-pub mod stack;
 pub mod ttcp;
 
 pub use config::{AdapterConfig, Design, FastPathConfig, HostCosts, Role, TcpHostConfig, TtcpConfig};

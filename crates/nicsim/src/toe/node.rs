@@ -8,11 +8,11 @@ use std::collections::{HashMap, VecDeque};
 use crate::bus::{Fill, HostBus, Purpose};
 use crate::engine::{Component, Ctx, Msg, PortId};
 use crate::observe::Report;
+use crate::stack::tally::{classify, Class};
+use crate::stack::{Sock, Stack};
 use crate::time::{Duration, Time};
 use crate::toe::config::{Design, Role, TcpHostConfig};
 use crate::toe::exec::{Processor, Run, Work};
-use crate::toe::segments::{classify, Class};
-use crate::toe::stack::Stack;
 use crate::toe::ttcp::Ttcp;
 use crate::wire::ethernet::wire_bytes;
 use crate::wire::{Frame, FrameMeta};
@@ -63,6 +63,8 @@ impl WireTally {
 pub struct TcpHost {
     pub(super) cfg: TcpHostConfig,
     pub(super) stack: Stack,
+    /// The one socket the TTCP uses.
+    pub(super) sock: Sock,
     pub(super) app: Ttcp,
     pub(super) host: Processor,
     pub(super) adapter: Processor,
@@ -104,8 +106,11 @@ fn after(a: u32, b: u32) -> bool {
 impl TcpHost {
     pub fn new(cfg: TcpHostConfig) -> TcpHost {
         let reach_back = Duration::from_ms(1);
+        let mut stack = Stack::new(&cfg.stack, cfg.seed);
+        let sock = stack.open(&cfg.socket);
         TcpHost {
-            stack: Stack::new(&cfg.stack, cfg.seed),
+            stack,
+            sock,
             app: Ttcp::new(cfg.ttcp.clone()),
             host: Processor::new(cfg.host_clock),
             adapter: Processor::new(cfg.adapter.clock),
@@ -141,8 +146,8 @@ impl TcpHost {
     pub(super) fn open_stack(&mut self) {
         let t = &self.cfg.ttcp;
         let opened = match t.role {
-            Role::Receive => self.stack.listen(t.port),
-            Role::Send => self.stack.connect(t.peer_ip, t.port, 40_000),
+            Role::Receive => self.stack.listen(self.sock, t.port),
+            Role::Send => self.stack.connect(self.sock, t.peer_ip, t.port, 40_000),
         };
         opened.expect("addresses are checked when the scenario is");
     }
@@ -209,7 +214,7 @@ impl TcpHost {
 
     fn arm_timer(&mut self, ctx: &mut Ctx, now: Time) {
         // A closed connection's TIME-WAIT would only stretch the run.
-        if self.stack.closed() {
+        if self.stack.closed(self.sock) {
             return;
         }
         if let Some(t) = self.stack.poll_at(now) {

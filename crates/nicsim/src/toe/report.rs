@@ -44,7 +44,7 @@ impl TcpHost {
             .count("ttcp_digest48", self.app.digest48())
             .count(
                 "transfer_complete",
-                u64::from(if sender { self.app.all_offered() && self.stack.send_queue() == 0 } else { self.app.done.is_some() }),
+                u64::from(if sender { self.app.all_offered() && self.stack.send_queue(self.sock) == 0 } else { self.app.done.is_some() }),
             )
             .real("goodput_mbps", goodput_bps / 1e6)
             .real("wire_mbps", wire_bps / 1e6)

@@ -54,7 +54,7 @@ impl Ttcp {
     pub fn taken(&mut self, bytes: &[u8]) -> bool {
         self.digest.update(bytes);
         self.offered += bytes.len() as u64;
-        let finished = !bytes.is_empty() && (self.offered % self.cfg.message as u64 == 0 || self.all_offered());
+        let finished = !bytes.is_empty() && (self.offered.is_multiple_of(self.cfg.message as u64) || self.all_offered());
         self.in_call &= !finished;
         finished
     }
@@ -103,7 +103,15 @@ mod tests {
     use crate::toe::config::Role;
 
     fn cfg(message: u32, count: u64) -> TtcpConfig {
-        TtcpConfig { role: Role::Send, message, bytes: message as u64 * count, port: 5001, peer_ip: [0; 4], start: Duration::ZERO, content_seed: 9 }
+        TtcpConfig {
+            role: Role::Send,
+            message,
+            bytes: message as u64 * count,
+            port: 5001,
+            peer_ip: [0; 4],
+            start: Duration::ZERO,
+            content_seed: 9,
+        }
     }
 
     #[test]

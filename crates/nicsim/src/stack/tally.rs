@@ -2,6 +2,9 @@
 //! data, a pure ACK, or anything else (SYN, FIN, RST, ARP). Parsed from the bytes
 //! with etherparse, never taken on trust from the sender.
 
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
+
 use etherparse::{NetSlice, SlicedPacket, TransportSlice};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,6 +32,22 @@ pub fn classify(frame: &[u8]) -> Class {
     }
 }
 
+/// A TCP frame's source and destination, each as (port, address).
+fn connection_ends(frame: &[u8]) -> ((u16, [u8; 4]), ([u8; 4], u16)) {
+    match SlicedPacket::from_ethernet(frame) {
+        Ok(SlicedPacket { net: Some(NetSlice::Ipv4(ip)), transport: Some(TransportSlice::Tcp(t)), .. }) => {
+            ((t.source_port(), ip.header().source()), (ip.header().destination(), t.destination_port()))
+        }
+        _ => ((0, [0; 4]), ([0; 4], 0)),
+    }
+}
+
+/// A sent frame's connection: source port, destination address and port.
+fn connection(frame: &[u8]) -> (u16, [u8; 4], u16) {
+    let ((sport, _), (dst, dport)) = connection_ends(frame);
+    (sport, dst, dport)
+}
+
 fn flags(frame: &[u8]) -> (bool, bool) {
     match SlicedPacket::from_ethernet(frame) {
         Ok(SlicedPacket { transport: Some(TransportSlice::Tcp(t)), .. }) => (t.syn(), t.fin()),
@@ -49,9 +68,17 @@ pub struct Tally {
     pub other_in: u64,
     pub syns: u64,
     pub fins: u64,
-    /// Data segments sent again: they end at or before data already sent.
+    /// Data segments sent again: they end at or before data already sent on
+    /// their connection.
     pub retransmits: u64,
-    sent_end: Option<u32>,
+    /// Per connection (source port, destination address and port), the end of
+    /// the data sent so far.
+    sent_end: HashMap<(u16, [u8; 4], u16), u32>,
+    /// Data segments that arrived beyond a gap in their connection's data.
+    pub out_of_order: u64,
+    /// Per connection, the end of the data received in order so far (a
+    /// connection's first data segment starts it).
+    received_end: HashMap<(u16, [u8; 4], u16), u32>,
 }
 
 fn after(a: u32, b: u32) -> bool {
@@ -68,9 +95,12 @@ impl Tally {
                 self.data_out += 1;
                 self.payload_out += len as u64;
                 let end = seq.wrapping_add(len);
-                match self.sent_end {
-                    Some(high) if !after(end, high) => self.retransmits += 1,
-                    _ => self.sent_end = Some(end),
+                match self.sent_end.entry(connection(frame)) {
+                    Entry::Vacant(v) => {
+                        v.insert(end);
+                    }
+                    Entry::Occupied(mut o) if after(end, *o.get()) => *o.get_mut() = end,
+                    Entry::Occupied(_) => self.retransmits += 1,
                 }
             }
             Class::PureAck => self.acks_out += 1,
@@ -80,9 +110,16 @@ impl Tally {
 
     pub fn inbound(&mut self, frame: &[u8]) {
         match classify(frame) {
-            Class::Data { len, .. } => {
+            Class::Data { seq, len } => {
                 self.data_in += 1;
                 self.payload_in += len as u64;
+                let (src, dst) = connection_ends(frame);
+                let end = self.received_end.entry((dst.1, src.1, src.0)).or_insert(seq);
+                if after(seq, *end) {
+                    self.out_of_order += 1;
+                } else if after(seq.wrapping_add(len), *end) {
+                    *end = seq.wrapping_add(len);
+                }
             }
             Class::PureAck => self.acks_in += 1,
             Class::Other => self.other_in += 1,
@@ -116,5 +153,16 @@ mod tests {
         t.outbound(&seg(0, 100));
         t.outbound(&seg(200, 100));
         assert_eq!((t.data_out, t.retransmits, t.payload_out), (4, 1, 400));
+    }
+
+    #[test]
+    fn connections_are_told_apart() {
+        let mut t = Tally::default();
+        let a = Addr { mac: [2, 0, 0, 0, 0, 1], ip: [10, 0, 0, 1], port: 1 };
+        let b = Addr { mac: [2, 0, 0, 0, 0, 2], ip: [10, 0, 0, 2], port: 2 };
+        let other = Addr { port: 3, ..b };
+        t.outbound(&seg(0, 100));
+        t.outbound(&tcp_frame(a, other, 1, 0, 1, 1000, false, &[7; 100]).bytes);
+        assert_eq!(t.retransmits, 0, "the same sequence numbers on another connection are new data");
     }
 }

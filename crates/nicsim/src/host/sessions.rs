@@ -1,0 +1,256 @@
+//! TCP sessions over the one stack (`crate::stack`), for a modelled host and an
+//! ideal peer alike: an end that asks for a block or file and waits for all of
+//! it before asking again (after a think time), or one that answers each whole
+//! request with a block. Payload bytes follow the pattern of `host::segment`, so
+//! every byte an application reads is checked. The sessions cost nothing here;
+//! `Work` says what happened and the caller charges its processors for it.
+
+use std::collections::HashMap;
+
+use crate::host::segment::{matches_pattern, pattern};
+use crate::observe::Report;
+use crate::stack::{Sock, SocketConfig, Stack, StackConfig};
+use crate::time::{Duration, Time};
+use crate::wire::Frame;
+
+/// What one end of a session does.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Role {
+    /// Connect to `ip`:`port`, send `request` bytes, read `answer` bytes, wait
+    /// `think`, ask again.
+    Ask { ip: [u8; 4], port: u16, request: u32, answer: u32, think: Duration },
+    /// Listen; answer each whole `request` bytes with `answer` bytes.
+    Answer { request: u32, answer: u32 },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionConfig {
+    pub role: Role,
+    /// This end's port.
+    pub port: u16,
+    pub socket: SocketConfig,
+}
+
+/// A session's state beyond its socket.
+struct Session {
+    cfg: SessionConfig,
+    sock: Sock,
+    /// Bytes handed to the socket, and bytes the application wants sent that
+    /// the socket has not taken yet.
+    sent: u64,
+    owed: u64,
+    /// Bytes read, and bytes of the request or answer now arriving.
+    read: u64,
+    partial: u64,
+    /// The socket's send queue after the last run (what it drops is acknowledged).
+    queued: usize,
+    /// An asking session's next request is due then.
+    ask_at: Option<Time>,
+}
+
+/// What a run of the sessions did, for the caller's cost model.
+#[derive(Debug, Default)]
+pub struct Work {
+    /// Frames to send, each with the adapter it leaves by.
+    pub out: Vec<(usize, Frame)>,
+    /// Requests made or answered.
+    pub requests: u64,
+}
+
+/// Socket buffer for sending: the application's data waits here until the
+/// window lets it go.
+pub const SEND_BUFFER: usize = 65_536;
+
+pub struct Sessions {
+    stack: Stack,
+    ip: [u8; 4],
+    sessions: Vec<Session>,
+    /// The adapter each far end was last heard on (a MAC learned per port).
+    routes: HashMap<[u8; 6], usize>,
+    ports: usize,
+    answers_read: u64,
+    requests_answered: u64,
+    measured_read: u64,
+    measured_acked: u64,
+    bad_payload: u64,
+}
+
+impl Sessions {
+    /// `ports` adapters; sessions listen or connect at once.
+    pub fn new(stack: &StackConfig, seed: u64, sessions: Vec<SessionConfig>, ports: usize) -> Result<Sessions, String> {
+        let mut s = Stack::new(stack, seed);
+        let mut list = Vec::new();
+        for cfg in sessions {
+            let sock = s.open(&cfg.socket);
+            match cfg.role {
+                Role::Ask { ip, port, .. } => s.connect(sock, ip, port, cfg.port)?,
+                Role::Answer { .. } => s.listen(sock, cfg.port)?,
+            }
+            list.push(Session { cfg, sock, sent: 0, owed: 0, read: 0, partial: 0, queued: 0, ask_at: None });
+        }
+        Ok(Sessions {
+            stack: s,
+            ip: stack.ip,
+            sessions: list,
+            routes: HashMap::new(),
+            ports: ports.max(1),
+            answers_read: 0,
+            requests_answered: 0,
+            measured_read: 0,
+            measured_acked: 0,
+            bad_payload: 0,
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.sessions.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.sessions.is_empty()
+    }
+
+    /// Asking sessions make their first request.
+    pub fn start(&mut self, now: Time) -> Work {
+        for s in &mut self.sessions {
+            if matches!(s.cfg.role, Role::Ask { .. }) {
+                s.ask_at = Some(now);
+            }
+        }
+        self.timer(now, false)
+    }
+
+    /// Whether a frame is this stack's to take: ARP, or IPv4 to its address.
+    pub fn claims(&self, frame: &[u8]) -> bool {
+        match frame.get(12..14) {
+            Some([0x08, 0x06]) => true,
+            Some([0x08, 0x00]) => frame.get(30..34) == Some(&self.ip[..]),
+            _ => false,
+        }
+    }
+
+    /// A frame that came in by adapter `port`; the stack takes it in at `run`.
+    pub fn input(&mut self, port: usize, frame: &Frame) {
+        if let Some(src) = frame.bytes.get(6..12) {
+            self.routes.insert(src.try_into().expect("six bytes"), port);
+        }
+        self.stack.input(frame.bytes.clone());
+    }
+
+    /// Requests due by `now` are made, then the stack runs.
+    pub fn timer(&mut self, now: Time, measuring: bool) -> Work {
+        let mut work = Work::default();
+        for s in &mut self.sessions {
+            if let (Some(at), Role::Ask { request, .. }) = (s.ask_at, &s.cfg.role) {
+                if at <= now {
+                    s.ask_at = None;
+                    s.owed += *request as u64;
+                    work.requests += 1;
+                }
+            }
+        }
+        self.run(now, measuring, work)
+    }
+
+    /// Take in waiting frames, let each application act on what arrived and what
+    /// was acknowledged, and send what is due.
+    pub fn run(&mut self, now: Time, measuring: bool, mut work: Work) -> Work {
+        let mut frames = self.stack.poll(now);
+        for s in &mut self.sessions {
+            let queue = self.stack.send_queue(s.sock);
+            if measuring {
+                self.measured_acked += s.queued.saturating_sub(queue) as u64;
+            }
+            let bytes = self.stack.recv(s.sock, usize::MAX);
+            if !bytes.is_empty() {
+                if !matches_pattern(s.read, &bytes) {
+                    self.bad_payload += 1;
+                }
+                s.read += bytes.len() as u64;
+                s.partial += bytes.len() as u64;
+                if measuring {
+                    self.measured_read += bytes.len() as u64;
+                }
+            }
+            match s.cfg.role {
+                Role::Answer { request, answer } => {
+                    while s.partial >= request as u64 {
+                        s.partial -= request as u64;
+                        s.owed += answer as u64;
+                        work.requests += 1;
+                        self.requests_answered += 1;
+                    }
+                }
+                Role::Ask { request, answer, think, .. } => {
+                    while s.partial >= answer as u64 {
+                        s.partial -= answer as u64;
+                        self.answers_read += 1;
+                        if think == Duration::ZERO {
+                            s.owed += request as u64;
+                            work.requests += 1;
+                        } else {
+                            s.ask_at = Some(now + think);
+                        }
+                    }
+                }
+            }
+            while s.owed > 0 {
+                let room = self.stack.send_room(s.sock).min(s.owed as usize).min(65_536);
+                let n = self.stack.send(s.sock, pattern(s.sent, room));
+                if n == 0 {
+                    break;
+                }
+                s.sent += n as u64;
+                s.owed -= n as u64;
+            }
+            s.queued = self.stack.send_queue(s.sock);
+        }
+        frames.extend(self.stack.poll(now));
+        for f in frames {
+            self.route(f, &mut work.out);
+        }
+        work
+    }
+
+    /// A frame from the stack to the adapter its far end is on; a broadcast
+    /// (an ARP request) to every adapter.
+    fn route(&self, bytes: Vec<u8>, out: &mut Vec<(usize, Frame)>) {
+        let dst: [u8; 6] = bytes[..6].try_into().expect("an Ethernet header");
+        if dst == [0xff; 6] {
+            for p in 1..self.ports {
+                out.push((p, Frame { bytes: bytes.clone(), meta: Default::default() }));
+            }
+            out.push((0, Frame { bytes, meta: Default::default() }));
+        } else {
+            let p = self.routes.get(&dst).copied().unwrap_or(0);
+            out.push((p, Frame { bytes, meta: Default::default() }));
+        }
+    }
+
+    /// When the sessions next need to run: a stack timer or a request due.
+    pub fn next_timer(&mut self, now: Time) -> Option<Time> {
+        let asks = self.sessions.iter().filter_map(|s| s.ask_at).min();
+        [self.stack.poll_at(now), asks].into_iter().flatten().min()
+    }
+
+    pub fn report(&self, r: &mut Report, seconds: f64) {
+        let rate = |b: u64| if seconds > 0.0 { b as f64 / seconds } else { 0.0 };
+        let asks = self.sessions.iter().any(|s| matches!(s.cfg.role, Role::Ask { .. }));
+        let answers = self.sessions.iter().any(|s| matches!(s.cfg.role, Role::Answer { .. }));
+        if asks {
+            r.count("answers_read", self.answers_read);
+        }
+        if answers {
+            r.count("requests_answered", self.requests_answered);
+        }
+        r.count("app_received_bytes", self.measured_read);
+        r.count("app_sent_bytes", self.measured_acked);
+        r.real("app_received_mbytes_per_s", rate(self.measured_read) / 1e6);
+        r.real("app_sent_mbytes_per_s", rate(self.measured_acked) / 1e6);
+        r.real("app_goodput_mbps", rate(self.measured_read + self.measured_acked) * 8.0 / 1e6);
+        let t = &self.stack.tally;
+        r.count("tcp_retransmits", t.retransmits);
+        r.count("tcp_out_of_order", t.out_of_order);
+        r.count("tcp_bad_payload", self.bad_payload);
+        r.count("tcp_connections", t.syns);
+    }
+}

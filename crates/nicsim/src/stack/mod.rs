@@ -1,0 +1,398 @@
+//! One TCP/IP stack, smoltcp, driven by the simulation's clock, with any number
+//! of sockets: frames go in and come out as bytes, and the stack only ever sees
+//! simulated time. The same stack runs as a host's own stack, as an ideal peer's,
+//! or as a TCP offload adapter's firmware; where it runs decides only who pays
+//! for it and when.
+//!
+//! smoltcp was chosen over writing a TCP: it is maintained, has no `unsafe`
+//! surface we touch, and does handshake and teardown, a sliding window with
+//! window scaling, retransmission with RTT estimation (RTO at least 1 s, as RFC
+//! 6298 asks), fast retransmit, Reno congestion control, delayed ACKs and Nagle.
+//! Its ACK rule sends an ACK as soon as more than one MSS is unacknowledged at
+//! the end of a poll, so a stack polled per frame ACKs every second full
+//! segment, and one that takes frames in batches stretches its ACKs by itself.
+
+mod device;
+pub mod tally;
+
+use smoltcp::iface::{Config, Interface, SocketHandle, SocketSet};
+use smoltcp::socket::tcp;
+use smoltcp::wire::{
+    ArpOperation, ArpPacket, ArpRepr, EthernetAddress, EthernetFrame, EthernetProtocol, EthernetRepr, HardwareAddress, IpAddress, IpCidr,
+    Ipv4Address,
+};
+
+use crate::time::{Duration, Time};
+use device::Queues;
+use tally::Tally;
+
+/// The interface: its addresses and largest IP packet.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StackConfig {
+    pub mac: [u8; 6],
+    pub ip: [u8; 4],
+    /// Largest IP packet; the MSS is this less 40 bytes.
+    pub mtu: usize,
+    /// Static ARP entries (address, MAC): the stations of a scenario know each
+    /// other from the start, as a benchmark set-up configures them. smoltcp
+    /// sends one ARP request a second for the whole interface, so a host that
+    /// opens sessions to ten peers at once would otherwise wait ten seconds.
+    /// Others are still learned by ARP (a tap's Linux side).
+    pub neighbors: Vec<([u8; 4], [u8; 6])>,
+}
+
+/// One socket's settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SocketConfig {
+    /// Socket buffers, bytes; a receive buffer over 64 KB turns on window
+    /// scaling, and the receive buffer is the window this end offers.
+    pub rx_buffer: usize,
+    pub tx_buffer: usize,
+    pub nagle: bool,
+    /// `None` acknowledges at once; otherwise at most this late.
+    pub ack_delay: Option<Duration>,
+}
+
+/// A socket of a stack, by its order of opening.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Sock(pub usize);
+
+/// An ARP reply from `ip` at `mac` to the interface of `cfg`.
+fn arp_reply(cfg: &StackConfig, ip: [u8; 4], mac: [u8; 6]) -> Vec<u8> {
+    let arp = ArpRepr::EthernetIpv4 {
+        operation: ArpOperation::Reply,
+        source_hardware_addr: EthernetAddress(mac),
+        source_protocol_addr: Ipv4Address::from_octets(ip),
+        target_hardware_addr: EthernetAddress(cfg.mac),
+        target_protocol_addr: Ipv4Address::from_octets(cfg.ip),
+    };
+    let eth = EthernetRepr { src_addr: EthernetAddress(mac), dst_addr: EthernetAddress(cfg.mac), ethertype: EthernetProtocol::Arp };
+    let mut bytes = vec![0; eth.buffer_len() + arp.buffer_len()];
+    let mut frame = EthernetFrame::new_unchecked(&mut bytes);
+    eth.emit(&mut frame);
+    arp.emit(&mut ArpPacket::new_unchecked(frame.payload_mut()));
+    bytes
+}
+
+fn instant(t: Time) -> smoltcp::time::Instant {
+    smoltcp::time::Instant::from_micros((t.ps() / 1_000_000) as i64)
+}
+
+/// How many segments a new connection's receiver acknowledges at once before
+/// its delayed-ACK time applies: Linux's quick-ACK mode at connection start
+/// (`TCP_MAX_QUICKACKS`). smoltcp's Reno starts with a window of 2,048 bytes,
+/// one full segment, whatever the MSS; a receiver that waited its delayed-ACK
+/// time for a second segment would stall every new connection for that time.
+pub const QUICK_ACKS: u64 = 16;
+
+/// A socket and what the stack keeps beside it.
+struct Entry {
+    handle: SocketHandle,
+    /// The delayed-ACK time, held back while the connection is young.
+    ack_delay: Option<smoltcp::time::Duration>,
+    quick: bool,
+    /// Bytes the application has read; bytes received by the last poll; polls
+    /// that brought data (a segment each when frames come one at a time).
+    read: u64,
+    seen: u64,
+    arrivals: u64,
+}
+
+pub struct Stack {
+    iface: Interface,
+    sockets: SocketSet<'static>,
+    entries: Vec<Entry>,
+    queues: Queues,
+    /// Every frame in and out, classified.
+    pub tally: Tally,
+}
+
+impl Stack {
+    /// An interface with no sockets yet.
+    pub fn new(cfg: &StackConfig, seed: u64) -> Stack {
+        let mut queues = Queues { mtu: cfg.mtu, ..Default::default() };
+        let mut config = Config::new(HardwareAddress::Ethernet(EthernetAddress(cfg.mac)));
+        config.random_seed = seed;
+        let mut iface = Interface::new(config, &mut queues, instant(Time::ZERO));
+        iface.update_ip_addrs(|addrs| {
+            addrs.push(IpCidr::new(IpAddress::Ipv4(Ipv4Address::from_octets(cfg.ip)), 24)).expect("one address");
+        });
+        let mut sockets = SocketSet::new(vec![]);
+        // smoltcp fills its cache from any ARP aimed at it: one reply per entry.
+        queues.rx.extend(cfg.neighbors.iter().map(|(ip, mac)| arp_reply(cfg, *ip, *mac)));
+        iface.poll(instant(Time::ZERO), &mut queues, &mut sockets);
+        Stack { iface, sockets, entries: Vec::new(), queues, tally: Tally::default() }
+    }
+
+    /// A new socket, closed until it listens or connects.
+    pub fn open(&mut self, cfg: &SocketConfig) -> Sock {
+        let mut socket = tcp::Socket::new(tcp::SocketBuffer::new(vec![0; cfg.rx_buffer]), tcp::SocketBuffer::new(vec![0; cfg.tx_buffer]));
+        socket.set_nagle_enabled(cfg.nagle);
+        socket.set_ack_delay(None);
+        socket.set_congestion_control(tcp::CongestionControl::Reno);
+        let ack_delay = cfg.ack_delay.map(|d| smoltcp::time::Duration::from_micros(d.ps() / 1_000_000));
+        let handle = self.sockets.add(socket);
+        self.entries.push(Entry { handle, ack_delay, quick: ack_delay.is_some(), read: 0, seen: 0, arrivals: 0 });
+        Sock(self.entries.len() - 1)
+    }
+
+    fn tcp(&mut self, s: Sock) -> &mut tcp::Socket<'static> {
+        self.sockets.get_mut::<tcp::Socket>(self.entries[s.0].handle)
+    }
+    fn tcp_ref(&self, s: Sock) -> &tcp::Socket<'static> {
+        self.sockets.get::<tcp::Socket>(self.entries[s.0].handle)
+    }
+
+    /// Young connections that have now received their quick-ACK segments get
+    /// their delayed-ACK time.
+    fn settle_acks(&mut self) {
+        for e in self.entries.iter_mut().filter(|e| e.quick) {
+            let socket = self.sockets.get_mut::<tcp::Socket>(e.handle);
+            let received = e.read + socket.recv_queue() as u64;
+            if received > e.seen {
+                e.seen = received;
+                e.arrivals += 1;
+            }
+            if e.arrivals >= QUICK_ACKS {
+                socket.set_ack_delay(e.ack_delay);
+                e.quick = false;
+            }
+        }
+    }
+
+    pub fn listen(&mut self, s: Sock, port: u16) -> Result<(), String> {
+        self.tcp(s).listen(port).map_err(|e| format!("cannot listen on {port}: {e}"))
+    }
+
+    pub fn connect(&mut self, s: Sock, ip: [u8; 4], port: u16, local_port: u16) -> Result<(), String> {
+        let remote = (IpAddress::Ipv4(Ipv4Address::from_octets(ip)), port);
+        let cx = self.iface.context();
+        self.sockets
+            .get_mut::<tcp::Socket>(self.entries[s.0].handle)
+            .connect(cx, remote, local_port)
+            .map_err(|e| format!("cannot connect: {e}"))
+    }
+
+    /// A frame from the wire, taken in at the next poll.
+    pub fn input(&mut self, frame: Vec<u8>) {
+        self.tally.inbound(&frame);
+        self.queues.rx.push_back(frame);
+    }
+
+    /// Frames waiting to be taken in.
+    pub fn pending_input(&self) -> usize {
+        self.queues.rx.len()
+    }
+
+    /// Run the stack at `now`: take in every waiting frame, then send what is due.
+    pub fn poll(&mut self, now: Time) -> Vec<Vec<u8>> {
+        self.iface.poll(instant(now), &mut self.queues, &mut self.sockets);
+        self.settle_acks();
+        let out = std::mem::take(&mut self.queues.tx);
+        for f in &out {
+            self.tally.outbound(f);
+        }
+        out
+    }
+
+    /// When the stack next needs a poll (a retransmission or delayed-ACK timer).
+    pub fn poll_at(&mut self, now: Time) -> Option<Time> {
+        let at = self.iface.poll_at(instant(now), &self.sockets)?;
+        // smoltcp counts whole microseconds: a time not after `now` means "at once".
+        let t = Time(at.total_micros().max(0) as u64 * 1_000_000);
+        Some(if t > now { t } else { now + Duration::from_us(1) })
+    }
+
+    /// Queue bytes to send; returns how many fitted.
+    pub fn send(&mut self, s: Sock, data: &[u8]) -> usize {
+        self.tcp(s).send_slice(data).unwrap_or(0)
+    }
+    /// Free room in the send buffer.
+    pub fn send_room(&self, s: Sock) -> usize {
+        let t = self.tcp_ref(s);
+        if t.may_send() {
+            t.send_capacity() - t.send_queue()
+        } else {
+            0
+        }
+    }
+    /// Bytes sent and not yet acknowledged, or not yet sent.
+    pub fn send_queue(&self, s: Sock) -> usize {
+        self.tcp_ref(s).send_queue()
+    }
+    /// Take up to `max` received bytes.
+    pub fn recv(&mut self, s: Sock, max: usize) -> Vec<u8> {
+        let mut buf = vec![0; max.min(self.readable(s))];
+        let n = self.tcp(s).recv_slice(&mut buf).unwrap_or(0);
+        self.entries[s.0].read += n as u64;
+        buf.truncate(n);
+        buf
+    }
+    pub fn readable(&self, s: Sock) -> usize {
+        self.tcp_ref(s).recv_queue()
+    }
+    pub fn close(&mut self, s: Sock) {
+        self.tcp(s).close();
+    }
+    pub fn established(&self, s: Sock) -> bool {
+        self.tcp_ref(s).may_send() || self.tcp_ref(s).may_recv()
+    }
+    /// The peer has closed its side and everything it sent has been read.
+    pub fn peer_finished(&self, s: Sock) -> bool {
+        let t = self.tcp_ref(s);
+        !t.may_recv() && t.recv_queue() == 0 && !matches!(t.state(), tcp::State::Listen | tcp::State::SynSent | tcp::State::SynReceived)
+    }
+    pub fn closed(&self, s: Sock) -> bool {
+        matches!(self.tcp_ref(s).state(), tcp::State::Closed | tcp::State::TimeWait)
+    }
+    pub fn state(&self, s: Sock) -> String {
+        self.tcp_ref(s).state().to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const S: Sock = Sock(0);
+
+    fn cfg(last: u8) -> StackConfig {
+        StackConfig { mac: [2, 0, 0, 0, 0, last], ip: [10, 0, 0, last], mtu: 1500, neighbors: vec![] }
+    }
+
+    fn socket() -> SocketConfig {
+        SocketConfig { rx_buffer: 65_535, tx_buffer: 65_535, nagle: true, ack_delay: Some(Duration::from_ms(10)) }
+    }
+
+    /// Run two stacks against each other over a perfect wire, 10 µs a hop,
+    /// `drop` deciding which frames (by count) are lost. Returns what arrived,
+    /// the most data segments `a` sent in one poll, and when it had all arrived.
+    fn exchange(a: &mut Stack, b: &mut Stack, bytes: &[u8], drop: impl Fn(usize) -> bool) -> (Vec<u8>, usize, Time) {
+        let mut got = Vec::new();
+        let mut sent = 0;
+        let mut now = Time::ZERO;
+        let mut n = 0;
+        let mut burst = 0;
+        for _ in 0..200_000 {
+            sent += a.send(S, &bytes[sent..]);
+            if sent == bytes.len() && a.send_queue(S) == 0 {
+                a.close(S);
+            }
+            let before = a.tally.data_out;
+            let (out_a, out_b) = (a.poll(now), b.poll(now));
+            burst = burst.max((a.tally.data_out - before) as usize);
+            let quiet = out_a.is_empty() && out_b.is_empty();
+            for f in out_a {
+                n += 1;
+                if !drop(n) {
+                    b.input(f);
+                }
+            }
+            for f in out_b {
+                a.input(f);
+            }
+            got.extend(b.recv(S, 1 << 20));
+            if b.peer_finished(S) {
+                return (got, burst, now);
+            }
+            let step = now + Duration::from_us(10);
+            // Nothing on the wire: skip ahead to the next timer.
+            now = if quiet { [a.poll_at(now), b.poll_at(now)].into_iter().flatten().min().unwrap_or(step).max(step) } else { step };
+        }
+        panic!("transfer did not finish: {} of {} bytes, a {} b {}", got.len(), bytes.len(), a.state(S), b.state(S));
+    }
+
+    fn pair() -> (Stack, Stack) {
+        let (mut a, mut b) = (Stack::new(&cfg(1), 1), Stack::new(&cfg(2), 2));
+        a.open(&socket());
+        b.open(&socket());
+        b.listen(S, 5001).unwrap();
+        a.connect(S, [10, 0, 0, 2], 5001, 40000).unwrap();
+        (a, b)
+    }
+
+    #[test]
+    fn a_transfer_is_set_up_carried_in_order_and_torn_down() {
+        let (mut a, mut b) = pair();
+        let data: Vec<u8> = (0..300_000u32).map(|i| (i * 7 + i / 251) as u8).collect();
+        let (got, _, _) = exchange(&mut a, &mut b, &data, |_| false);
+        assert_eq!(got, data);
+        assert_eq!(a.tally.syns, 1);
+        assert!(a.tally.fins >= 1);
+        assert_eq!(a.tally.retransmits, 0);
+        assert!(a.tally.data_out >= 300_000 / 1460);
+    }
+
+    #[test]
+    fn congestion_control_opens_the_window_on_a_loss_free_lan() {
+        let (mut a, mut b) = pair();
+        let data = vec![7u8; 1_000_000];
+        let (got, burst, _) = exchange(&mut a, &mut b, &data, |_| false);
+        assert_eq!(got.len(), data.len());
+        // Slow start from two segments grows by one per ACK: by the end a whole
+        // 64 KB window's worth (44 segments) less what the ACKs cover goes at once.
+        assert!(burst >= 20, "at most {burst} segments in one go: the window stayed shut");
+    }
+
+    #[test]
+    fn a_new_connection_is_not_held_by_the_delayed_ack() {
+        let (mut a, mut b) = (Stack::new(&cfg(1), 1), Stack::new(&cfg(2), 2));
+        let slow = SocketConfig { ack_delay: Some(Duration::from_ms(200)), ..socket() };
+        a.open(&slow);
+        b.open(&slow);
+        b.listen(S, 5001).unwrap();
+        a.connect(S, [10, 0, 0, 2], 5001, 40000).unwrap();
+        // Reno's first flight is one full segment: a receiver that waited 200 ms
+        // for a second would hold the transfer that long.
+        let (got, _, done) = exchange(&mut a, &mut b, &[3u8; 20_000], |_| false);
+        assert_eq!(got.len(), 20_000);
+        assert!(done < Time::ZERO + Duration::from_ms(20), "done at {done:?}");
+    }
+
+    #[test]
+    fn lost_segments_are_retransmitted_and_counted() {
+        let (mut a, mut b) = pair();
+        let data: Vec<u8> = (0..200_000u32).map(|i| (i ^ (i >> 8)) as u8).collect();
+        let (got, _, _) = exchange(&mut a, &mut b, &data, |n| n % 37 == 5);
+        assert_eq!(got, data);
+        assert!(a.tally.retransmits > 0, "losses were repaired by retransmission");
+    }
+
+    #[test]
+    fn many_sockets_share_one_interface_each_with_its_own_connection() {
+        let (mut a, mut b) = (Stack::new(&cfg(1), 1), Stack::new(&cfg(2), 2));
+        for i in 0..5u16 {
+            let (sa, sb) = (a.open(&socket()), b.open(&socket()));
+            b.listen(sb, 80).unwrap();
+            a.connect(sa, [10, 0, 0, 2], 80, 1024 + i).unwrap();
+        }
+        let mut now = Time::ZERO;
+        let mut sent = [0usize; 5];
+        let mut got = [0usize; 5];
+        for _ in 0..10_000 {
+            for (i, n) in sent.iter_mut().enumerate() {
+                let want = 20_000 * (i + 1);
+                if *n < want {
+                    *n += a.send(Sock(i), &vec![i as u8; want - *n]);
+                }
+            }
+            for f in a.poll(now) {
+                b.input(f);
+            }
+            for f in b.poll(now) {
+                a.input(f);
+            }
+            for (i, g) in got.iter_mut().enumerate() {
+                let bytes = b.recv(Sock(i), 1 << 20);
+                // Each listening socket took exactly one connection, so it holds one stream.
+                assert!(bytes.iter().all(|x| *x == bytes.first().copied().unwrap_or(0)));
+                *g += bytes.len();
+            }
+            now += Duration::from_us(10);
+        }
+        let mut sizes = got.to_vec();
+        sizes.sort();
+        assert_eq!(sizes, vec![20_000, 40_000, 60_000, 80_000, 100_000]);
+        assert_eq!(a.tally.retransmits, 0);
+    }
+}
