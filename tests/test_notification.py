@@ -37,9 +37,9 @@ def test_pure_polling_loses_frames_behind_a_busy_run_queue_and_backup_does_not(s
     polled = server(scenarios, NOVELL, **WRITES, **POLL, **busy(4))
     backed = server(scenarios, NOVELL, **WRITES, **BACKUP, **busy(4))
     assert polled["interrupts"] == 0
-    # The first overruns cost the clients a retransmission timeout (at least 1 s):
-    # they send little more in this run, so the loss is a few percent of few frames.
-    assert polled["rx_loss"] > 0.05 and polled["rx_fifo_overruns"] > 5
+    # Each overrun costs a client a retransmission, and Reno halves its window, so
+    # the clients send less: the loss is a small share of far fewer frames.
+    assert polled["rx_loss"] > 0 and polled["rx_fifo_overruns"] > 5
     assert backed["rx_loss"] == 0 and backed["rx_fifo_overruns"] == 0
     assert backed["interrupts"] > 50, "the backup interrupt took over when the poll was late"
     assert backed["app_received_mbytes_per_s"] > 3 * polled["app_received_mbytes_per_s"]
