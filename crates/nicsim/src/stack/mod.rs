@@ -1,6 +1,8 @@
 //! One TCP/IP stack, smoltcp, driven by the simulation's clock, with any number
 //! of sockets: frames go in and come out as bytes, and the stack only ever sees
-//! simulated time. The same stack runs as a host's own stack, as an ideal peer's,
+//! simulated time. Each socket has an interface of its own with the stack's
+//! addresses (`lane`), and a frame goes to the lane of its connection, so the
+//! cost of a frame does not grow with the number of sessions. The same stack runs as a host's own stack, as an ideal peer's,
 //! or as a TCP offload adapter's firmware; where it runs decides only who pays
 //! for it and when.
 //!
@@ -15,17 +17,19 @@
 //! segment, and one that takes frames in batches stretches its ACKs by itself.
 
 mod device;
+mod lane;
 pub mod tally;
 
-use smoltcp::iface::{Config, Interface, SocketHandle, SocketSet};
+use std::collections::HashMap;
+
 use smoltcp::socket::tcp;
 use smoltcp::wire::{
-    ArpOperation, ArpPacket, ArpRepr, EthernetAddress, EthernetFrame, EthernetProtocol, EthernetRepr, HardwareAddress, IpAddress, IpCidr,
-    Ipv4Address,
+    ArpOperation, ArpPacket, ArpRepr, EthernetAddress, EthernetFrame, EthernetProtocol, EthernetRepr, IpAddress, IpProtocol, Ipv4Address,
+    Ipv4Packet, TcpPacket,
 };
 
 use crate::time::{Duration, Time};
-use device::Queues;
+use lane::Lane;
 use tally::Tally;
 
 /// The interface: its addresses and largest IP packet.
@@ -81,29 +85,25 @@ fn instant(t: Time) -> smoltcp::time::Instant {
 }
 
 pub struct Stack {
-    iface: Interface,
-    sockets: SocketSet<'static>,
-    handles: Vec<SocketHandle>,
-    queues: Queues,
+    cfg: StackConfig,
+    seed: u64,
+    /// The static ARP entries as replies, for each new lane's cache.
+    arp: Vec<Vec<u8>>,
+    lanes: Vec<Lane>,
+    /// Lanes with input or socket work since their last poll.
+    dirty: Vec<bool>,
+    /// Lane by connection: (local port, remote address, remote port).
+    routes: HashMap<(u16, [u8; 4], u16), usize>,
     /// Every frame in and out, classified.
     pub tally: Tally,
 }
 
 impl Stack {
-    /// An interface with no sockets yet.
+    /// A stack with no sockets yet; the first socket's lane also answers ARP
+    /// requests and pings.
     pub fn new(cfg: &StackConfig, seed: u64) -> Stack {
-        let mut queues = Queues { mtu: cfg.mtu, ..Default::default() };
-        let mut config = Config::new(HardwareAddress::Ethernet(EthernetAddress(cfg.mac)));
-        config.random_seed = seed;
-        let mut iface = Interface::new(config, &mut queues, instant(Time::ZERO));
-        iface.update_ip_addrs(|addrs| {
-            addrs.push(IpCidr::new(IpAddress::Ipv4(Ipv4Address::from_octets(cfg.ip)), 24)).expect("one address");
-        });
-        let mut sockets = SocketSet::new(vec![]);
-        // smoltcp fills its cache from any ARP aimed at it: one reply per entry.
-        queues.rx.extend(cfg.neighbors.iter().map(|(ip, mac)| arp_reply(cfg, *ip, *mac)));
-        iface.poll(instant(Time::ZERO), &mut queues, &mut sockets);
-        Stack { iface, sockets, handles: Vec::new(), queues, tally: Tally::default() }
+        let arp = cfg.neighbors.iter().map(|(ip, mac)| arp_reply(cfg, *ip, *mac)).collect();
+        Stack { cfg: cfg.clone(), seed, arp, lanes: Vec::new(), dirty: Vec::new(), routes: HashMap::new(), tally: Tally::default() }
     }
 
     /// A new socket, closed until it listens or connects.
@@ -112,15 +112,18 @@ impl Stack {
         socket.set_nagle_enabled(cfg.nagle);
         socket.set_ack_delay(cfg.ack_delay.map(|d| smoltcp::time::Duration::from_micros(d.ps() / 1_000_000)));
         socket.set_congestion_control(tcp::CongestionControl::Reno);
-        self.handles.push(self.sockets.add(socket));
-        Sock(self.handles.len() - 1)
+        let seed = self.seed ^ (self.lanes.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.lanes.push(Lane::new(&self.cfg, seed, socket, &self.arp));
+        self.dirty.push(true);
+        Sock(self.lanes.len() - 1)
     }
 
     fn tcp(&mut self, s: Sock) -> &mut tcp::Socket<'static> {
-        self.sockets.get_mut::<tcp::Socket>(self.handles[s.0])
+        self.dirty[s.0] = true;
+        self.lanes[s.0].tcp()
     }
     fn tcp_ref(&self, s: Sock) -> &tcp::Socket<'static> {
-        self.sockets.get::<tcp::Socket>(self.handles[s.0])
+        self.lanes[s.0].tcp_ref()
     }
 
     pub fn listen(&mut self, s: Sock, port: u16) -> Result<(), String> {
@@ -128,42 +131,93 @@ impl Stack {
     }
 
     pub fn connect(&mut self, s: Sock, ip: [u8; 4], port: u16, local_port: u16) -> Result<(), String> {
-        let remote = (IpAddress::Ipv4(Ipv4Address::from_octets(ip)), port);
-        let cx = self.iface.context();
-        self.sockets.get_mut::<tcp::Socket>(self.handles[s.0]).connect(cx, remote, local_port).map_err(|e| format!("cannot connect: {e}"))
+        self.dirty[s.0] = true;
+        self.routes.insert((local_port, ip, port), s.0);
+        self.lanes[s.0].connect(ip, port, local_port)
     }
 
-    /// A frame from the wire, taken in at the next poll.
+    /// A frame from the wire, taken in at the next poll by the lanes it concerns.
     pub fn input(&mut self, frame: Vec<u8>) {
         self.tally.inbound(&frame);
-        self.queues.rx.push_back(frame);
+        if self.lanes.is_empty() {
+            return;
+        }
+        match self.route(&frame) {
+            Some(i) => {
+                self.lanes[i].queues.rx.push_back(frame);
+                self.dirty[i] = true;
+            }
+            None => {
+                for (lane, dirty) in self.lanes.iter_mut().zip(&mut self.dirty) {
+                    lane.queues.rx.push_back(frame.clone());
+                    *dirty = true;
+                }
+            }
+        }
     }
 
-    /// Frames waiting to be taken in.
-    pub fn pending_input(&self) -> usize {
-        self.queues.rx.len()
+    /// The lane a frame is for; `None` for every lane (an ARP reply, which each
+    /// lane's cache should learn). Anything else no lane owns goes to the first,
+    /// which answers it as smoltcp does (ARP, ping, a reset).
+    fn route(&mut self, frame: &[u8]) -> Option<usize> {
+        let eth = EthernetFrame::new_checked(frame).ok()?;
+        match eth.ethertype() {
+            EthernetProtocol::Arp => {
+                let reply = ArpPacket::new_checked(eth.payload()).ok().map(|a| a.operation()) == Some(ArpOperation::Reply);
+                return if reply { None } else { Some(0) };
+            }
+            EthernetProtocol::Ipv4 => {}
+            _ => return Some(0),
+        }
+        let Some((port, remote, syn)) = tcp_ends(eth.payload()) else { return Some(0) };
+        let key = (port, remote.0, remote.1);
+        if let Some(&i) = self.routes.get(&key) {
+            // Its lane, or the listening lane its SYN was given before that lane took it in.
+            if self.lanes[i].owns(port, remote) || self.lanes[i].listens(port) {
+                return Some(i);
+            }
+            self.routes.remove(&key);
+        }
+        let owner = self.lanes.iter().position(|l| l.owns(port, remote));
+        let owner = owner.or_else(|| {
+            let given = |i: usize| self.routes.values().any(|v| *v == i);
+            syn.then(|| (0..self.lanes.len()).find(|i| self.lanes[*i].listens(port) && !given(*i))).flatten()
+        });
+        if let Some(i) = owner {
+            self.routes.insert(key, i);
+        }
+        Some(owner.unwrap_or(0))
     }
 
-    /// Run the stack at `now`: take in every waiting frame, then send what is due.
+    /// Run the stack at `now`: each lane with input, socket work or a timer due
+    /// takes in what waits and sends what is due.
     pub fn poll(&mut self, now: Time) -> Vec<Vec<u8>> {
-        self.iface.poll(instant(now), &mut self.queues, &mut self.sockets);
-        let out = std::mem::take(&mut self.queues.tx);
+        let mut out = Vec::new();
+        for (lane, dirty) in self.lanes.iter_mut().zip(&mut self.dirty) {
+            if *dirty || lane.next.is_some_and(|t| t <= now) {
+                *dirty = false;
+                lane.poll(now, &mut out);
+            }
+        }
         for f in &out {
             self.tally.outbound(f);
         }
         out
     }
 
-    /// When the stack next needs a poll (a retransmission or delayed-ACK timer).
+    /// When the stack next needs a poll (a retransmission or delayed-ACK timer,
+    /// or socket work since the last poll).
     pub fn poll_at(&mut self, now: Time) -> Option<Time> {
-        let at = self.iface.poll_at(instant(now), &self.sockets)?;
-        // smoltcp counts whole microseconds: a time not after `now` means "at once".
-        let t = Time(at.total_micros().max(0) as u64 * 1_000_000);
-        Some(if t > now { t } else { now + Duration::from_us(1) })
+        let soon = now + Duration::from_us(1);
+        let work = self.dirty.iter().any(|d| *d).then_some(soon);
+        self.lanes.iter().filter_map(|l| l.next).map(|t| t.max(soon)).chain(work).min()
     }
 
     /// Queue bytes to send; returns how many fitted.
     pub fn send(&mut self, s: Sock, data: &[u8]) -> usize {
+        if data.is_empty() || self.send_room(s) == 0 {
+            return 0;
+        }
         self.tcp(s).send_slice(data).unwrap_or(0)
     }
     /// Free room in the send buffer.
@@ -181,7 +235,11 @@ impl Stack {
     }
     /// Take up to `max` received bytes.
     pub fn recv(&mut self, s: Sock, max: usize) -> Vec<u8> {
-        let mut buf = vec![0; max.min(self.readable(s))];
+        let n = max.min(self.readable(s));
+        if n == 0 {
+            return Vec::new();
+        }
+        let mut buf = vec![0; n];
         let n = self.tcp(s).recv_slice(&mut buf).unwrap_or(0);
         buf.truncate(n);
         buf
@@ -203,9 +261,26 @@ impl Stack {
     pub fn closed(&self, s: Sock) -> bool {
         matches!(self.tcp_ref(s).state(), tcp::State::Closed | tcp::State::TimeWait)
     }
+    /// The far end's address and port, once there is one.
+    pub fn remote(&self, s: Sock) -> Option<([u8; 4], u16)> {
+        let end = self.tcp_ref(s).remote_endpoint()?;
+        let IpAddress::Ipv4(ip) = end.addr;
+        Some((ip.octets(), end.port))
+    }
+
     pub fn state(&self, s: Sock) -> String {
         self.tcp_ref(s).state().to_string()
     }
+}
+
+/// A TCP segment's local port, remote (address, port) and SYN flag, from its IPv4 packet.
+fn tcp_ends(ip: &[u8]) -> Option<(u16, ([u8; 4], u16), bool)> {
+    let ip = Ipv4Packet::new_checked(ip).ok()?;
+    if ip.next_header() != IpProtocol::Tcp {
+        return None;
+    }
+    let tcp = TcpPacket::new_checked(ip.payload()).ok()?;
+    Some((tcp.dst_port(), (ip.src_addr().octets(), tcp.src_port()), tcp.syn() && !tcp.ack()))
 }
 
 #[cfg(test)]

@@ -19,39 +19,39 @@ pub enum Class {
 }
 
 pub fn classify(frame: &[u8]) -> Class {
-    let Ok(p) = SlicedPacket::from_ethernet(frame) else { return Class::Other };
-    let (Some(NetSlice::Ipv4(_)), Some(TransportSlice::Tcp(tcp))) = (&p.net, &p.transport) else { return Class::Other };
-    let len = tcp.payload().len() as u32;
-    if tcp.syn() || tcp.fin() || tcp.rst() || !tcp.ack() {
-        return Class::Other;
-    }
-    if len == 0 {
-        Class::PureAck
-    } else {
-        Class::Data { seq: tcp.sequence_number(), len }
-    }
+    Segment::parse(frame).map_or(Class::Other, |s| s.class)
 }
 
-/// A TCP frame's source and destination, each as (port, address).
-fn connection_ends(frame: &[u8]) -> ((u16, [u8; 4]), ([u8; 4], u16)) {
-    match SlicedPacket::from_ethernet(frame) {
-        Ok(SlicedPacket { net: Some(NetSlice::Ipv4(ip)), transport: Some(TransportSlice::Tcp(t)), .. }) => {
-            ((t.source_port(), ip.header().source()), (ip.header().destination(), t.destination_port()))
-        }
-        _ => ((0, [0; 4]), ([0; 4], 0)),
-    }
+/// What the counters need of a TCP/IPv4 frame, from one parse.
+struct Segment {
+    class: Class,
+    syn: bool,
+    fin: bool,
+    /// Source (port, address) and destination (address, port).
+    src: (u16, [u8; 4]),
+    dst: ([u8; 4], u16),
 }
 
-/// A sent frame's connection: source port, destination address and port.
-fn connection(frame: &[u8]) -> (u16, [u8; 4], u16) {
-    let ((sport, _), (dst, dport)) = connection_ends(frame);
-    (sport, dst, dport)
-}
-
-fn flags(frame: &[u8]) -> (bool, bool) {
-    match SlicedPacket::from_ethernet(frame) {
-        Ok(SlicedPacket { transport: Some(TransportSlice::Tcp(t)), .. }) => (t.syn(), t.fin()),
-        _ => (false, false),
+impl Segment {
+    fn parse(frame: &[u8]) -> Option<Segment> {
+        let p = SlicedPacket::from_ethernet(frame).ok()?;
+        let (Some(NetSlice::Ipv4(ip)), Some(TransportSlice::Tcp(tcp))) = (&p.net, &p.transport) else { return None };
+        let len = tcp.payload().len() as u32;
+        let class = if tcp.syn() || tcp.fin() || tcp.rst() || !tcp.ack() {
+            Class::Other
+        } else if len == 0 {
+            Class::PureAck
+        } else {
+            Class::Data { seq: tcp.sequence_number(), len }
+        };
+        let h = ip.header();
+        Some(Segment {
+            class,
+            syn: tcp.syn(),
+            fin: tcp.fin(),
+            src: (tcp.source_port(), h.source()),
+            dst: (h.destination(), tcp.destination_port()),
+        })
     }
 }
 
@@ -87,15 +87,18 @@ fn after(a: u32, b: u32) -> bool {
 
 impl Tally {
     pub fn outbound(&mut self, frame: &[u8]) {
-        let (syn, fin) = flags(frame);
-        self.syns += syn as u64;
-        self.fins += fin as u64;
-        match classify(frame) {
+        let Some(seg) = Segment::parse(frame) else {
+            self.other_out += 1;
+            return;
+        };
+        self.syns += seg.syn as u64;
+        self.fins += seg.fin as u64;
+        match seg.class {
             Class::Data { seq, len } => {
                 self.data_out += 1;
                 self.payload_out += len as u64;
                 let end = seq.wrapping_add(len);
-                match self.sent_end.entry(connection(frame)) {
+                match self.sent_end.entry((seg.src.0, seg.dst.0, seg.dst.1)) {
                     Entry::Vacant(v) => {
                         v.insert(end);
                     }
@@ -109,12 +112,15 @@ impl Tally {
     }
 
     pub fn inbound(&mut self, frame: &[u8]) {
-        match classify(frame) {
+        let Some(seg) = Segment::parse(frame) else {
+            self.other_in += 1;
+            return;
+        };
+        match seg.class {
             Class::Data { seq, len } => {
                 self.data_in += 1;
                 self.payload_in += len as u64;
-                let (src, dst) = connection_ends(frame);
-                let end = self.received_end.entry((dst.1, src.1, src.0)).or_insert(seq);
+                let end = self.received_end.entry((seg.dst.1, seg.src.1, seg.src.0)).or_insert(seq);
                 if after(seq, *end) {
                     self.out_of_order += 1;
                 } else if after(seq.wrapping_add(len), *end) {

@@ -1,0 +1,81 @@
+//! One connection's own smoltcp interface: every socket of a stack gets an
+//! interface of its own (the same addresses), so taking in a frame or sending
+//! what is due touches one socket, not all of them. smoltcp's interface walks
+//! every socket on each poll, which made a host with seventy sessions pay
+//! seventy times for every frame.
+
+use smoltcp::iface::{Config, Interface, SocketHandle, SocketSet};
+use smoltcp::socket::tcp;
+use smoltcp::wire::{EthernetAddress, HardwareAddress, IpAddress, IpCidr, Ipv4Address};
+
+use super::device::Queues;
+use super::{instant, StackConfig};
+use crate::time::{Duration, Time};
+
+pub(super) struct Lane {
+    iface: Interface,
+    sockets: SocketSet<'static>,
+    pub handle: SocketHandle,
+    pub queues: Queues,
+    /// When this lane next needs a poll (`None`: not until something happens).
+    pub next: Option<Time>,
+}
+
+impl Lane {
+    /// An interface with `socket`, its cache filled from the ARP replies `arp`.
+    pub fn new(cfg: &StackConfig, seed: u64, socket: tcp::Socket<'static>, arp: &[Vec<u8>]) -> Lane {
+        let mut queues = Queues { mtu: cfg.mtu, ..Default::default() };
+        let mut config = Config::new(HardwareAddress::Ethernet(EthernetAddress(cfg.mac)));
+        config.random_seed = seed;
+        let mut iface = Interface::new(config, &mut queues, instant(Time::ZERO));
+        iface.update_ip_addrs(|addrs| {
+            addrs.push(IpCidr::new(IpAddress::Ipv4(Ipv4Address::from_octets(cfg.ip)), 24)).expect("one address");
+        });
+        let mut sockets = SocketSet::new(vec![]);
+        queues.rx.extend(arp.iter().cloned());
+        iface.poll(instant(Time::ZERO), &mut queues, &mut sockets);
+        let handle = sockets.add(socket);
+        Lane { iface, sockets, handle, queues, next: Some(Time::ZERO) }
+    }
+
+    pub fn tcp(&mut self) -> &mut tcp::Socket<'static> {
+        self.sockets.get_mut::<tcp::Socket>(self.handle)
+    }
+    pub fn tcp_ref(&self) -> &tcp::Socket<'static> {
+        self.sockets.get::<tcp::Socket>(self.handle)
+    }
+
+    pub fn connect(&mut self, ip: [u8; 4], port: u16, local_port: u16) -> Result<(), String> {
+        let remote = (IpAddress::Ipv4(Ipv4Address::from_octets(ip)), port);
+        let cx = self.iface.context();
+        self.sockets.get_mut::<tcp::Socket>(self.handle).connect(cx, remote, local_port).map_err(|e| format!("cannot connect: {e}"))
+    }
+
+    /// Take in what waits, send what is due, into `out`; then note the next poll.
+    pub fn poll(&mut self, now: Time, out: &mut Vec<Vec<u8>>) {
+        self.iface.poll(instant(now), &mut self.queues, &mut self.sockets);
+        out.append(&mut self.queues.tx);
+        self.next = self.iface.poll_at(instant(now), &self.sockets).map(|at| {
+            // smoltcp counts whole microseconds: a time not after `now` means "at once".
+            let t = Time(at.total_micros().max(0) as u64 * 1_000_000);
+            if t > now {
+                t
+            } else {
+                now + Duration::from_us(1)
+            }
+        });
+    }
+
+    /// Whether a segment from `remote` to local `port` is this lane's.
+    pub fn owns(&self, port: u16, remote: ([u8; 4], u16)) -> bool {
+        let t = self.tcp_ref();
+        let local = t.local_endpoint().is_some_and(|e| e.port == port);
+        local && t.remote_endpoint().is_some_and(|e| e.port == remote.1 && e.addr == IpAddress::Ipv4(Ipv4Address::from_octets(remote.0)))
+    }
+
+    /// Whether this lane listens on `port` for a new connection.
+    pub fn listens(&self, port: u16) -> bool {
+        let t = self.tcp_ref();
+        t.state() == tcp::State::Listen && t.listen_endpoint().port == port
+    }
+}
