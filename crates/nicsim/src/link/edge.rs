@@ -65,7 +65,7 @@ fn last_ether_type(p: &SlicedPacket) -> Option<EtherType> {
         Some(LinkSlice::Ethernet2(e)) => Some(e.ether_type()),
         _ => None,
     };
-    p.link_exts.iter().filter_map(|x| x.ether_payload().map(|e| e.ether_type)).last().or(outer)
+    p.link_exts.iter().filter_map(|x| x.ether_payload().map(|e| e.ether_type)).next_back().or(outer)
 }
 
 /// Frames that came in at the edge, by class; every frame is in exactly one.
