@@ -7,8 +7,6 @@
 
 use std::collections::HashMap;
 
-use etherparse::{NetSlice, SlicedPacket, TransportSlice};
-
 use crate::host::segment::{matches_pattern, pattern};
 use crate::observe::Report;
 use crate::stack::{Sock, SocketConfig, Stack, StackConfig};
@@ -48,24 +46,6 @@ struct Session {
     queued: usize,
     /// An asking session's next request is due then.
     ask_at: Option<Time>,
-    /// The far end, once connected.
-    remote: Option<([u8; 4], u16)>,
-}
-
-/// Which sessions the frames taken in since the last run concern.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Touched {
-    None,
-    One(usize),
-    All,
-}
-
-/// A TCP/IPv4 frame's connection as its receiver sees it: (local port, remote
-/// address, remote port).
-fn connection_of(frame: &[u8]) -> Option<(u16, [u8; 4], u16)> {
-    let p = SlicedPacket::from_ethernet(frame).ok()?;
-    let (Some(NetSlice::Ipv4(ip)), Some(TransportSlice::Tcp(tcp))) = (&p.net, &p.transport) else { return None };
-    Some((tcp.destination_port(), ip.header().source(), tcp.source_port()))
 }
 
 /// What a run of the sessions did, for the caller's cost model.
@@ -87,9 +67,9 @@ pub struct Sessions {
     sessions: Vec<Session>,
     /// The adapter each far end was last heard on (a MAC learned per port).
     routes: HashMap<[u8; 6], usize>,
-    /// Sessions by connection, and those that frames taken in concern.
-    by_connection: HashMap<(u16, [u8; 4], u16), usize>,
-    touched: Touched,
+    /// The next run visits every session (a timer, a request made), not only
+    /// those whose sockets the stack polled.
+    visit_all: bool,
     ports: usize,
     answers_read: u64,
     requests_answered: u64,
@@ -105,19 +85,19 @@ impl Sessions {
         let mut list = Vec::new();
         for cfg in sessions {
             let sock = s.open(&cfg.socket);
+            debug_assert_eq!(sock.0, list.len(), "session i has socket i");
             match cfg.role {
                 Role::Ask { ip, port, .. } => s.connect(sock, ip, port, cfg.port)?,
                 Role::Answer { .. } => s.listen(sock, cfg.port)?,
             }
-            list.push(Session { cfg, sock, sent: 0, owed: 0, read: 0, partial: 0, queued: 0, ask_at: None, remote: None });
+            list.push(Session { cfg, sock, sent: 0, owed: 0, read: 0, partial: 0, queued: 0, ask_at: None });
         }
         Ok(Sessions {
             stack: s,
             ip: stack.ip,
             sessions: list,
             routes: HashMap::new(),
-            by_connection: HashMap::new(),
-            touched: Touched::All,
+            visit_all: true,
             ports: ports.max(1),
             answers_read: 0,
             requests_answered: 0,
@@ -158,20 +138,13 @@ impl Sessions {
         if let Some(src) = frame.bytes.get(6..12) {
             self.routes.insert(src.try_into().expect("six bytes"), port);
         }
-        // A segment of a known connection concerns its session alone.
-        let key = connection_of(&frame.bytes);
-        self.touched = match (self.touched, key.and_then(|k| self.by_connection.get(&k))) {
-            (Touched::None, Some(i)) => Touched::One(*i),
-            (Touched::One(j), Some(i)) if j == *i => Touched::One(j),
-            _ => Touched::All,
-        };
         self.stack.input(frame.bytes.clone());
     }
 
     /// Requests due by `now` are made, then the stack runs (a timer may concern
     /// any session).
     pub fn timer(&mut self, now: Time, measuring: bool) -> Work {
-        self.touched = Touched::All;
+        self.visit_all = true;
         let mut work = Work::default();
         for s in &mut self.sessions {
             if let (Some(at), Role::Ask { request, .. }) = (s.ask_at, &s.cfg.role) {
@@ -189,21 +162,17 @@ impl Sessions {
     /// was acknowledged, and send what is due.
     pub fn run(&mut self, now: Time, measuring: bool, mut work: Work) -> Work {
         let mut frames = self.stack.poll(now);
-        let visit = match std::mem::replace(&mut self.touched, Touched::None) {
-            Touched::One(i) => i..i + 1,
-            _ => 0..self.sessions.len(),
+        let visit: Vec<usize> = if std::mem::take(&mut self.visit_all) {
+            (0..self.sessions.len()).collect()
+        } else {
+            self.stack.polled().iter().map(|s| s.0).collect()
         };
         let mut acted = false;
-        for (i, s) in visit.clone().zip(&mut self.sessions[visit]) {
+        for i in visit {
+            let s = &mut self.sessions[i];
             let queue = self.stack.send_queue(s.sock);
             if measuring {
                 self.measured_acked += s.queued.saturating_sub(queue) as u64;
-            }
-            if s.remote.is_none() {
-                s.remote = self.stack.remote(s.sock);
-                if let Some((ip, port)) = s.remote {
-                    self.by_connection.insert((s.cfg.port, ip, port), i);
-                }
             }
             let bytes = self.stack.recv(s.sock, usize::MAX);
             acted |= !bytes.is_empty();

@@ -24,8 +24,8 @@ use std::collections::HashMap;
 
 use smoltcp::socket::tcp;
 use smoltcp::wire::{
-    ArpOperation, ArpPacket, ArpRepr, EthernetAddress, EthernetFrame, EthernetProtocol, EthernetRepr, IpAddress, IpProtocol, Ipv4Address,
-    Ipv4Packet, TcpPacket,
+    ArpOperation, ArpPacket, ArpRepr, EthernetAddress, EthernetFrame, EthernetProtocol, EthernetRepr, IpProtocol, Ipv4Address, Ipv4Packet,
+    TcpPacket,
 };
 
 use crate::time::{Duration, Time};
@@ -92,6 +92,8 @@ pub struct Stack {
     lanes: Vec<Lane>,
     /// Lanes with input or socket work since their last poll.
     dirty: Vec<bool>,
+    /// The sockets the last poll ran (input, socket work or a timer due).
+    polled: Vec<Sock>,
     /// Lane by connection: (local port, remote address, remote port).
     routes: HashMap<(u16, [u8; 4], u16), usize>,
     /// Every frame in and out, classified.
@@ -103,7 +105,16 @@ impl Stack {
     /// requests and pings.
     pub fn new(cfg: &StackConfig, seed: u64) -> Stack {
         let arp = cfg.neighbors.iter().map(|(ip, mac)| arp_reply(cfg, *ip, *mac)).collect();
-        Stack { cfg: cfg.clone(), seed, arp, lanes: Vec::new(), dirty: Vec::new(), routes: HashMap::new(), tally: Tally::default() }
+        Stack {
+            cfg: cfg.clone(),
+            seed,
+            arp,
+            lanes: Vec::new(),
+            dirty: Vec::new(),
+            polled: Vec::new(),
+            routes: HashMap::new(),
+            tally: Tally::default(),
+        }
     }
 
     /// A new socket, closed until it listens or connects.
@@ -193,16 +204,23 @@ impl Stack {
     /// takes in what waits and sends what is due.
     pub fn poll(&mut self, now: Time) -> Vec<Vec<u8>> {
         let mut out = Vec::new();
-        for (lane, dirty) in self.lanes.iter_mut().zip(&mut self.dirty) {
+        self.polled.clear();
+        for (i, (lane, dirty)) in self.lanes.iter_mut().zip(&mut self.dirty).enumerate() {
             if *dirty || lane.next.is_some_and(|t| t <= now) {
                 *dirty = false;
                 lane.poll(now, &mut out);
+                self.polled.push(Sock(i));
             }
         }
         for f in &out {
             self.tally.outbound(f);
         }
         out
+    }
+
+    /// The sockets the last poll ran: only these can have new data, room or state.
+    pub fn polled(&self) -> &[Sock] {
+        &self.polled
     }
 
     /// When the stack next needs a poll (a retransmission or delayed-ACK timer,
@@ -261,13 +279,6 @@ impl Stack {
     pub fn closed(&self, s: Sock) -> bool {
         matches!(self.tcp_ref(s).state(), tcp::State::Closed | tcp::State::TimeWait)
     }
-    /// The far end's address and port, once there is one.
-    pub fn remote(&self, s: Sock) -> Option<([u8; 4], u16)> {
-        let end = self.tcp_ref(s).remote_endpoint()?;
-        let IpAddress::Ipv4(ip) = end.addr;
-        Some((ip.octets(), end.port))
-    }
-
     pub fn state(&self, s: Sock) -> String {
         self.tcp_ref(s).state().to_string()
     }
