@@ -159,7 +159,8 @@ def test_ten_thousand_hostile_frames_are_all_accounted_for(jumbo_host, scenarios
 
 
 def test_ctrl_c_ends_a_bridged_run_and_keeps_its_results(host, scenarios):
-    bridge = start_bridge(host, scenarios / RECEIVE)
+    # A long idle limit, so that a slow (loaded) machine cannot end the run first.
+    bridge = start_bridge(host, scenarios / RECEIVE, "tap[0].idle='30 s'")
     echo(host, 1, wait=2)
     time.sleep(0.3)
     bridge.send_signal(signal.SIGINT)
