@@ -1,9 +1,16 @@
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+# A shell starts background jobs with Ctrl-C ignored, and children inherit that,
+# so the tests that interrupt a run would see it carry on. A handler (unlike an
+# ignore) does not survive exec: the programs the tests start get the default.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"
