@@ -107,13 +107,6 @@ impl Sessions {
         })
     }
 
-    pub fn len(&self) -> usize {
-        self.sessions.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.sessions.is_empty()
-    }
-
     /// Asking sessions make their first request.
     pub fn start(&mut self, now: Time) -> Work {
         for s in &mut self.sessions {
@@ -209,6 +202,7 @@ impl Sessions {
                 }
             }
             while s.owed > 0 {
+                // The pattern is laid out 64 KB at a time.
                 let room = self.stack.send_room(s.sock).min(s.owed as usize).min(65_536);
                 let n = self.stack.send(s.sock, pattern(s.sent, room));
                 if n == 0 {
