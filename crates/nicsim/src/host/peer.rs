@@ -60,7 +60,7 @@ impl Component for Peer {
                     self.foreign += 1;
                     return;
                 }
-                self.sessions.input(0, &f);
+                self.sessions.input(0, *f);
                 self.sessions.run(ctx.now(), true, Work::default())
             }
             Msg::Timer(_) if self.armed == Some(ctx.now()) => {

@@ -29,7 +29,7 @@ pub fn pattern(offset: u64, len: usize) -> &'static [u8] {
 
 /// Whether `bytes` are the stream's bytes from `offset`.
 pub fn matches_pattern(offset: u64, bytes: &[u8]) -> bool {
-    bytes.len() <= 65_536 && pattern(offset, bytes.len()) == bytes
+    bytes.chunks(65_536).enumerate().all(|(i, c)| pattern(offset + i as u64 * 65_536, c.len()) == c)
 }
 
 /// IPv4 headers from `from` to `to` with IPv4 ID `id`, carrying `l4`.
@@ -51,6 +51,16 @@ pub(crate) fn tcp_frame(from: Addr, to: Addr, id: u16, seq: u32, ack: u32, windo
 mod tests {
     use super::*;
     use etherparse::{SlicedPacket, TransportSlice};
+
+    #[test]
+    fn reads_longer_than_the_laid_out_pattern_are_checked_whole() {
+        let stream: Vec<u8> = (0..200_000u64).map(|i| pattern(i, 1)[0]).collect();
+        assert!(matches_pattern(0, &stream));
+        assert!(matches_pattern(7, &stream[7..]));
+        let mut bad = stream.clone();
+        bad[150_000] ^= 1;
+        assert!(!matches_pattern(0, &bad), "a wrong byte past the first 64 KB is found");
+    }
 
     #[test]
     fn a_built_segment_parses_back_with_its_pattern() {

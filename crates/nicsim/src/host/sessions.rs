@@ -5,7 +5,7 @@
 //! every byte an application reads is checked. The sessions cost nothing here;
 //! `Work` says what happened and the caller charges its processors for it.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::host::segment::{matches_pattern, pattern};
 use crate::observe::Report;
@@ -66,10 +66,13 @@ pub struct Sessions {
     ip: [u8; 4],
     sessions: Vec<Session>,
     /// The adapter each far end was last heard on (a MAC learned per port).
-    routes: HashMap<[u8; 6], usize>,
+    routes: FxHashMap<[u8; 6], usize>,
     /// The next run visits every session (a timer, a request made), not only
     /// those whose sockets the stack polled.
     visit_all: bool,
+    /// Sessions with a request due (an `ask_at`), so that finding the next
+    /// timer does not walk every session when none waits.
+    asks_waiting: usize,
     ports: usize,
     answers_read: u64,
     requests_answered: u64,
@@ -96,8 +99,9 @@ impl Sessions {
             stack: s,
             ip: stack.ip,
             sessions: list,
-            routes: HashMap::new(),
+            routes: FxHashMap::default(),
             visit_all: true,
+            asks_waiting: 0,
             ports: ports.max(1),
             answers_read: 0,
             requests_answered: 0,
@@ -112,6 +116,7 @@ impl Sessions {
         for s in &mut self.sessions {
             if matches!(s.cfg.role, Role::Ask { .. }) {
                 s.ask_at = Some(now);
+                self.asks_waiting += 1;
             }
         }
         self.timer(now, false)
@@ -127,11 +132,11 @@ impl Sessions {
     }
 
     /// A frame that came in by adapter `port`; the stack takes it in at `run`.
-    pub fn input(&mut self, port: usize, frame: &Frame) {
+    pub fn input(&mut self, port: usize, frame: Frame) {
         if let Some(src) = frame.bytes.get(6..12) {
             self.routes.insert(src.try_into().expect("six bytes"), port);
         }
-        self.stack.input(frame.bytes.clone());
+        self.stack.input(frame.bytes);
     }
 
     /// Requests due by `now` are made, then the stack runs (a timer may concern
@@ -143,6 +148,7 @@ impl Sessions {
             if let (Some(at), Role::Ask { request, .. }) = (s.ask_at, &s.cfg.role) {
                 if at <= now {
                     s.ask_at = None;
+                    self.asks_waiting -= 1;
                     s.owed += *request as u64;
                     work.requests += 1;
                 }
@@ -167,17 +173,17 @@ impl Sessions {
             if measuring {
                 self.measured_acked += s.queued.saturating_sub(queue) as u64;
             }
-            let bytes = self.stack.recv(s.sock, usize::MAX);
-            acted |= !bytes.is_empty();
-            if !bytes.is_empty() {
-                if !matches_pattern(s.read, &bytes) {
-                    self.bad_payload += 1;
-                }
-                s.read += bytes.len() as u64;
-                s.partial += bytes.len() as u64;
-                if measuring {
-                    self.measured_read += bytes.len() as u64;
-                }
+            let (mut read, mut bad) = (s.read, false);
+            let n = self.stack.drain(s.sock, |bytes| {
+                bad |= !matches_pattern(read, bytes);
+                read += bytes.len() as u64;
+            }) as u64;
+            self.bad_payload += bad as u64;
+            acted |= n > 0;
+            s.read += n;
+            s.partial += n;
+            if measuring {
+                self.measured_read += n;
             }
             match s.cfg.role {
                 Role::Answer { request, answer } => {
@@ -196,6 +202,7 @@ impl Sessions {
                             s.owed += request as u64;
                             work.requests += 1;
                         } else {
+                            self.asks_waiting += s.ask_at.is_none() as usize;
                             s.ask_at = Some(now + think);
                         }
                     }
@@ -241,7 +248,7 @@ impl Sessions {
 
     /// When the sessions next need to run: a stack timer or a request due.
     pub fn next_timer(&mut self, now: Time) -> Option<Time> {
-        let asks = self.sessions.iter().filter_map(|s| s.ask_at).min();
+        let asks = if self.asks_waiting > 0 { self.sessions.iter().filter_map(|s| s.ask_at).min() } else { None };
         [self.stack.poll_at(now), asks].into_iter().flatten().min()
     }
 

@@ -163,7 +163,7 @@ impl Machine {
             Item::Frame(p, order, frame) => {
                 debug_assert_eq!(order, self.ports[p].delivered, "frames go up in ring order");
                 self.ports[p].delivered += 1;
-                plan.cycles = self.protocol(p, &frame, ctx, &mut plan.effects.transmit);
+                plan.cycles = self.protocol(p, frame, ctx, &mut plan.effects.transmit);
                 plan.releases_order = true;
             }
             Item::Poll(p, left) => {
@@ -240,7 +240,7 @@ impl Machine {
     }
 
     /// Protocol and application work for one frame received by adapter `p`.
-    fn protocol(&mut self, p: usize, frame: &Frame, ctx: &mut Ctx, out: &mut Vec<(usize, Frame)>) -> u64 {
+    fn protocol(&mut self, p: usize, frame: Frame, ctx: &mut Ctx, out: &mut Vec<(usize, Frame)>) -> u64 {
         let now = ctx.now();
         let measuring = self.measuring(now);
         if let Some(s) = self.sessions.as_mut().filter(|s| s.claims(&frame.bytes)) {

@@ -2,7 +2,9 @@
 //! it (the link delivers frames whole), learns source addresses, floods unknown and
 //! group destinations, and keeps a bounded output queue per port (tail drop).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashMap;
 
 use crate::engine::{Component, Ctx, Msg, PortId};
 use crate::observe::Report;
@@ -31,7 +33,7 @@ struct Output {
 
 pub struct Switch {
     cfg: SwitchConfig,
-    table: HashMap<[u8; 6], PortId>,
+    table: FxHashMap<[u8; 6], PortId>,
     outputs: Vec<Output>,
     received: u64,
     flooded: u64,
@@ -42,7 +44,7 @@ pub struct Switch {
 impl Switch {
     pub fn new(cfg: SwitchConfig) -> Self {
         let outputs = (0..cfg.ports).map(|_| Output::default()).collect();
-        Switch { cfg, table: HashMap::new(), outputs, received: 0, flooded: 0, filtered: 0, runts: 0 }
+        Switch { cfg, table: FxHashMap::default(), outputs, received: 0, flooded: 0, filtered: 0, runts: 0 }
     }
 
     fn enqueue(&mut self, port: PortId, ready: Time, frame: Box<Frame>, ctx: &mut Ctx) {

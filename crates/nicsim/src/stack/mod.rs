@@ -20,17 +20,16 @@ mod device;
 mod lane;
 pub mod tally;
 
-use std::collections::HashMap;
+use std::collections::BTreeSet;
+
+use rustc_hash::FxHashMap;
 
 use smoltcp::socket::tcp;
-use smoltcp::wire::{
-    ArpOperation, ArpPacket, ArpRepr, EthernetAddress, EthernetFrame, EthernetProtocol, EthernetRepr, IpProtocol, Ipv4Address, Ipv4Packet,
-    TcpPacket,
-};
+use smoltcp::wire::{ArpOperation, ArpPacket, ArpRepr, EthernetAddress, EthernetFrame, EthernetProtocol, EthernetRepr, Ipv4Address};
 
 use crate::time::{Duration, Time};
 use lane::Lane;
-use tally::Tally;
+use tally::{Segment, Tally};
 
 /// The interface: its addresses and largest IP packet.
 #[derive(Clone, Debug, PartialEq)]
@@ -90,12 +89,17 @@ pub struct Stack {
     /// The static ARP entries as replies, for each new lane's cache.
     arp: Vec<Vec<u8>>,
     lanes: Vec<Lane>,
-    /// Lanes with input or socket work since their last poll.
+    /// Lanes with input or socket work since their last poll: a flag per lane,
+    /// and the flagged ones.
     dirty: Vec<bool>,
+    pending: Vec<usize>,
+    /// Each lane's next timer, earliest first, so a poll visits only the lanes
+    /// it concerns.
+    timers: BTreeSet<(Time, usize)>,
     /// The sockets the last poll ran (input, socket work or a timer due).
     polled: Vec<Sock>,
     /// Lane by connection: (local port, remote address, remote port).
-    routes: HashMap<(u16, [u8; 4], u16), usize>,
+    routes: FxHashMap<(u16, [u8; 4], u16), usize>,
     /// Every frame in and out, classified.
     pub tally: Tally,
 }
@@ -111,8 +115,10 @@ impl Stack {
             arp,
             lanes: Vec::new(),
             dirty: Vec::new(),
+            pending: Vec::new(),
+            timers: BTreeSet::new(),
             polled: Vec::new(),
-            routes: HashMap::new(),
+            routes: FxHashMap::default(),
             tally: Tally::default(),
         }
     }
@@ -125,12 +131,22 @@ impl Stack {
         socket.set_congestion_control(tcp::CongestionControl::Reno);
         let seed = self.seed ^ (self.lanes.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         self.lanes.push(Lane::new(&self.cfg, seed, socket, &self.arp));
-        self.dirty.push(true);
-        Sock(self.lanes.len() - 1)
+        self.dirty.push(false);
+        let i = self.lanes.len() - 1;
+        self.mark(i);
+        Sock(i)
+    }
+
+    /// Lane `i` has work for the next poll.
+    fn mark(&mut self, i: usize) {
+        if !self.dirty[i] {
+            self.dirty[i] = true;
+            self.pending.push(i);
+        }
     }
 
     fn tcp(&mut self, s: Sock) -> &mut tcp::Socket<'static> {
-        self.dirty[s.0] = true;
+        self.mark(s.0);
         self.lanes[s.0].tcp()
     }
     fn tcp_ref(&self, s: Sock) -> &tcp::Socket<'static> {
@@ -142,26 +158,27 @@ impl Stack {
     }
 
     pub fn connect(&mut self, s: Sock, ip: [u8; 4], port: u16, local_port: u16) -> Result<(), String> {
-        self.dirty[s.0] = true;
+        self.mark(s.0);
         self.routes.insert((local_port, ip, port), s.0);
         self.lanes[s.0].connect(ip, port, local_port)
     }
 
     /// A frame from the wire, taken in at the next poll by the lanes it concerns.
     pub fn input(&mut self, frame: Vec<u8>) {
-        self.tally.inbound(&frame);
+        let seg = Segment::parse(&frame);
+        self.tally.inbound_parsed(seg.as_ref());
         if self.lanes.is_empty() {
             return;
         }
-        match self.route(&frame) {
+        match self.route(&frame, seg.as_ref()) {
             Some(i) => {
                 self.lanes[i].queues.rx.push_back(frame);
-                self.dirty[i] = true;
+                self.mark(i);
             }
             None => {
-                for (lane, dirty) in self.lanes.iter_mut().zip(&mut self.dirty) {
-                    lane.queues.rx.push_back(frame.clone());
-                    *dirty = true;
+                for i in 0..self.lanes.len() {
+                    self.lanes[i].queues.rx.push_back(frame.clone());
+                    self.mark(i);
                 }
             }
         }
@@ -170,17 +187,13 @@ impl Stack {
     /// The lane a frame is for; `None` for every lane (an ARP reply, which each
     /// lane's cache should learn). Anything else no lane owns goes to the first,
     /// which answers it as smoltcp does (ARP, ping, a reset).
-    fn route(&mut self, frame: &[u8]) -> Option<usize> {
-        let eth = EthernetFrame::new_checked(frame).ok()?;
-        match eth.ethertype() {
-            EthernetProtocol::Arp => {
-                let reply = ArpPacket::new_checked(eth.payload()).ok().map(|a| a.operation()) == Some(ArpOperation::Reply);
-                return if reply { None } else { Some(0) };
-            }
-            EthernetProtocol::Ipv4 => {}
-            _ => return Some(0),
-        }
-        let Some((port, remote, syn)) = tcp_ends(eth.payload()) else { return Some(0) };
+    fn route(&mut self, frame: &[u8], seg: Option<&Segment>) -> Option<usize> {
+        let Some(seg) = seg else {
+            let eth = EthernetFrame::new_checked(frame).ok()?;
+            let arp = (eth.ethertype() == EthernetProtocol::Arp).then(|| ArpPacket::new_checked(eth.payload()).ok().map(|a| a.operation()));
+            return if arp.flatten() == Some(ArpOperation::Reply) { None } else { Some(0) };
+        };
+        let (port, remote, syn) = (seg.dst.1, (seg.src.1, seg.src.0), seg.opening);
         let key = (port, remote.0, remote.1);
         if let Some(&i) = self.routes.get(&key) {
             // Its lane, or the listening lane its SYN was given before that lane took it in.
@@ -204,14 +217,26 @@ impl Stack {
     /// takes in what waits and sends what is due.
     pub fn poll(&mut self, now: Time) -> Vec<Vec<u8>> {
         let mut out = Vec::new();
+        let mut due = std::mem::take(&mut self.pending);
+        due.extend(self.timers.range(..=(now, usize::MAX)).map(|(_, i)| *i));
+        // In lane order, as one interface walking its sockets would.
+        due.sort_unstable();
+        due.dedup();
         self.polled.clear();
-        for (i, (lane, dirty)) in self.lanes.iter_mut().zip(&mut self.dirty).enumerate() {
-            if *dirty || lane.next.is_some_and(|t| t <= now) {
-                *dirty = false;
-                lane.poll(now, &mut out);
-                self.polled.push(Sock(i));
+        for &i in &due {
+            self.dirty[i] = false;
+            let lane = &mut self.lanes[i];
+            if let Some(t) = lane.next {
+                self.timers.remove(&(t, i));
             }
+            lane.poll(now, &mut out);
+            if let Some(t) = lane.next {
+                self.timers.insert((t, i));
+            }
+            self.polled.push(Sock(i));
         }
+        due.clear();
+        self.pending = due;
         for f in &out {
             self.tally.outbound(f);
         }
@@ -227,8 +252,10 @@ impl Stack {
     /// or socket work since the last poll).
     pub fn poll_at(&mut self, now: Time) -> Option<Time> {
         let soon = now + Duration::from_us(1);
-        let work = self.dirty.iter().any(|d| *d).then_some(soon);
-        self.lanes.iter().filter_map(|l| l.next).map(|t| t.max(soon)).chain(work).min()
+        if !self.pending.is_empty() {
+            return Some(soon);
+        }
+        self.timers.first().map(|(t, _)| (*t).max(soon))
     }
 
     /// Queue bytes to send; returns how many fitted.
@@ -262,6 +289,22 @@ impl Stack {
         buf.truncate(n);
         buf
     }
+    /// Take every received byte, handing it to `f` in place (no copy out),
+    /// in one or two pieces; returns how many.
+    pub fn drain(&mut self, s: Sock, mut f: impl FnMut(&[u8])) -> usize {
+        let mut total = 0;
+        while self.readable(s) > 0 {
+            let n = self.tcp(s).recv(|buf| {
+                f(buf);
+                (buf.len(), buf.len())
+            });
+            match n {
+                Ok(n) if n > 0 => total += n,
+                _ => break,
+            }
+        }
+        total
+    }
     pub fn readable(&self, s: Sock) -> usize {
         self.tcp_ref(s).recv_queue()
     }
@@ -282,16 +325,6 @@ impl Stack {
     pub fn state(&self, s: Sock) -> String {
         self.tcp_ref(s).state().to_string()
     }
-}
-
-/// A TCP segment's local port, remote (address, port) and SYN flag, from its IPv4 packet.
-fn tcp_ends(ip: &[u8]) -> Option<(u16, ([u8; 4], u16), bool)> {
-    let ip = Ipv4Packet::new_checked(ip).ok()?;
-    if ip.next_header() != IpProtocol::Tcp {
-        return None;
-    }
-    let tcp = TcpPacket::new_checked(ip.payload()).ok()?;
-    Some((tcp.dst_port(), (ip.src_addr().octets(), tcp.src_port()), tcp.syn() && !tcp.ack()))
 }
 
 #[cfg(test)]

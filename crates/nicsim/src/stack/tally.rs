@@ -3,9 +3,10 @@
 //! with etherparse, never taken on trust from the sender.
 
 use std::collections::hash_map::Entry;
-use std::collections::HashMap;
 
-use etherparse::{NetSlice, SlicedPacket, TransportSlice};
+use rustc_hash::FxHashMap;
+
+use etherparse::{EtherType, Ethernet2Slice, IpNumber, Ipv4Slice, TcpSlice};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Class {
@@ -22,20 +23,31 @@ pub fn classify(frame: &[u8]) -> Class {
     Segment::parse(frame).map_or(Class::Other, |s| s.class)
 }
 
-/// What the counters need of a TCP/IPv4 frame, from one parse.
-struct Segment {
+/// What the counters and the stack's routing need of a TCP/IPv4 frame, from
+/// one parse.
+pub(super) struct Segment {
     class: Class,
     syn: bool,
     fin: bool,
+    /// A SYN without ACK: a connection being opened.
+    pub opening: bool,
     /// Source (port, address) and destination (address, port).
-    src: (u16, [u8; 4]),
-    dst: ([u8; 4], u16),
+    pub src: (u16, [u8; 4]),
+    pub dst: ([u8; 4], u16),
 }
 
 impl Segment {
-    fn parse(frame: &[u8]) -> Option<Segment> {
-        let p = SlicedPacket::from_ethernet(frame).ok()?;
-        let (Some(NetSlice::Ipv4(ip)), Some(TransportSlice::Tcp(tcp))) = (&p.net, &p.transport) else { return None };
+    /// `None` for anything but an unfragmented TCP segment in IPv4 in Ethernet II.
+    pub fn parse(frame: &[u8]) -> Option<Segment> {
+        let eth = Ethernet2Slice::from_slice_without_fcs(frame).ok()?;
+        if eth.ether_type() != EtherType::IPV4 {
+            return None;
+        }
+        let ip = Ipv4Slice::from_slice(eth.payload_slice()).ok()?;
+        if ip.payload_ip_number() != IpNumber::TCP || ip.is_payload_fragmented() {
+            return None;
+        }
+        let tcp = TcpSlice::from_slice(ip.payload().payload).ok()?;
         let len = tcp.payload().len() as u32;
         let class = if tcp.syn() || tcp.fin() || tcp.rst() || !tcp.ack() {
             Class::Other
@@ -49,6 +61,7 @@ impl Segment {
             class,
             syn: tcp.syn(),
             fin: tcp.fin(),
+            opening: tcp.syn() && !tcp.ack(),
             src: (tcp.source_port(), h.source()),
             dst: (h.destination(), tcp.destination_port()),
         })
@@ -73,12 +86,12 @@ pub struct Tally {
     pub retransmits: u64,
     /// Per connection (source port, destination address and port), the end of
     /// the data sent so far.
-    sent_end: HashMap<(u16, [u8; 4], u16), u32>,
+    sent_end: FxHashMap<(u16, [u8; 4], u16), u32>,
     /// Data segments that arrived beyond a gap in their connection's data.
     pub out_of_order: u64,
     /// Per connection, the end of the data received in order so far (a
     /// connection's first data segment starts it).
-    received_end: HashMap<(u16, [u8; 4], u16), u32>,
+    received_end: FxHashMap<(u16, [u8; 4], u16), u32>,
 }
 
 fn after(a: u32, b: u32) -> bool {
@@ -112,7 +125,12 @@ impl Tally {
     }
 
     pub fn inbound(&mut self, frame: &[u8]) {
-        let Some(seg) = Segment::parse(frame) else {
+        self.inbound_parsed(Segment::parse(frame).as_ref());
+    }
+
+    /// An incoming frame already parsed (`None`: not a TCP segment).
+    pub(super) fn inbound_parsed(&mut self, seg: Option<&Segment>) {
+        let Some(seg) = seg else {
             self.other_in += 1;
             return;
         };
