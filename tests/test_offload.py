@@ -120,7 +120,7 @@ def test_a_gigabit_wire_is_not_the_limit_of_the_offload_adapter(scenarios):
 @pytest.mark.parametrize(
     "sets, path, words",
     [
-        ({"tcp_host[0].ttcp.to": "nobody"}, "tcp_host[0].ttcp.to", "no other tcp_host"),
+        ({"tcp_host[0].ttcp.to": "nobody"}, "tcp_host[0].ttcp.to", "no other host, tcp_host or tap"),
         ({"tcp_host[0].ttcp.count": 5}, "tcp_host[0].ttcp.bytes", "not both"),
         ({"tcp_host[0].design": "magic"}, "tcp_host[0].design", "full-offload"),
         ({"tcp_host[0].ttcp.message": 0}, "tcp_host[0].ttcp.message", "1 to"),

@@ -345,4 +345,7 @@ impl Component for Machine {
     fn report(&self, end: Time) -> Report {
         crate::host::report::report(self, end)
     }
+    fn text(&self) -> Vec<(&'static str, String)> {
+        self.sessions.as_ref().map(|s| s.text()).unwrap_or_default()
+    }
 }

@@ -11,3 +11,4 @@ mod report;
 pub mod segment;
 pub mod sessions;
 mod steps;
+pub mod stream;

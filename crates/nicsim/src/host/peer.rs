@@ -78,4 +78,7 @@ impl Component for Peer {
         r.count("frames_not_for_us", self.foreign);
         r
     }
+    fn text(&self) -> Vec<(&'static str, String)> {
+        self.sessions.text()
+    }
 }

@@ -1,13 +1,15 @@
 //! TCP sessions over the one stack (`crate::stack`), for a modelled host and an
 //! ideal peer alike: an end that asks for a block or file and waits for all of
 //! it before asking again (after a think time), or one that answers each whole
-//! request with a block. Payload bytes follow the pattern of `host::segment`, so
-//! every byte an application reads is checked. The sessions cost nothing here;
+//! request with a block; or either end of a TTCP bulk transfer (`host::stream`).
+//! Request and answer bytes follow the pattern of `host::segment`, so every
+//! byte an application reads is checked; a TTCP stream is checked by digest. The sessions cost nothing here;
 //! `Work` says what happened and the caller charges its processors for it.
 
 use rustc_hash::FxHashMap;
 
 use crate::host::segment::{matches_pattern, pattern};
+use crate::host::stream::Stream;
 use crate::observe::Report;
 use crate::stack::{Sock, SocketConfig, Stack, StackConfig};
 use crate::time::{Duration, Time};
@@ -21,6 +23,11 @@ pub enum Role {
     Ask { ip: [u8; 4], port: u16, request: u32, answer: u32, think: Duration },
     /// Listen; answer each whole `request` bytes with `answer` bytes.
     Answer { request: u32, answer: u32 },
+    /// TTCP sender: at `start`, connect to `ip`:`port` and write `bytes`
+    /// of the stream seeded by `seed` in calls of `message` bytes; then close.
+    Send { ip: [u8; 4], port: u16, message: u32, bytes: u64, seed: u64, start: Duration },
+    /// TTCP receiver: listen; read in calls of `message` bytes until the sender closes.
+    Receive { message: u32 },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -44,8 +51,10 @@ struct Session {
     partial: u64,
     /// The socket's send queue after the last run (what it drops is acknowledged).
     queued: usize,
-    /// An asking session's next request is due then.
+    /// An asking session's next request (a sender's start) is due then.
     ask_at: Option<Time>,
+    /// A TTCP end's stream.
+    stream: Option<Stream>,
 }
 
 /// What a run of the sessions did, for the caller's cost model.
@@ -89,11 +98,14 @@ impl Sessions {
         for cfg in sessions {
             let sock = s.open(&cfg.socket);
             debug_assert_eq!(sock.0, list.len(), "session i has socket i");
-            match cfg.role {
-                Role::Ask { ip, port, .. } => s.connect(sock, ip, port, cfg.port)?,
-                Role::Answer { .. } => s.listen(sock, cfg.port)?,
-            }
-            list.push(Session { cfg, sock, sent: 0, owed: 0, read: 0, partial: 0, queued: 0, ask_at: None });
+            let stream = match cfg.role {
+                Role::Ask { ip, port, .. } => s.connect(sock, ip, port, cfg.port).map(|_| None)?,
+                // A sender connects at its start.
+                Role::Send { message, seed, .. } => Some(Stream::new(message, seed)),
+                Role::Answer { .. } => s.listen(sock, cfg.port).map(|_| None)?,
+                Role::Receive { message } => s.listen(sock, cfg.port).map(|_| Some(Stream::new(message, 0)))?,
+            };
+            list.push(Session { cfg, sock, sent: 0, owed: 0, read: 0, partial: 0, queued: 0, ask_at: None, stream });
         }
         Ok(Sessions {
             stack: s,
@@ -114,10 +126,13 @@ impl Sessions {
     /// Asking sessions make their first request.
     pub fn start(&mut self, now: Time) -> Work {
         for s in &mut self.sessions {
-            if matches!(s.cfg.role, Role::Ask { .. }) {
-                s.ask_at = Some(now);
-                self.asks_waiting += 1;
-            }
+            let start = match s.cfg.role {
+                Role::Ask { .. } => Duration::ZERO,
+                Role::Send { start, .. } => start,
+                _ => continue,
+            };
+            s.ask_at = Some(now + start);
+            self.asks_waiting += 1;
         }
         self.timer(now, false)
     }
@@ -145,12 +160,19 @@ impl Sessions {
         self.visit_all = true;
         let mut work = Work::default();
         for s in &mut self.sessions {
-            if let (Some(at), Role::Ask { request, .. }) = (s.ask_at, &s.cfg.role) {
-                if at <= now {
-                    s.ask_at = None;
-                    self.asks_waiting -= 1;
-                    s.owed += *request as u64;
-                    work.requests += 1;
+            if s.ask_at.is_some_and(|at| at <= now) {
+                s.ask_at = None;
+                self.asks_waiting -= 1;
+                match s.cfg.role {
+                    Role::Ask { request, .. } => {
+                        s.owed += request as u64;
+                        work.requests += 1;
+                    }
+                    Role::Send { ip, port, bytes, .. } => {
+                        self.stack.connect(s.sock, ip, port, s.cfg.port).expect("addresses are checked with the scenario");
+                        s.owed += bytes;
+                    }
+                    _ => {}
                 }
             }
         }
@@ -173,9 +195,12 @@ impl Sessions {
             if measuring {
                 self.measured_acked += s.queued.saturating_sub(queue) as u64;
             }
-            let (mut read, mut bad) = (s.read, false);
+            let (mut read, mut bad, stream) = (s.read, false, &mut s.stream);
             let n = self.stack.drain(s.sock, |bytes| {
-                bad |= !matches_pattern(read, bytes);
+                match stream {
+                    Some(st) => work.requests += st.through(bytes),
+                    None => bad |= !matches_pattern(read, bytes),
+                }
                 read += bytes.len() as u64;
             }) as u64;
             self.bad_payload += bad as u64;
@@ -207,11 +232,20 @@ impl Sessions {
                         }
                     }
                 }
+                Role::Send { .. } | Role::Receive { .. } => {}
             }
             while s.owed > 0 {
                 // The pattern is laid out 64 KB at a time.
                 let room = self.stack.send_room(s.sock).min(s.owed as usize).min(65_536);
-                let n = self.stack.send(s.sock, pattern(s.sent, room));
+                let n = match &mut s.stream {
+                    Some(st) => {
+                        let data = st.next(room);
+                        let n = self.stack.send(s.sock, &data);
+                        work.requests += st.through(&data[..n]);
+                        n
+                    }
+                    None => self.stack.send(s.sock, pattern(s.sent, room)),
+                };
                 if n == 0 {
                     break;
                 }
@@ -220,6 +254,7 @@ impl Sessions {
                 acted = true;
             }
             s.queued = self.stack.send_queue(s.sock);
+            acted |= Self::end_stream(&mut self.stack, s, now);
         }
         // What the applications read or wrote may send more (data, a window update).
         if acted {
@@ -229,6 +264,34 @@ impl Sessions {
             self.route(f, &mut work.out);
         }
         work
+    }
+
+    /// A TTCP end closes its side when its part is done: the sender once all
+    /// its bytes are written, the receiver once it has read the sender's FIN.
+    /// Returns whether it closed.
+    fn end_stream(stack: &mut Stack, s: &mut Session, now: Time) -> bool {
+        let Some(st) = s.stream.as_mut() else { return false };
+        let finished = match s.cfg.role {
+            Role::Send { bytes, .. } => {
+                if st.closed && st.done.is_none() && stack.send_queue(s.sock) == 0 {
+                    st.done = Some(now);
+                }
+                st.bytes == bytes
+            }
+            _ => {
+                let fin = stack.peer_finished(s.sock);
+                if fin && st.done.is_none() {
+                    st.done = Some(now);
+                }
+                fin
+            }
+        };
+        if finished && !st.closed {
+            st.closed = true;
+            stack.close(s.sock);
+            return true;
+        }
+        false
     }
 
     /// A frame from the stack to the adapter its far end is on; a broadcast
@@ -267,10 +330,20 @@ impl Sessions {
         r.real("app_received_mbytes_per_s", rate(self.measured_read) / 1e6);
         r.real("app_sent_mbytes_per_s", rate(self.measured_acked) / 1e6);
         r.real("app_goodput_mbps", rate(self.measured_read + self.measured_acked) * 8.0 / 1e6);
+        let streams: Vec<&Stream> = self.sessions.iter().filter_map(|s| s.stream.as_ref()).collect();
+        if !streams.is_empty() {
+            r.count("ttcp_bytes", streams.iter().map(|s| s.bytes).sum());
+            r.count("transfer_complete", streams.iter().all(|s| s.done.is_some()) as u64);
+        }
         let t = &self.stack.tally;
         r.count("tcp_retransmits", t.retransmits);
         r.count("tcp_out_of_order", t.out_of_order);
         r.count("tcp_bad_payload", self.bad_payload);
         r.count("tcp_connections", t.syns);
+    }
+
+    /// The SHA-256 of the first TTCP stream, for the report's text.
+    pub fn text(&self) -> Vec<(&'static str, String)> {
+        self.sessions.iter().find_map(|s| s.stream.as_ref()).map(|st| vec![("ttcp_sha256", st.sha256_hex())]).unwrap_or_default()
     }
 }

@@ -3,6 +3,7 @@
 
 use serde::Deserialize;
 
+use crate::scenario::tcp_schema::{StackSpec, TtcpSpec};
 use crate::scenario::units::{BitRate, Frequency, TimeSpan};
 
 fn one() -> i64 {
@@ -37,6 +38,11 @@ pub struct HostSpec {
     pub file_request: Option<FileRequestSpec>,
     #[serde(default)]
     pub file_serve: Option<FileServeSpec>,
+    /// A TTCP transfer, and its socket's settings.
+    #[serde(default)]
+    pub ttcp: Option<TtcpSpec>,
+    #[serde(default)]
+    pub tcp: StackSpec,
     #[serde(default)]
     pub background: Option<BackgroundSpec>,
     #[serde(default)]

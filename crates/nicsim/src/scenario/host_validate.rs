@@ -10,6 +10,8 @@ use crate::host::sessions::{Role, SessionConfig, SEND_BUFFER};
 use crate::link::{Fill, Pattern, Rate, SourceConfig};
 use crate::nic::{Moderation, NicConfig, ProcessorConfig, ITR_UNIT, RDTR_UNIT};
 use crate::scenario::host_schema::{AdapterSpec, BuffersSpec, BusKind, BusSpec, HostSpec, InterruptSpec, ModeSpec};
+use crate::scenario::tcp_schema::TtcpSpec;
+use crate::scenario::ttcp_validate::{socket, transfer};
 use crate::scenario::validate::Station;
 use crate::scenario::ScenarioError;
 use crate::stack::{SocketConfig, StackConfig};
@@ -59,6 +61,23 @@ fn socket_config(path: &str, mtu: u32, window: i64, delayed_ack: Duration) -> Re
         nagle: false,
         ack_delay: (delayed_ack > Duration::ZERO).then_some(delayed_ack),
     })
+}
+
+/// A host's TTCP end; a sender may send to another host, a TCP host or a tap.
+fn ttcp_session(t: &TtcpSpec, tp: &str, socket: SocketConfig, s: &Surroundings) -> Result<SessionConfig, ScenarioError> {
+    let x = transfer(t, tp)?;
+    let role = match &t.to {
+        Some(to) => match (s.station)(to) {
+            Some(("host" | "tcp_host" | "tap", st)) if st.ipv4 != s.me.ipv4 => {
+                Role::Send { ip: st.ipv4, port: x.port, message: x.message, bytes: x.bytes, seed: s.seed, start: x.start }
+            }
+            _ => return err(format!("{tp}.to"), format!("no other host, tcp_host or tap is named {to:?}")),
+        },
+        None => Role::Receive { message: x.message },
+    };
+    // The sender's own port is the first above the well-known ones.
+    let port = if x.send { 40_000 } else { x.port };
+    Ok(SessionConfig { role, port, socket })
 }
 
 pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostConfig, ScenarioError> {
@@ -159,6 +178,13 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
         let answer = within(format!("{fp}.read_bytes"), f.read_bytes, 1, 1 << 30)? as u32;
         // One listening socket per client session.
         sessions.extend(s.clients.iter().map(|_| SessionConfig { role: Role::Answer { request, answer }, port, socket: socket.clone() }));
+    }
+    if let Some(t) = &h.ttcp {
+        let socket = socket(&h.tcp, &format!("{path}.tcp"))?;
+        sessions.push(ttcp_session(t, &format!("{path}.ttcp"), socket, s)?);
+        if sessions.len() > 1 {
+            return err(format!("{path}.ttcp"), "a host runs a TTCP transfer or file sessions, not both");
+        }
     }
     let blast = match &h.blast {
         None => None,

@@ -13,6 +13,7 @@ mod sweep_validate;
 mod tap_validate;
 mod tcp_schema;
 mod tcp_validate;
+mod ttcp_validate;
 mod units;
 mod validate;
 

@@ -5,10 +5,11 @@
 use crate::bus::pci::PciConfig;
 use crate::bus::BusConfig;
 use crate::scenario::host_validate::{bus_config, within};
-use crate::scenario::tcp_schema::{DesignSpec, RoleSpec, TcpHostSpec};
+use crate::scenario::tcp_schema::{DesignSpec, TcpHostSpec};
+use crate::scenario::ttcp_validate::{socket, transfer};
 use crate::scenario::validate::Station;
 use crate::scenario::ScenarioError;
-use crate::stack::{SocketConfig, StackConfig};
+use crate::stack::StackConfig;
 use crate::time::{Clock, Duration};
 use crate::toe::{AdapterConfig, Design, FastPathConfig, HostCosts, Role, TcpHostConfig, TtcpConfig};
 
@@ -92,48 +93,16 @@ pub fn tcp_host_config(
         batch: within(format!("{path}.fast_path.batch"), f.batch.unwrap_or(8), 1, 1024)? as u32,
         timeout: f.timeout.map_or(Duration::from_us(500), |t| t.0),
     };
-    let s = &h.tcp;
-    let sp = format!("{path}.tcp");
-    let buffer = |key: &str, v: Option<i64>| within(format!("{sp}.{key}"), v.unwrap_or(8_760), 1_024, 1 << 30).map(|v| v as usize);
     let stack = StackConfig { mac: me.mac, ip: me.ipv4, mtu: mtu as usize, neighbors: vec![] };
-    let socket = SocketConfig {
-        rx_buffer: buffer("rx_buffer", s.rx_buffer)?,
-        tx_buffer: buffer("tx_buffer", s.tx_buffer)?,
-        nagle: s.nagle.unwrap_or(true),
-        ack_delay: match s.ack_delay {
-            Some(t) if t.0 == Duration::ZERO => None,
-            Some(t) => Some(t.0),
-            None => Some(Duration::from_ms(200)),
-        },
-    };
-    let t = &h.ttcp;
-    let tp = format!("{path}.ttcp");
-    let role = match t.role {
-        RoleSpec::Send => Role::Send,
-        RoleSpec::Receive => Role::Receive,
-    };
-    let message = within(format!("{tp}.message"), t.message, 1, 1 << 24)? as u32;
-    let bytes = match (role, t.count, t.bytes) {
-        (Role::Send, None, None) => return err(format!("{tp}.count"), "needed: how many messages (count) or bytes the sender sends"),
-        (Role::Send, Some(_), Some(_)) => return err(format!("{tp}.bytes"), "give count or bytes, not both"),
-        (Role::Send, Some(n), None) => within(format!("{tp}.count"), n, 1, 1 << 40)? * message as u64,
-        (Role::Send, None, Some(b)) => within(format!("{tp}.bytes"), b, 1, 1 << 44)?,
-        (Role::Receive, None, None) => 0,
-        (Role::Receive, ..) => return err(format!("{tp}.count"), "only the sender has a count or bytes"),
-    };
-    let peer_ip = match (role, peer) {
-        (Role::Send, Some(p)) => p.ipv4,
-        (Role::Send, None) => return err(format!("{tp}.to"), "needed: the name of the receiving tcp_host"),
-        (Role::Receive, _) if t.to.is_some() => return err(format!("{tp}.to"), "only the sender names a receiver"),
-        (Role::Receive, _) => [0; 4],
-    };
+    let socket = socket(&h.tcp, &format!("{path}.tcp"))?;
+    let t = transfer(&h.ttcp, &format!("{path}.ttcp"))?;
     let ttcp = TtcpConfig {
-        role,
-        message,
-        bytes,
-        port: within(format!("{tp}.port"), t.port.unwrap_or(5001), 1, 65_535)? as u16,
-        peer_ip,
-        start: t.start.map_or(Duration::ZERO, |s| s.0),
+        role: if t.send { Role::Send } else { Role::Receive },
+        message: t.message,
+        bytes: t.bytes,
+        port: t.port,
+        peer_ip: peer.map_or([0; 4], |p| p.ipv4),
+        start: t.start,
         content_seed: seed,
     };
     let design = match h.design {

@@ -229,13 +229,13 @@ fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<V
     let tables: HashMap<&str, &'static str> = stations_of(sc).map(|(t, n)| (n.as_str(), t)).collect();
     let lookup = |name: &str| -> Option<(&'static str, &Station)> { Some((*tables.get(name)?, stations.get(name)?)) };
     let mut hosts = Vec::new();
-    // Static ARP entries for the stations a host or peer has sessions with.
-    let mac_of: HashMap<[u8; 4], [u8; 6]> = stations.values().map(|s| (s.ipv4, s.mac)).collect();
-    let entries = |ips: &mut Vec<[u8; 4]>| {
-        ips.sort();
-        ips.dedup();
-        ips.iter().filter_map(|ip| Some((*ip, *mac_of.get(ip)?))).collect::<Vec<_>>()
-    };
+    // Static ARP entries: the simulated stations know each other from the
+    // start, as a benchmark set-up configures them. A tap's Linux side has a
+    // MAC of its own, learned by ARP.
+    let mut everyone: Vec<([u8; 4], [u8; 6])> =
+        stations.iter().filter(|(n, _)| tables.get(*n) != Some(&"tap")).map(|(_, s)| (s.ipv4, s.mac)).collect();
+    everyone.sort();
+    let neighbors = |me: [u8; 4]| everyone.iter().copied().filter(|(ip, _)| *ip != me).collect::<Vec<_>>();
     // Per host: the client sessions of the peers that read from it.
     let mut clients: HashMap<&str, Vec<Addr>> = HashMap::new();
     for (i, p) in sc.peer.iter().enumerate() {
@@ -264,23 +264,19 @@ fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<V
         let around =
             Surroundings { me, link_rate, mtu: sc.mtu, station: &lookup, flow: (sc.source.len() + i) as u32, clients: served, seed };
         let mut cfg = host_config(h, &path, &around)?;
-        let mut far: Vec<[u8; 4]> = served.iter().map(|c| c.ip).collect();
-        far.extend(cfg.sessions.iter().filter_map(|s| if let Role::Ask { ip, .. } = s.role { Some(ip) } else { None }));
-        cfg.stack.neighbors = entries(&mut far);
+        cfg.stack.neighbors = neighbors(cfg.ip);
         hosts.push(Part { name: h.name.clone(), plan: PartPlan::Host(Box::new(cfg)) });
     }
     let mut parts = Vec::new();
     for (i, p) in sc.peer.iter().enumerate() {
         let st = &stations[p.name.as_str()];
         let mut sessions = Vec::new();
-        let mut far = Vec::new();
         for host in &hosts {
             let PartPlan::Host(cfg) = &host.plan else { unreachable!("hosts are host plans") };
             // The host's requests to this peer are answered by it.
             for s in &cfg.sessions {
                 if let Role::Ask { ip, port, request, answer, .. } = s.role {
                     if ip == st.ipv4 {
-                        far.push(cfg.ip);
                         sessions.push(SessionConfig { role: Role::Answer { request, answer }, port, socket: s.socket.clone() });
                     }
                 }
@@ -290,7 +286,6 @@ fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<V
                 let Some(serve) = cfg.sessions.iter().find(|s| matches!(s.role, Role::Answer { .. })) else { continue };
                 let Role::Answer { request, answer } = serve.role else { unreachable!("found above") };
                 let think = p.think.map_or(Duration::ZERO, |t| t.0);
-                far.push(cfg.ip);
                 let mine = clients[host.name.as_str()].iter().filter(|c| c.ip == st.ipv4);
                 sessions.extend(mine.map(|c| SessionConfig {
                     role: Role::Ask { ip: cfg.ip, port: serve.port, request, answer, think },
@@ -299,7 +294,7 @@ fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<V
                 }));
             }
         }
-        let stack = StackConfig { mac: st.mac, ip: st.ipv4, mtu: sc.mtu as usize, neighbors: entries(&mut far) };
+        let stack = StackConfig { mac: st.mac, ip: st.ipv4, mtu: sc.mtu as usize, neighbors: neighbors(st.ipv4) };
         let seed = station_seed(sc.seed, sc.source.len() + sc.sink.len() + sc.host.len() + i);
         parts.push(Part { name: p.name.clone(), plan: PartPlan::Peer(PeerConfig { stack, seed, sessions }) });
     }
@@ -325,15 +320,20 @@ fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<V
             return err(path, format!("tcp_host {:?} is not connected to any link", h.name));
         };
         let peer = match &h.ttcp.to {
-            Some(to) if !sc.tcp_host.iter().any(|o| o.name == *to && o.name != h.name) && !sc.tap.iter().any(|t| t.name == *to) => {
-                return err(format!("{path}.ttcp.to"), format!("no other tcp_host and no tap is named {to:?}"));
+            Some(to)
+                if !sc.tcp_host.iter().any(|o| o.name == *to && o.name != h.name)
+                    && !sc.host.iter().any(|o| o.name == *to)
+                    && !sc.tap.iter().any(|t| t.name == *to) =>
+            {
+                return err(format!("{path}.ttcp.to"), format!("no other host, tcp_host or tap is named {to:?}"));
             }
             Some(to) => Some(&stations[to.as_str()]),
             None => None,
         };
         let me = &stations[h.name.as_str()];
         let seed = station_seed(sc.seed, i);
-        let cfg = tcp_host_config(h, &path, me, peer, link.rate.0, sc.mtu, seed)?;
+        let mut cfg = tcp_host_config(h, &path, me, peer, link.rate.0, sc.mtu, seed)?;
+        cfg.stack.neighbors = neighbors(me.ipv4);
         parts.push(Part { name: h.name.clone(), plan: PartPlan::TcpHost(Box::new(cfg)) });
     }
     Ok(parts)

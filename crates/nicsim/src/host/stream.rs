@@ -1,0 +1,72 @@
+//! The TTCP bulk transfer as a session's application: the sender writes
+//! `bytes` of a seeded stream in calls of `message` bytes and closes; the
+//! receiver reads until the sender's FIN. Both ends keep a SHA-256 of the
+//! stream, so a transfer that arrived whole and in order shows equal digests
+//! (with another simulated host, a TCP offload host or real Linux).
+
+use sha2::{Digest, Sha256};
+
+use crate::time::Time;
+use crate::toe::ttcp::content;
+
+#[derive(Clone, Debug)]
+pub struct Stream {
+    /// Bytes per send or receive call.
+    pub message: u32,
+    /// Seeds the sender's bytes.
+    pub seed: u64,
+    digest: Sha256,
+    /// Bytes through the application (written or read).
+    pub bytes: u64,
+    /// When the transfer ended: the sender's last byte acknowledged, or the
+    /// receiver's reading of the FIN.
+    pub done: Option<Time>,
+    /// This end has closed its side.
+    pub closed: bool,
+}
+
+impl Stream {
+    pub fn new(message: u32, seed: u64) -> Stream {
+        Stream { message, seed, digest: Sha256::new(), bytes: 0, done: None, closed: false }
+    }
+
+    /// Sender: the stream's next `len` bytes (not yet taken).
+    pub fn next(&self, len: usize) -> Vec<u8> {
+        content(self.seed, self.bytes, len)
+    }
+
+    /// `data` went through the application; returns the calls that took
+    /// (one per message-sized piece begun).
+    pub fn through(&mut self, data: &[u8]) -> u64 {
+        let calls = |b: u64| b.div_ceil(self.message as u64);
+        let before = calls(self.bytes);
+        self.digest.update(data);
+        self.bytes += data.len() as u64;
+        calls(self.bytes) - before
+    }
+
+    /// The stream's SHA-256 so far, in hex, as `sha256sum` writes it.
+    pub fn sha256_hex(&self) -> String {
+        self.digest.clone().finalize().iter().map(|b| format!("{b:02x}")).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calls_are_counted_per_message_begun_and_the_digest_is_of_the_stream() {
+        let mut s = Stream::new(1000, 7);
+        let a = s.next(1500);
+        assert_eq!(s.through(&a), 2, "1,500 bytes begin two 1,000-byte calls");
+        let b = s.next(400);
+        assert_eq!(s.through(&b), 0, "the second call goes on");
+        let c = s.next(200);
+        assert_eq!(s.through(&c), 1);
+        let whole = content(7, 0, 2100);
+        let mut one = Stream::new(1000, 7);
+        one.through(&whole);
+        assert_eq!(s.sha256_hex(), one.sha256_hex(), "pieces digest as the whole stream");
+    }
+}

@@ -1,0 +1,67 @@
+//! The `ttcp` and `tcp` tables every host kind shares (`[[host]]`,
+//! `[[tcp_host]]`): a TTCP transfer's role, size, port and start, and its
+//! socket's settings. Which stations a sender may name is the caller's to say.
+
+use crate::scenario::host_validate::within;
+use crate::scenario::tcp_schema::{RoleSpec, StackSpec, TtcpSpec};
+use crate::scenario::ScenarioError;
+use crate::stack::SocketConfig;
+use crate::time::Duration;
+
+fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, ScenarioError> {
+    Err(ScenarioError::new(path, message))
+}
+
+/// A checked TTCP table.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Transfer {
+    pub send: bool,
+    pub message: u32,
+    /// Bytes the sender sends (0 for the receiver).
+    pub bytes: u64,
+    pub port: u16,
+    pub start: Duration,
+}
+
+/// `tp`: the table's path, for errors. The sender must name its receiver in
+/// `to`; the receiver must not.
+pub fn transfer(t: &TtcpSpec, tp: &str) -> Result<Transfer, ScenarioError> {
+    let send = t.role == RoleSpec::Send;
+    let message = within(format!("{tp}.message"), t.message, 1, 1 << 24)? as u32;
+    let bytes = match (send, t.count, t.bytes) {
+        (true, None, None) => return err(format!("{tp}.count"), "needed: how many messages (count) or bytes the sender sends"),
+        (true, Some(_), Some(_)) => return err(format!("{tp}.bytes"), "give count or bytes, not both"),
+        (true, Some(n), None) => within(format!("{tp}.count"), n, 1, 1 << 40)? * message as u64,
+        (true, None, Some(b)) => within(format!("{tp}.bytes"), b, 1, 1 << 44)?,
+        (false, None, None) => 0,
+        (false, ..) => return err(format!("{tp}.count"), "only the sender has a count or bytes"),
+    };
+    match (send, &t.to) {
+        (true, None) => return err(format!("{tp}.to"), "needed: the name of the receiving host"),
+        (false, Some(_)) => return err(format!("{tp}.to"), "only the sender names a receiver"),
+        _ => {}
+    }
+    Ok(Transfer {
+        send,
+        message,
+        bytes,
+        port: within(format!("{tp}.port"), t.port.unwrap_or(5001), 1, 65_535)? as u16,
+        start: t.start.map_or(Duration::ZERO, |s| s.0),
+    })
+}
+
+/// A `tcp` table's socket: buffers of 8,760 bytes (the NT 4 and BSD default
+/// on Ethernet), Nagle on, ACKs delayed up to 200 ms unless set otherwise.
+pub fn socket(s: &StackSpec, sp: &str) -> Result<SocketConfig, ScenarioError> {
+    let buffer = |key: &str, v: Option<i64>| within(format!("{sp}.{key}"), v.unwrap_or(8_760), 1_024, 1 << 30).map(|v| v as usize);
+    Ok(SocketConfig {
+        rx_buffer: buffer("rx_buffer", s.rx_buffer)?,
+        tx_buffer: buffer("tx_buffer", s.tx_buffer)?,
+        nagle: s.nagle.unwrap_or(true),
+        ack_delay: match s.ack_delay {
+            Some(t) if t.0 == Duration::ZERO => None,
+            Some(t) => Some(t.0),
+            None => Some(Duration::from_ms(200)),
+        },
+    })
+}
