@@ -339,7 +339,7 @@ impl Sessions {
         r.count("tcp_retransmits", t.retransmits);
         r.count("tcp_out_of_order", t.out_of_order);
         r.count("tcp_bad_payload", self.bad_payload);
-        r.count("tcp_connections", t.syns);
+        r.count("tcp_connections", t.connections);
     }
 
     /// The SHA-256 of the first TTCP stream, for the report's text.

@@ -4,7 +4,7 @@
 
 use std::collections::hash_map::Entry;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use etherparse::{EtherType, Ethernet2Slice, IpNumber, Ipv4Slice, TcpSlice};
 
@@ -81,6 +81,10 @@ pub struct Tally {
     pub other_in: u64,
     pub syns: u64,
     pub fins: u64,
+    /// Connections this end opened or answered: its first SYN on each (a SYN
+    /// sent again is not a new one).
+    pub connections: u64,
+    opened: FxHashSet<(u16, [u8; 4], u16)>,
     /// Data segments sent again: they end at or before data already sent on
     /// their connection.
     pub retransmits: u64,
@@ -106,6 +110,9 @@ impl Tally {
         };
         self.syns += seg.syn as u64;
         self.fins += seg.fin as u64;
+        if seg.syn && self.opened.insert((seg.src.0, seg.dst.0, seg.dst.1)) {
+            self.connections += 1;
+        }
         match seg.class {
             Class::Data { seq, len } => {
                 self.data_out += 1;
@@ -177,6 +184,22 @@ mod tests {
         t.outbound(&seg(0, 100));
         t.outbound(&seg(200, 100));
         assert_eq!((t.data_out, t.retransmits, t.payload_out), (4, 1, 400));
+    }
+
+    #[test]
+    fn a_syn_sent_again_is_not_another_connection() {
+        let mut t = Tally::default();
+        let a = Addr { mac: [2, 0, 0, 0, 0, 1], ip: [10, 0, 0, 1], port: 1 };
+        let b = Addr { mac: [2, 0, 0, 0, 0, 2], ip: [10, 0, 0, 2], port: 2 };
+        let syn = |to: Addr| {
+            let mut f = tcp_frame(a, to, 1, 0, 0, 1000, false, &[]).bytes;
+            f[14 + 20 + 13] = 0x02; // SYN alone (the tally does not check checksums)
+            f
+        };
+        t.outbound(&syn(b));
+        t.outbound(&syn(b));
+        t.outbound(&syn(Addr { port: 3, ..b }));
+        assert_eq!((t.syns, t.connections), (3, 2));
     }
 
     #[test]
