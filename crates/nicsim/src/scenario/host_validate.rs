@@ -14,7 +14,7 @@ use crate::scenario::tcp_schema::TtcpSpec;
 use crate::scenario::ttcp_validate::{socket, transfer};
 use crate::scenario::validate::Station;
 use crate::scenario::ScenarioError;
-use crate::stack::{SocketConfig, StackConfig};
+use crate::stack::{AckPolicy, SocketConfig, StackConfig};
 use crate::time::{Clock, Duration};
 use crate::wire::{Headers, L3, L4};
 
@@ -60,6 +60,7 @@ fn socket_config(path: &str, mtu: u32, window: i64, delayed_ack: Duration) -> Re
         tx_buffer: SEND_BUFFER,
         nagle: false,
         ack_delay: (delayed_ack > Duration::ZERO).then_some(delayed_ack),
+        ack_policy: AckPolicy::EverySecondSegment,
     })
 }
 
@@ -180,7 +181,7 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
         sessions.extend(s.clients.iter().map(|_| SessionConfig { role: Role::Answer { request, answer }, port, socket: socket.clone() }));
     }
     if let Some(t) = &h.ttcp {
-        let socket = socket(&h.tcp, &format!("{path}.tcp"))?;
+        let socket = socket(&h.tcp, &format!("{path}.tcp"), AckPolicy::EverySecondSegment)?;
         sessions.push(ttcp_session(t, &format!("{path}.ttcp"), socket, s)?);
         if sessions.len() > 1 {
             return err(format!("{path}.ttcp"), "a host runs a TTCP transfer or file sessions, not both");

@@ -77,6 +77,14 @@ pub struct StackSpec {
     pub nagle: Option<bool>,
     /// "0 s" acknowledges at once.
     pub ack_delay: Option<TimeSpan>,
+    pub ack_policy: Option<AckPolicySpec>,
+}
+
+#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum AckPolicySpec {
+    EverySecondSegment,
+    WindowUpdate,
 }
 
 #[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]

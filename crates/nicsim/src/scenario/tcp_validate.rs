@@ -9,7 +9,7 @@ use crate::scenario::tcp_schema::{DesignSpec, TcpHostSpec};
 use crate::scenario::ttcp_validate::{socket, transfer};
 use crate::scenario::validate::Station;
 use crate::scenario::ScenarioError;
-use crate::stack::StackConfig;
+use crate::stack::{AckPolicy, StackConfig};
 use crate::time::{Clock, Duration};
 use crate::toe::{AdapterConfig, Design, FastPathConfig, HostCosts, Role, TcpHostConfig, TtcpConfig};
 
@@ -94,7 +94,15 @@ pub fn tcp_host_config(
         timeout: f.timeout.map_or(Duration::from_us(500), |t| t.0),
     };
     let stack = StackConfig { mac: me.mac, ip: me.ipv4, mtu: mtu as usize, neighbors: vec![] };
-    let socket = socket(&h.tcp, &format!("{path}.tcp"))?;
+    let design = match h.design {
+        DesignSpec::HostStack => Design::HostStack,
+        DesignSpec::FullOffload => Design::FullOffload,
+        DesignSpec::PartialOffload => Design::PartialOffload,
+    };
+    // The HP adapter's firmware runs a BSD-derived stack (BRIEF.md experiment 2),
+    // which acknowledges on window updates; a host's stack every second segment.
+    let policy = if design == Design::FullOffload { AckPolicy::WindowUpdate } else { AckPolicy::EverySecondSegment };
+    let socket = socket(&h.tcp, &format!("{path}.tcp"), policy)?;
     let t = transfer(&h.ttcp, &format!("{path}.ttcp"))?;
     let ttcp = TtcpConfig {
         role: if t.send { Role::Send } else { Role::Receive },
@@ -104,11 +112,6 @@ pub fn tcp_host_config(
         peer_ip: peer.map_or([0; 4], |p| p.ipv4),
         start: t.start,
         content_seed: seed,
-    };
-    let design = match h.design {
-        DesignSpec::HostStack => Design::HostStack,
-        DesignSpec::FullOffload => Design::FullOffload,
-        DesignSpec::PartialOffload => Design::PartialOffload,
     };
     Ok(TcpHostConfig {
         design,

@@ -3,9 +3,9 @@
 //! socket's settings. Which stations a sender may name is the caller's to say.
 
 use crate::scenario::host_validate::within;
-use crate::scenario::tcp_schema::{RoleSpec, StackSpec, TtcpSpec};
+use crate::scenario::tcp_schema::{AckPolicySpec, RoleSpec, StackSpec, TtcpSpec};
 use crate::scenario::ScenarioError;
-use crate::stack::SocketConfig;
+use crate::stack::{AckPolicy, SocketConfig};
 use crate::time::Duration;
 
 fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, ScenarioError> {
@@ -51,8 +51,9 @@ pub fn transfer(t: &TtcpSpec, tp: &str) -> Result<Transfer, ScenarioError> {
 }
 
 /// A `tcp` table's socket: buffers of 8,760 bytes (the NT 4 and BSD default
-/// on Ethernet), Nagle on, ACKs delayed up to 200 ms unless set otherwise.
-pub fn socket(s: &StackSpec, sp: &str) -> Result<SocketConfig, ScenarioError> {
+/// on Ethernet), Nagle on, ACKs delayed up to 200 ms unless set otherwise, and
+/// `ack_policy` when the table does not name one.
+pub fn socket(s: &StackSpec, sp: &str, ack_policy: AckPolicy) -> Result<SocketConfig, ScenarioError> {
     let buffer = |key: &str, v: Option<i64>| within(format!("{sp}.{key}"), v.unwrap_or(8_760), 1_024, 1 << 30).map(|v| v as usize);
     Ok(SocketConfig {
         rx_buffer: buffer("rx_buffer", s.rx_buffer)?,
@@ -62,6 +63,11 @@ pub fn socket(s: &StackSpec, sp: &str) -> Result<SocketConfig, ScenarioError> {
             Some(t) if t.0 == Duration::ZERO => None,
             Some(t) => Some(t.0),
             None => Some(Duration::from_ms(200)),
+        },
+        ack_policy: match s.ack_policy {
+            Some(AckPolicySpec::EverySecondSegment) => AckPolicy::EverySecondSegment,
+            Some(AckPolicySpec::WindowUpdate) => AckPolicy::WindowUpdate,
+            None => ack_policy,
         },
     })
 }

@@ -25,6 +25,7 @@ use std::collections::BTreeSet;
 use rustc_hash::FxHashMap;
 
 use smoltcp::socket::tcp;
+pub use smoltcp::socket::tcp::AckPolicy;
 use smoltcp::wire::{ArpOperation, ArpPacket, ArpRepr, EthernetAddress, EthernetFrame, EthernetProtocol, EthernetRepr, Ipv4Address};
 
 use crate::time::{Duration, Time};
@@ -56,6 +57,8 @@ pub struct SocketConfig {
     pub nagle: bool,
     /// `None` acknowledges at once; otherwise at most this late.
     pub ack_delay: Option<Duration>,
+    /// When, besides that, this end acknowledges.
+    pub ack_policy: AckPolicy,
 }
 
 /// A socket of a stack, by its order of opening.
@@ -128,6 +131,7 @@ impl Stack {
         let mut socket = tcp::Socket::new(tcp::SocketBuffer::new(vec![0; cfg.rx_buffer]), tcp::SocketBuffer::new(vec![0; cfg.tx_buffer]));
         socket.set_nagle_enabled(cfg.nagle);
         socket.set_ack_delay(cfg.ack_delay.map(|d| smoltcp::time::Duration::from_micros(d.ps() / 1_000_000)));
+        socket.set_ack_policy(cfg.ack_policy);
         socket.set_congestion_control(tcp::CongestionControl::Reno);
         let seed = self.seed ^ (self.lanes.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         self.lanes.push(Lane::new(&self.cfg, seed, socket, &self.arp));
@@ -305,6 +309,11 @@ impl Stack {
         }
         total
     }
+    /// Free room in the receive buffer (the window this end can offer).
+    pub fn recv_room(&self, s: Sock) -> usize {
+        let t = self.tcp_ref(s);
+        t.recv_capacity() - t.recv_queue()
+    }
     pub fn readable(&self, s: Sock) -> usize {
         self.tcp_ref(s).recv_queue()
     }
@@ -313,6 +322,10 @@ impl Stack {
     }
     pub fn established(&self, s: Sock) -> bool {
         self.tcp_ref(s).may_send() || self.tcp_ref(s).may_recv()
+    }
+    /// The peer has closed its side: nothing more will arrive.
+    pub fn peer_closed(&self, s: Sock) -> bool {
+        matches!(self.tcp_ref(s).state(), tcp::State::CloseWait | tcp::State::LastAck | tcp::State::Closing | tcp::State::TimeWait)
     }
     /// The peer has closed its side and everything it sent has been read.
     pub fn peer_finished(&self, s: Sock) -> bool {

@@ -10,7 +10,13 @@ fn cfg(last: u8) -> StackConfig {
 }
 
 fn socket() -> SocketConfig {
-    SocketConfig { rx_buffer: 65_535, tx_buffer: 65_535, nagle: true, ack_delay: Some(Duration::from_ms(10)) }
+    SocketConfig {
+        rx_buffer: 65_535,
+        tx_buffer: 65_535,
+        nagle: true,
+        ack_delay: Some(Duration::from_ms(10)),
+        ack_policy: AckPolicy::EverySecondSegment,
+    }
 }
 
 /// Run two stacks against each other over a perfect wire, 10 µs a hop,
@@ -155,4 +161,43 @@ fn many_sockets_share_one_interface_each_with_its_own_connection() {
     sizes.sort();
     assert_eq!(sizes, vec![20_000, 40_000, 60_000, 80_000, 100_000]);
     assert_eq!(a.tally.retransmits, 0);
+}
+
+/// `a` sends two full segments to `b` (whose socket acknowledges by `policy`,
+/// delayed ACKs up to 200 ms); `b` reads `read` bytes once both are in. Returns
+/// the pure ACKs `b` sent in the first 100 ms after the handshake.
+fn acks_for_two_segments(policy: AckPolicy, read: usize) -> u64 {
+    let (mut a, mut b) = (Stack::new(&cfg(1), 1), Stack::new(&cfg(2), 2));
+    a.open(&socket());
+    b.open(&SocketConfig { ack_delay: Some(Duration::from_ms(200)), ack_policy: policy, ..socket() });
+    b.listen(S, 5001).unwrap();
+    a.connect(S, [10, 0, 0, 2], 5001, 40000).unwrap();
+    let (mut now, mut sent, mut acks, mut done) = (Time::ZERO, 0, None, false);
+    while now < Time::ZERO + Duration::from_ms(100) {
+        if a.established(S) && sent == 0 {
+            sent = a.send(S, &[5u8; 2 * 1460]);
+            acks = Some(b.tally.acks_out);
+        }
+        for f in a.poll(now) {
+            b.input(f);
+        }
+        for f in b.poll(now) {
+            a.input(f);
+        }
+        if !done && b.readable(S) == 2 * 1460 {
+            done = true;
+            b.recv(S, read);
+        }
+        now += Duration::from_us(10);
+    }
+    assert!(done, "both segments arrived");
+    b.tally.acks_out - acks.expect("the connection was set up")
+}
+
+#[test]
+fn a_bsd_receiver_acknowledges_when_its_reads_open_the_window() {
+    assert_eq!(acks_for_two_segments(AckPolicy::EverySecondSegment, 0), 1, "smoltcp's rule: the second segment is ACKed at once");
+    assert_eq!(acks_for_two_segments(AckPolicy::WindowUpdate, 0), 0, "nothing read: only the delayed ACK, after 200 ms");
+    assert_eq!(acks_for_two_segments(AckPolicy::WindowUpdate, 1000), 0, "a read of under two segments is no window update");
+    assert_eq!(acks_for_two_segments(AckPolicy::WindowUpdate, 2 * 1460), 1, "a read of two segments sends the window update");
 }

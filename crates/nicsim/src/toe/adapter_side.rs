@@ -93,11 +93,17 @@ impl TcpHost {
         out.frames.extend(frames);
     }
 
-    /// Received bytes to the host's posted buffers, one batch per run; freeing
+    /// Received bytes to the host's posted buffers, one batch per run: whole
+    /// buffers only, or what there is once the socket buffer is too full to
+    /// take another segment or the sender has finished (BRIEF.md: the adapter
+    /// releases buffer space only when it hands a batch to the host). Freeing
     /// the socket buffer may open the window, so the stack runs again.
     fn deliver(&mut self, run: &mut Run, out: &mut Outputs) {
         let message = self.cfg.ttcp.message as usize;
-        let n = self.stack.readable(self.sock).min(self.posted as usize * message);
+        let readable = self.stack.readable(self.sock);
+        let stuck = self.stack.recv_room(self.sock) < self.cfg.stack.mtu - 40 || self.stack.peer_closed(self.sock);
+        let whole = (readable / message).min(self.posted as usize) * message;
+        let n = if whole == 0 && stuck { readable.min(self.posted as usize * message) } else { whole };
         if n == 0 && (self.fin_delivered || !self.stack.peer_finished(self.sock)) {
             return;
         }

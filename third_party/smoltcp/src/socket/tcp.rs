@@ -460,6 +460,22 @@ pub enum CongestionControl {
     Cubic,
 }
 
+/// When a receiver acknowledges data (nicsim's change, see PATCHES.md).
+#[derive(Debug, Copy, Clone, Eq, PartialEq, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum AckPolicy {
+    /// smoltcp's rule: at once when more than one MSS is unacknowledged, so
+    /// every second full segment; otherwise when the delayed ACK is due, or the
+    /// window doubles.
+    #[default]
+    EverySecondSegment,
+    /// The BSD rule: when the delayed ACK is due, or when the application's
+    /// reads open the window by two segments or by half the buffer (a window
+    /// update); a receiver that frees its buffer only now and then ACKs as
+    /// seldom.
+    WindowUpdate,
+}
+
 /// A Transmission Control Protocol socket.
 ///
 /// A TCP socket may passively listen for connections or actively connect to another endpoint.
@@ -526,6 +542,7 @@ pub struct Socket<'a> {
 
     /// Duration for Delayed ACK. If None no ACKs will be delayed.
     ack_delay: Option<Duration>,
+    ack_policy: AckPolicy,
     /// Delayed ack timer. If set, packets containing exclusively
     /// ACK or window updates (ie, no data) won't be sent until expiry.
     ack_delay_timer: AckDelayTimer,
@@ -615,6 +632,7 @@ impl<'a> Socket<'a> {
             local_rx_dup_acks: 0,
             pending_fast_retransmit: false,
             ack_delay: Some(ACK_DELAY_DEFAULT),
+            ack_policy: AckPolicy::default(),
             ack_delay_timer: AckDelayTimer::Idle,
             challenge_ack_timer: Instant::from_secs(0),
             nagle: true,
@@ -804,6 +822,11 @@ impl<'a> Socket<'a> {
     /// By default, the ACK delay is set to 10ms.
     pub fn set_ack_delay(&mut self, duration: Option<Duration>) {
         self.ack_delay = duration
+    }
+
+    /// Set when this end acknowledges received data (nicsim's change).
+    pub fn set_ack_policy(&mut self, policy: AckPolicy) {
+        self.ack_policy = policy
     }
 
     /// Enable or disable Nagle's Algorithm.
@@ -2260,7 +2283,9 @@ impl<'a> Socket<'a> {
                     tcp_trace!("starting delayed ack timer");
                     AckDelayTimer::Waiting(cx.now() + ack_delay)
                 }
-                AckDelayTimer::Waiting(_) if self.immediate_ack_to_transmit() => {
+                AckDelayTimer::Waiting(_)
+                    if self.ack_policy == AckPolicy::EverySecondSegment && self.immediate_ack_to_transmit() =>
+                {
                     tcp_trace!("delayed ack timer already started, forcing expiry");
                     AckDelayTimer::Immediate
                 }
@@ -2420,10 +2445,14 @@ impl<'a> Socket<'a> {
             | State::FinWait1
             | State::FinWait2 => {
                 let new_win = self.scaled_window();
-                if let Some(last_win) = self.last_scaled_window() {
-                    new_win > 0 && new_win / 2 >= last_win
-                } else {
-                    false
+                let Some(last_win) = self.last_scaled_window() else { return false };
+                match self.ack_policy {
+                    AckPolicy::EverySecondSegment => new_win > 0 && new_win / 2 >= last_win,
+                    AckPolicy::WindowUpdate => {
+                        // BSD tcp_output: the window would open by two segments, or by half the buffer.
+                        let adv = (new_win.saturating_sub(last_win) as usize) << self.remote_win_shift;
+                        adv > 0 && (adv >= 2 * self.remote_mss || 2 * adv >= self.rx_buffer.capacity())
+                    }
                 }
             }
             _ => false,
