@@ -48,7 +48,8 @@ def reproduced(tmp_path_factory):
     import subprocess
 
     out = tmp_path_factory.mktemp("results")
-    r = subprocess.run(nicsim_cmd() + ["reproduce", "--all", "--out", str(out), "--quiet"], capture_output=True, text=True)
+    md = out / "validation.md"
+    r = subprocess.run(nicsim_cmd() + ["reproduce", "--all", "--out", str(out), "--quiet", "--validation", str(md)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     return out
 
@@ -61,12 +62,34 @@ def test_reproduce_all_writes_each_study_section_with_plots(reproduced):
     for s in studies:
         assert (reproduced / f"{s.name}.duckdb").is_file()
         section = parser.sections[s.name]
-        assert len(section["images"]) == len(s.plots) >= 1
+        assert len(section["images"]) == len(s.plots)
         for src in section["images"]:
             _png(src)
         for p in s.published:
             assert p["quantity"] in section["cells"] and p["published"] in section["cells"]
         assert "not run" not in section["cells"]
+    assert sum(1 for s in studies if s.plots) >= 6
+
+
+def test_the_validation_document_and_the_report_show_the_same_figures(reproduced):
+    """docs/validation.md is made from the same results files as the report: every
+    study's section, published figure and table is in both, with the same numbers."""
+    md = (reproduced / "validation.md").read_text()
+    parser = Sections()
+    parser.feed((reproduced / "report.html").read_text())
+    for s in find_studies(PAPERS):
+        assert f"## {s.spec['title']}" in md
+        for t in s.spec.get("table", []):
+            assert f"### {t['title']}" in md
+        cells = parser.sections[s.name]["cells"]
+        for p in s.published:
+            row = next(line for line in md.splitlines() if line.startswith(f"| {p['quantity']} |"))
+            got = row.split(" | ")[2]
+            assert got in cells, f"{s.name}: {p['quantity']}: {got} is not in the report"
+    assert "not run" not in md
+    rows = nicsim.load(reproduced / "malta2001.duckdb", sweep="dma")
+    hit = rows[(rows["smart_host[0].send.length"] == 1512) & (rows["smart_host[0].send.direction"] == "to-host")]
+    assert f"| 1512 | {float(hit['host.dma_mbps'].iloc[0]):.1f} |" in md
 
 
 def test_reproduced_figures_are_the_models(reproduced):
@@ -100,6 +123,18 @@ def test_bad_studies_are_named(tmp_path, cli):
     study.write_text('title = "t"\ncolour = 1\n')
     with pytest.raises(nicsim.ScenarioError, match="unknown key 'colour'"):
         load_study(study)
+    (tmp_path / "s" / "a.toml").write_text((SCENARIOS / "papers" / "malta2001" / "dma.toml").read_text())
+    sweep = '[[sweep]]\nname = "a"\nscenario = "a.toml"\nvary = { "smart_host[0].send.length" = [64] }\n'
+    table = '[[table]]\ntitle = "t"\nrows = ["n"]\nkeys = ["smart_host[0].send.length"]\n'
+    for column, words in [
+        ('{ label = "x", sweep = "b", cell = "{host.dma_mbps}" }', r"table\[0\]\.column\[0\]\.sweep: no sweep named 'b'"),
+        ('{ label = "x", sweep = "a", cell = "{host.dma_mbps % 2}" }', r"table\[0\]\.column\[0\]\.cell: 'host.dma_mbps % 2': cannot read"),
+        ('{ label = "x", sweep = "a", cell = "{host.dma_mbps}", keys = [] }', r"table\[0\]\.column\[0\]\.keys: needs one key"),
+        ('{ label = "x", sweep = "a", cell = "{host.dma_mbps}", colour = 1 }', "unknown key 'colour'"),
+    ]:
+        study.write_text('title = "t"\n' + sweep + table + f"column = [{column}]\n")
+        with pytest.raises(nicsim.ScenarioError, match=words):
+            load_study(study)
     r = cli("reproduce", "nosuch")
     assert r.returncode == 2 and "no such study" in r.stderr
     r = cli("report", tmp_path / "none.duckdb")

@@ -116,6 +116,9 @@ def _parser() -> argparse.ArgumentParser:
     rr.add_argument("--jobs", type=int, metavar="N", help="local worker processes (default: one per CPU)")
     rr.add_argument("--scheduler", metavar="ADDRESS", help="run on this Dask cluster")
     rr.add_argument("--quiet", action="store_true", help="no progress bars")
+    rr.add_argument(
+        "--validation", metavar="FILE", help="also write the studies' tables, published beside predicted, as Markdown (docs/validation.md)"
+    )
 
     e = sub.add_parser("export", help="write a results file's runs to Parquet or CSV")
     e.add_argument("results", metavar="RESULTS.duckdb")
@@ -233,6 +236,7 @@ def _reproduce(args) -> int:
             scheduler=args.scheduler,
             progress=None if args.quiet else progress_bar,
             say=say,
+            validation=args.validation,
         )
     except Interrupted:
         print(f"nicsim: interrupted; finished runs are in {args.out}/, the same command resumes", file=sys.stderr)

@@ -12,9 +12,12 @@ import os
 from pathlib import Path
 from typing import Sequence
 
+import markdown
+
 from . import _core
+from .document import load
 from .plots import automatic, column, draw
-from .store import Store
+from .tables import PUBLISHED_HEAD, matches, published_grid, table_grid
 
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em; color: #222; }
@@ -36,32 +39,32 @@ def _img(png: bytes, caption: str) -> str:
     return f'<figure><img alt="{_esc(caption)}" src="data:image/png;base64,{data}"><figcaption>{_esc(caption)}</figcaption></figure>'
 
 
-def _matches(row, where: dict) -> bool:
-    for k, want in where.items():
-        got = row.get(column(k))
-        if got != want and str(got) != str(want):
-            return False
-    return True
+def grid_html(header: list, rows: list) -> str:
+    """A table; the first column (labels) left-aligned."""
+    head = "".join(f"<th>{_esc(h)}</th>" for h in header)
+    body = "".join(
+        "<tr>" + "".join(f'<td class="text">{_esc(c)}</td>' if i == 0 else f"<td>{_esc(c)}</td>" for i, c in enumerate(r)) + "</tr>" for r in rows
+    )
+    return f"<table><tr>{head}</tr>{body}</table>"
 
 
-def published_table(spec: dict, frames: dict) -> str:
-    """Each published figure of the study beside what the model gave."""
-    rows = []
-    for p in spec.get("published", []):
-        frame = frames.get(p["sweep"])
-        hits = [] if frame is None else [r for r in frame.to_dict("records") if _matches(r, p.get("where", {}))]
-        if not hits or p["metric"] not in hits[0] or hits[0][p["metric"]] is None:
-            got = "not run"
-        else:
-            got = format(hits[0][p["metric"]] * p.get("scale", 1), p.get("format", ".4g"))
-        rows.append(
-            f'<tr><td class="text">{_esc(p["quantity"])}</td><td class="text">{_esc(p["published"])}</td>'
-            f'<td>{_esc(got)}</td><td class="text">{_esc(p.get("note", ""))}</td></tr>'
-        )
-    if not rows:
-        return ""
-    head = "<tr><th>quantity</th><th>published (BRIEF.md)</th><th>nicsim</th><th>note</th></tr>"
-    return f"<h3>Published beside predicted</h3><table>{head}{''.join(rows)}</table>"
+def prose(text: str) -> str:
+    """A study's Markdown text as HTML."""
+    return markdown.markdown(text.strip(), extensions=["tables"])
+
+
+def study_tables(spec: dict, frames: dict) -> str:
+    """The published figures beside the model's, then the study's own tables."""
+    parts = []
+    published = published_grid(spec, frames)
+    if published:
+        parts.append("<h3>Published beside predicted</h3>" + grid_html(PUBLISHED_HEAD, published))
+    for t in spec.get("table", []):
+        parts.append(f"<h3>{_esc(t['title'])}</h3>")
+        parts += [prose(t["text"])] if t.get("text") else []
+        parts.append(grid_html(*table_grid(t, frames)))
+        parts += [prose(t["after"])] if t.get("after") else []
+    return "\n".join(parts)
 
 
 def runs_table(frame, vary: dict, metrics: Sequence[str]) -> str:
@@ -75,22 +78,15 @@ def runs_table(frame, vary: dict, metrics: Sequence[str]) -> str:
 
 def section(path: Path) -> str:
     """The HTML for one results file."""
-    store = Store(path, read_only=True)
-    try:
-        spec = store.study() or {}
-        defs = store.definitions()
-        order = [sw["name"] for sw in spec.get("sweep", [])]
-        defs = dict(sorted(defs.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)))
-        frames = {name: store.frame(name) for name in defs}
-    finally:
-        store.close()
+    spec, defs, frames = load(path)
     title = spec.get("title") or path.stem
     parts = [f'<h2 id="{_esc(path.stem)}">{_esc(title)}</h2>']
     if spec.get("source"):
         parts.append(f'<p class="note">Source: {_esc(spec["source"])}. Results file: <code>{_esc(path)}</code>.</p>')
     if spec.get("summary"):
         parts.append(f"<p>{_esc(spec['summary'])}</p>")
-    parts.append(published_table(spec, frames))
+    parts += [prose(spec["text"])] if spec.get("text") else []
+    parts.append(study_tables(spec, frames))
     plans = {name: [p for p in spec.get("plot", []) if p["sweep"] == name] for name in defs}
     for name, d in defs.items():
         frame = frames[name]
@@ -101,13 +97,15 @@ def section(path: Path) -> str:
                      f"<code>{_esc(d['scenario'])}</code>, {len(frame)} runs ({_esc(d['mode'])}).</p>")
         for plan in mine:
             caption = plan.get("title") or f"{', '.join(plan['y'])} against {plan['x']}"
-            parts.append(_img(draw(ok, plan), caption))
+            shown = ok[[matches(r, plan["where"]) for r in ok.to_dict("records")]] if plan.get("where") else ok
+            parts.append(_img(draw(shown, plan), caption))
         metrics = [column(y) for p in mine for y in p["y"]]
         metrics += [p["metric"] for p in spec.get("published", []) if p["sweep"] == name]
         parts.append(runs_table(frame, d["vary"], metrics))
         failed = len(frame) - len(ok)
         if failed:
             parts.append(f'<p class="note">{failed} runs failed; their errors are in the results file.</p>')
+    parts += [prose(spec["notes"])] if spec.get("notes") else []
     return "\n".join(parts)
 
 

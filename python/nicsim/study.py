@@ -15,14 +15,18 @@ except ModuleNotFoundError:  # Python < 3.11
     import tomli as tomllib
 
 from . import _core
+from .cells import check
 from .points import MODES
 
 LIMITS = ("wire-l2", "wire-udp", "wire-frames", "value", "slope")
 _KEYS = {
-    "study": {"title", "source", "summary", "sweep", "plot", "published"},
+    "study": {"title", "source", "summary", "text", "notes", "sweep", "plot", "published", "table"},
     "sweep": {"name", "scenario", "mode", "vary", "title"},
-    "plot": {"sweep", "x", "y", "x_label", "y_label", "title", "series", "limit", "limit_rate", "limit_value", "limit_label", "y_scale", "x_scale", "percent"},
+    "plot": {"sweep", "where", "x", "y", "x_label", "y_label", "title", "series", "limit", "limit_rate", "limit_value", "limit_label", "y_scale", "x_scale", "percent"},
     "published": {"quantity", "published", "sweep", "where", "metric", "format", "note", "scale"},
+    "table": {"title", "text", "after", "rows", "keys", "row_cells", "column", "line"},
+    "line": {"label", "cell"},
+    "column": {"label", "sweep", "cell", "keys", "where"},
 }
 
 
@@ -111,7 +115,38 @@ def load_study(path: "str | os.PathLike[str]") -> Study:
             else:
                 for key in ("quantity", "published", "metric"):
                     _need(at, item, key, str)
+                check("{" + item["metric"] + "}", f"{at}.metric")
+    for i, t in enumerate(spec.get("table", [])):
+        _check_table(f"{where}: table[{i}]", t, names)
     return Study(path.parent.name, path.parent, spec)
+
+
+def _check_table(at: str, t: dict, sweeps: set) -> None:
+    _check_keys(at, t, "table")
+    _need(at, t, "title", str)
+    rows = t.get("rows", [])
+    for key in ("rows", "keys", "row_cells", "line"):
+        if key in t and not isinstance(t[key], list):
+            _fail(f"{at}.{key}", "must be a list")
+    for j, ln in enumerate(t.get("line", [])):
+        _check_keys(f"{at}.line[{j}]", ln, "line")
+        _need(f"{at}.line[{j}]", ln, "label", str)
+        check(_need(f"{at}.line[{j}]", ln, "cell", str), f"{at}.line[{j}].cell")
+    lines = "line" in t
+    if not lines and (len(t.get("keys", [])) != len(rows) or len(t.get("row_cells", rows)) != len(rows)):
+        _fail(f"{at}.keys", f"needs one key (and one row_cells entry, if given) per row label: {len(rows)}")
+    for j, c in enumerate(_need(at, t, "column", list)):
+        cat = f"{at}.column[{j}]"
+        _check_keys(cat, c, "column")
+        _need(cat, c, "label", str)
+        if _need(cat, c, "sweep", str) not in sweeps:
+            _fail(f"{cat}.sweep", f"no sweep named {c['sweep']!r}")
+        if not lines:
+            check(_need(cat, c, "cell", str), f"{cat}.cell")
+        if not lines and len(c.get("keys", rows)) != len(rows):
+            _fail(f"{cat}.keys", f"needs one key per row label: {len(rows)}")
+    for j, f in enumerate(t.get("row_cells", [])):
+        check(f, f"{at}.row_cells[{j}]")
 
 
 def find_studies(root: "str | os.PathLike[str]", names: Optional[list] = None) -> list:

@@ -7,6 +7,7 @@ where it left off when given the same command again.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -51,11 +52,19 @@ def definition(table: dict, scenario: str, vary: Optional[Mapping[str, Sequence]
     return dict(own["vary"]), mode or own.get("mode", "grid")
 
 
+@functools.lru_cache(maxsize=1)
+def model_digest() -> str:
+    """SHA-256 of the compiled model: a run made by another build of nicsim
+    is not this build's result."""
+    return hashlib.sha256(Path(_core.__file__).read_bytes()).hexdigest()
+
+
 def scenario_digest(table: dict) -> str:
-    """SHA-256 of the scenario's values, its [sweep] table left out: editing
-    comments or adding points to the sweep does not make earlier runs stale."""
+    """SHA-256 of the scenario's values and the model that runs them, the
+    [sweep] table left out: editing comments or adding points to the sweep does
+    not make earlier runs stale; editing a value or rebuilding nicsim does."""
     values = {k: v for k, v in table.items() if k != "sweep"}
-    return hashlib.sha256(json.dumps(values, sort_keys=True).encode()).hexdigest()
+    return hashlib.sha256((json.dumps(values, sort_keys=True) + model_digest()).encode()).hexdigest()
 
 
 def check_points(scenario: str, pts: Sequence[Point]) -> None:
@@ -103,7 +112,7 @@ def run_sweep(
             restart = True
         if stale and not restart:
             raise _core.ScenarioError(
-                f"{db}: sweep {name!r} has {stale} runs of an earlier version of {scenario}; "
+                f"{db}: sweep {name!r} has {stale} runs of an earlier version of {scenario} or of nicsim; "
                 "pass --restart to replace them, or write to another --db"
             )
         if restart and done:

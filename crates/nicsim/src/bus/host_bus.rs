@@ -7,6 +7,7 @@
 //! real and occupancy is measured.
 
 use crate::bus::calendar::Calendar;
+use crate::bus::gaps::Gaps;
 use crate::bus::pci::{self, PciConfig, Source};
 use crate::bus::pcie::{self, PcieConfig};
 use crate::observe::{Report, SharedTrace, TrackId};
@@ -74,6 +75,8 @@ pub struct HostBus {
     /// PCIe only: host to device.
     down: Calendar,
     tally: [Tally; 9],
+    /// PCI: the spacing of receive data bursts.
+    rx_gaps: Option<Gaps>,
     trace: Option<(SharedTrace, TrackId, TrackId)>,
 }
 
@@ -86,7 +89,11 @@ impl HostBus {
     /// `reach_back`: how far in the past a master may start a transaction (the
     /// longest frame time on an attached adapter's wire).
     pub fn new(cfg: BusConfig, reach_back: Duration) -> Self {
-        HostBus { cfg, up: Calendar::new(reach_back), down: Calendar::new(reach_back), tally: Default::default(), trace: None }
+        let rx_gaps = match &cfg {
+            BusConfig::Pci(p) => Some(Gaps::new(p.clock.period())),
+            BusConfig::Pcie { .. } => None,
+        };
+        HostBus { cfg, up: Calendar::new(reach_back), down: Calendar::new(reach_back), tally: Default::default(), rx_gaps, trace: None }
     }
 
     pub fn config(&self) -> &BusConfig {
@@ -129,6 +136,9 @@ impl HostBus {
         t.bytes += bytes;
         t.busy = t.busy + end.since(start);
         t.wait_clocks += wait;
+        if let (Purpose::RxData, Some(g), false) = (purpose, self.rx_gaps.as_mut(), part) {
+            g.burst(start);
+        }
         if let Some((trace, up_track, down_track)) = &self.trace {
             let track = if up { *up_track } else { *down_track };
             trace.borrow_mut().span(track, label(purpose), start, end, &[("bytes", bytes), ("wait_clocks", wait)]);
@@ -271,6 +281,9 @@ impl HostBus {
         }
         if let BusConfig::Pci(_) = self.cfg {
             r.count("bus_wait_clocks", self.tally.iter().map(|t| t.wait_clocks).sum());
+        }
+        if let Some(g) = &self.rx_gaps {
+            g.report(r, "rx_data");
         }
     }
 }

@@ -4,6 +4,7 @@
 //! masters book, built on a calendar of busy intervals.
 
 pub mod calendar;
+pub mod gaps;
 pub mod host_bus;
 pub mod pci;
 pub mod pcie;

@@ -1,0 +1,98 @@
+"""A study's tables, built from its results: the published figures beside the
+model's, and the `[[table]]`s of study.toml (rows named by the keys of the
+runs, a column per sweep or figure). The HTML report and docs/validation.md
+render the same grids, so they cannot disagree.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .cells import Missing, evaluate, fill
+from .plots import column
+
+PUBLISHED_HEAD = ["quantity", "published", "nicsim", "note"]
+
+
+def _norm(v) -> str:
+    """A key's value as text, so that 64 and 64.0 from two sweeps match."""
+    if isinstance(v, float) and not math.isnan(v) and v.is_integer():
+        v = int(v)
+    return str(v)
+
+
+def matches(row: dict, where: dict) -> bool:
+    """Whether a run has every key of `where` at its value."""
+    return all(_norm(row.get(column(k))) == _norm(want) for k, want in where.items())
+
+
+def records(frames: dict, sweep: str) -> list:
+    """The runs of a sweep that finished, in point order."""
+    frame = frames.get(sweep)
+    if frame is None or frame.empty:
+        return []
+    if "status" in frame:
+        frame = frame[frame["status"] == "ok"]
+    return frame.to_dict("records")
+
+
+def published_grid(spec: dict, frames: dict) -> list:
+    """One row per published figure: quantity, published, nicsim, note."""
+    rows = []
+    for p in spec.get("published", []):
+        hits = [r for r in records(frames, p["sweep"]) if matches(r, p.get("where", {}))]
+        try:
+            if not hits:
+                raise Missing(p["metric"])
+            got = format(evaluate(p["metric"], hits[0]) * p.get("scale", 1), p.get("format", ".4g"))
+        except Missing:
+            got = "not run"
+        rows.append([p["quantity"], p["published"], got, p.get("note", "")])
+    return rows
+
+
+def lines_grid(table: dict, frames: dict) -> tuple:
+    """A table of figures by line: each `line` a quantity, each column one run."""
+    runs = []
+    for c in table["column"]:
+        hits = [r for r in records(frames, c["sweep"]) if matches(r, c.get("where", {}))]
+        runs.append(hits[0] if hits else None)
+    header = list(table.get("rows", ["quantity"])) + [c["label"] for c in table["column"]]
+    body = [[ln["label"]] + [fill(ln["cell"], r) if r is not None else "—" for r in runs] for ln in table["line"]]
+    return header, body
+
+
+def table_grid(table: dict, frames: dict) -> tuple:
+    """The header and rows of one `[[table]]`: a row per distinct value of its
+    keys among the runs, or a row per `line` (a quantity) when it has lines."""
+    if "line" in table:
+        return lines_grid(table, frames)
+    keys = table.get("keys", [])
+    found: dict = {}  # row identity -> the first run with it, and its keys
+    columns = []
+    for c in table["column"]:
+        mine = c.get("keys", keys)
+        index = {}
+        for r in records(frames, c["sweep"]):
+            if not matches(r, c.get("where", {})):
+                continue
+            ident = tuple(_norm(r.get(column(k))) for k in mine)
+            index.setdefault(ident, r)
+            found.setdefault(ident, (r, mine))
+        columns.append(index)
+    header = list(table.get("rows", [])) + [c["label"] for c in table["column"]]
+    body = []
+    for ident, (first, mine) in found.items():
+        labels = [fill(f, first) for f in table.get("row_cells", ["{" + k + "}" for k in mine])]
+        cells = [fill(c["cell"], index[ident]) if ident in index else "—" for c, index in zip(table["column"], columns)]
+        body.append(labels + cells)
+    return header, body
+
+
+def markdown(header: list, rows: list) -> str:
+    """A grid as a Markdown table."""
+
+    def line(cells) -> str:
+        return "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
+
+    return "\n".join([line(header), "|" + "---|" * len(header), *(line(r) for r in rows)])

@@ -1,1 +1,0 @@
-"""Sections of docs/validation.md, one module per published study."""
