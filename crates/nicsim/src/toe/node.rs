@@ -7,7 +7,7 @@ use std::collections::{HashMap, VecDeque};
 
 use crate::bus::{Fill, HostBus, Purpose};
 use crate::engine::{Component, Ctx, Msg, PortId};
-use crate::observe::Report;
+use crate::observe::{Report, SharedTrace, TrackId};
 use crate::stack::tally::{classify, Class};
 use crate::stack::{Sock, Stack};
 use crate::time::{Duration, Time};
@@ -97,6 +97,8 @@ pub struct TcpHost {
     pub(super) fast_segments: u64,
     pub(super) wire_out: WireTally,
     pub(super) wire_in: WireTally,
+    /// Timeline tracks of the host and adapter processors, when traced.
+    tracks: Option<(SharedTrace, TrackId, TrackId)>,
 }
 
 fn after(a: u32, b: u32) -> bool {
@@ -104,6 +106,20 @@ fn after(a: u32, b: u32) -> bool {
 }
 
 impl TcpHost {
+    /// A TCP host that draws its processors' runs and its buses into `trace`
+    /// under `name`, when one is given.
+    pub fn traced(cfg: TcpHostConfig, name: &str, trace: Option<SharedTrace>) -> TcpHost {
+        let mut h = TcpHost::new(cfg);
+        if let Some(t) = trace {
+            h.bus.trace_into(t.clone(), name);
+            h.private_bus.trace_into(t.clone(), &format!("{name} adapter"));
+            let host = t.borrow_mut().track(name, "host cpu");
+            let adapter = t.borrow_mut().track(name, "adapter cpu");
+            h.tracks = Some((t, host, adapter));
+        }
+        h
+    }
+
     pub fn new(cfg: TcpHostConfig) -> TcpHost {
         let reach_back = Duration::from_ms(1);
         let mut stack = Stack::new(&cfg.stack, cfg.seed);
@@ -138,6 +154,7 @@ impl TcpHost {
             fast_segments: 0,
             wire_out: WireTally::default(),
             wire_in: WireTally::default(),
+            tracks: None,
             cfg,
         }
     }
@@ -195,6 +212,10 @@ impl TcpHost {
 
     fn run_end(&mut self, ctx: &mut Ctx, side: Side, run: Run, out: Outputs) {
         let now = ctx.now();
+        if let Some((trace, host, adapter)) = &self.tracks {
+            let (track, name) = if side == Side::Host { (*host, "host") } else { (*adapter, "firmware") };
+            trace.borrow_mut().span(track, name, run.start, run.at, &[("cycles", run.cycles)]);
+        }
         for f in out.frames {
             self.transmit(ctx, f);
         }

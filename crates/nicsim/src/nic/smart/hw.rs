@@ -10,6 +10,7 @@ use crate::bus::calendar::Calendar;
 use crate::bus::{Fill, HostBus, Purpose};
 use crate::mem::{AddressSpace, MemError, Memory, SpaceId};
 use crate::nic::smart::config::AdapterConfig;
+use crate::observe::{SharedTrace, TrackId};
 use crate::time::{Duration, Time};
 use crate::wire::ethernet::wire_bytes;
 
@@ -46,6 +47,8 @@ pub struct Hw {
     /// Wire start times of frames handed to the MAC, the last `mac_tx_frames`.
     mac_queue: std::collections::VecDeque<Time>,
     pub c: Counters,
+    /// A timeline track per processor, when the run is traced.
+    trace: Option<(SharedTrace, Vec<TrackId>)>,
 }
 
 impl Hw {
@@ -66,8 +69,16 @@ impl Hw {
             mac_free: Time::ZERO,
             mac_queue: Default::default(),
             c: Counters { cycles: vec![0; n], ..Default::default() },
+            trace: None,
             cfg,
         }
+    }
+
+    /// Draw each firmware run, and the host bus, into `trace` under `host`.
+    pub fn trace_into(&mut self, trace: SharedTrace, host: &str) {
+        self.bus.trace_into(trace.clone(), host);
+        let tracks = (0..self.cpu_free.len()).map(|k| trace.borrow_mut().track(host, &format!("adapter cpu{k}"))).collect();
+        self.trace = Some((trace, tracks));
     }
 
     /// Run `cycles` of firmware on processor `cpu` from `at`; returns when done.
@@ -76,6 +87,9 @@ impl Hw {
         let start = at.max(self.cpu_free[k]);
         self.cpu_free[k] = start + self.cfg.clock.cycles(cycles);
         self.c.cycles[k] += cycles;
+        if let Some((trace, tracks)) = &self.trace {
+            trace.borrow_mut().span(tracks[k], "firmware", start, self.cpu_free[k], &[("cycles", cycles)]);
+        }
         self.cpu_free[k]
     }
 

@@ -11,7 +11,7 @@ use crate::nic::firmware::coalesce::Coalescer;
 use crate::nic::firmware::gro::Gro;
 use crate::nic::smart::config::{SmartConfig, Workload};
 use crate::nic::smart::hw::Hw;
-use crate::observe::Report;
+use crate::observe::{Report, SharedTrace, TrackId};
 use crate::time::{Duration, Time};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,9 +124,23 @@ pub struct Node {
     /// Segments in the open coalescing buffer.
     pub(super) pending_segments: u32,
     pub(super) flush_armed: Option<Time>,
+    /// The host processor's timeline track, when the run is traced.
+    host_track: Option<(SharedTrace, TrackId)>,
 }
 
 impl Node {
+    /// A node that draws its host processor, firmware runs and host bus into
+    /// `trace` under `name`, when one is given.
+    pub fn traced(cfg: SmartConfig, name: &str, trace: Option<SharedTrace>) -> Self {
+        let mut node = Node::new(cfg);
+        if let Some(t) = trace {
+            node.hw.trace_into(t.clone(), name);
+            let track = t.borrow_mut().track(name, "host cpu");
+            node.host_track = Some((t, track));
+        }
+        node
+    }
+
     pub fn new(cfg: SmartConfig) -> Self {
         let reach_back = Duration::from_ms(10);
         let bus = HostBus::new(cfg.bus.clone(), reach_back);
@@ -144,6 +158,7 @@ impl Node {
             ready: Default::default(),
             pending_segments: 0,
             flush_armed: None,
+            host_track: None,
             cfg,
         }
     }
@@ -159,6 +174,15 @@ impl Node {
         self.host_cycles += cycles;
         self.host_copy = self.host_copy + copy;
         self.host_free = start + self.cfg.host.clock.cycles(cycles) + copy;
+        if let Some((trace, track)) = &self.host_track {
+            trace.borrow_mut().span(
+                *track,
+                "host",
+                start,
+                self.host_free,
+                &[("cycles", cycles), ("copied_bytes", if copy == Duration::ZERO { 0 } else { copy_bytes })],
+            );
+        }
         self.host_free
     }
 
