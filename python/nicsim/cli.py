@@ -65,6 +65,15 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("scenario", metavar="SCENARIO.toml")
     _add_set(c)
 
+    sc = sub.add_parser(
+        "schema",
+        help="print the scenario format as a JSON Schema (for editors)",
+        description="The scenario format as a JSON Schema, generated from the types nicsim reads scenarios into. "
+        "Point your editor's TOML support at it (Taplo / Even Better TOML: a `#:schema` comment or its settings) "
+        "to have scenario files checked and completed as you type.",
+    )
+    sc.add_argument("-o", "--out", metavar="FILE", help="write it to FILE instead of standard output")
+
     w = sub.add_parser(
         "sweep",
         help="run a scenario at many points; every run a row in a DuckDB results file",
@@ -214,6 +223,24 @@ def _report(args) -> int:
     return 0
 
 
+def _schema(args) -> int:
+    from pathlib import Path
+
+    text = _core.scenario_schema()
+    if not args.out:
+        sys.stdout.write(text)
+        return 0
+    out = Path(args.out)
+    try:
+        tmp = out.with_name(out.name + ".partial")
+        tmp.write_text(text)
+        tmp.replace(out)
+    except OSError as e:
+        raise _core.ScenarioError(f"{out}: cannot write ({e.strerror})") from None
+    print(f"{out}: written")
+    return 0
+
+
 def _reproduce(args) -> int:
     from pathlib import Path
 
@@ -297,7 +324,7 @@ def main(argv=None) -> int:
             check(args.scenario, overrides=args.set)
             print(f"{args.scenario}: ok")
             return 0
-        commands = {"sweep": _sweep, "report": _report, "reproduce": _reproduce, "export": _export, "bench": _bench}
+        commands = {"schema": _schema, "sweep": _sweep, "report": _report, "reproduce": _reproduce, "export": _export, "bench": _bench}
         return commands[args.command](args)
     except _core.ScenarioError as e:
         print(f"nicsim: error: {e}", file=sys.stderr)

@@ -58,6 +58,12 @@ fn run_file(
     }
 }
 
+/// The scenario format as a JSON Schema.
+#[pyfunction]
+fn scenario_schema() -> String {
+    nicsim::scenario::json_schema()
+}
+
 /// The link-only flood benchmark: (frames, events, wall seconds).
 #[pyfunction]
 #[pyo3(signature = (frames, frame_size=64, rate="10Gbps"))]
@@ -75,5 +81,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_file, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_file, m)?)?;
     m.add_function(wrap_pyfunction!(bench_flood, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
     Ok(())
 }

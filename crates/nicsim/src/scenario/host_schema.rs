@@ -1,6 +1,7 @@
 //! The `[[host]]` and `[[peer]]` tables of a scenario, as serde reads them.
 //! docs/scenarios.md documents every key and default.
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::scenario::tcp_schema::{StackSpec, TtcpSpec};
@@ -13,7 +14,7 @@ fn yes() -> bool {
     true
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HostSpec {
     pub name: String,
@@ -53,7 +54,7 @@ pub struct HostSpec {
     pub blast: Option<BlastSpec>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CostsSpec {
     pub interrupt_entry: i64,
@@ -75,7 +76,7 @@ pub struct CostsSpec {
     pub alloc_stall: Option<TimeSpan>,
 }
 
-#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum ModeSpec {
     Handler,
@@ -86,7 +87,7 @@ pub enum ModeSpec {
     OsPoll,
 }
 
-#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum BuffersSpec {
     #[default]
@@ -94,7 +95,7 @@ pub enum BuffersSpec {
     Reallocate,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DriverSpec {
     #[serde(default)]
@@ -128,7 +129,7 @@ impl Default for DriverSpec {
 }
 
 /// One switched segment of clients per adapter (`scenario::segments`).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SegmentsSpec {
     pub clients: i64,
@@ -150,7 +151,7 @@ fn no_time() -> TimeSpan {
     TimeSpan(crate::time::Duration::ZERO)
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BackgroundSpec {
     pub processes: i64,
@@ -163,7 +164,7 @@ fn sixty_four() -> i64 {
     64
 }
 
-#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum BusKind {
     Pci,
@@ -171,7 +172,7 @@ pub enum BusKind {
 }
 
 /// One table for every bus kind; a key that does not apply to `kind` is an error.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BusSpec {
     pub kind: BusKind,
@@ -193,7 +194,7 @@ pub struct BusSpec {
     pub tlps_per_fc_update: Option<i64>,
 }
 
-#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum InterruptSpec {
     #[default]
@@ -204,7 +205,7 @@ pub enum InterruptSpec {
     Backup,
 }
 
-#[derive(Debug, Deserialize, Default)]
+#[derive(Debug, Deserialize, JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
 pub struct AdapterSpec {
     pub rx_fifo: Option<i64>,
@@ -236,7 +237,7 @@ pub struct AdapterSpec {
     pub processor_frame_cycles: Option<i64>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FileRequestSpec {
     pub peers: Vec<String>,
@@ -253,7 +254,7 @@ pub struct FileRequestSpec {
 }
 
 /// Serve blocks to the peers whose `read_from` names this host.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FileServeSpec {
     #[serde(default = "serve_port")]
@@ -288,7 +289,7 @@ fn delayed_ack() -> TimeSpan {
     TimeSpan(crate::time::Duration::from_ms(200))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BlastSpec {
     /// The sink the frames are addressed to.
@@ -305,7 +306,7 @@ pub struct BlastSpec {
     pub count: Option<i64>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PeerSpec {
     pub name: String,

@@ -4,6 +4,7 @@
 mod assemble;
 mod host_schema;
 mod host_validate;
+mod json_schema;
 mod overrides;
 mod schema;
 mod segments;
@@ -21,6 +22,7 @@ use std::fmt;
 use std::path::Path;
 
 pub use assemble::assemble;
+pub use json_schema::json_schema;
 pub use schema::Scenario;
 pub use smart_validate::{DMA_SETUP_CALIBRATED, FIRMWARE_DEFAULTS};
 pub use tap_validate::TapPlan;

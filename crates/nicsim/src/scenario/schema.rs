@@ -1,6 +1,7 @@
 //! The scenario file, as serde reads it. Every key is documented in
 //! docs/scenarios.md; unknown keys are errors.
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::scenario::host_schema::{HostSpec, PeerSpec};
@@ -24,7 +25,7 @@ fn zero_time() -> TimeSpan {
     TimeSpan(crate::time::Duration::ZERO)
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
     #[serde(default)]
@@ -65,15 +66,17 @@ pub struct Scenario {
 /// `[sweep]`: the values to run this scenario with (grid: every combination;
 /// zip: the lists side by side). Keys are `--set` paths, or `@name` for a label
 /// that is recorded with each run but changes nothing.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SweepSpec {
     #[serde(default)]
     pub mode: SweepMode,
+    /// Key (as `--set` writes it) or `@label` to the values it takes.
+    #[schemars(with = "std::collections::BTreeMap<String, Vec<serde_json::Value>>")]
     pub vary: std::collections::BTreeMap<String, Vec<toml::Value>>,
 }
 
-#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum SweepMode {
     #[default]
@@ -81,7 +84,7 @@ pub enum SweepMode {
     Zip,
 }
 
-#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Protocol {
     Raw,
@@ -89,21 +92,21 @@ pub enum Protocol {
     Tcp,
 }
 
-#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum PatternSpec {
     Constant,
     Poisson,
 }
 
-#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum FillSpec {
     Counter,
     Random,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SourceSpec {
     pub name: String,
@@ -150,7 +153,7 @@ fn counter() -> FillSpec {
     FillSpec::Counter
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SinkSpec {
     pub name: String,
@@ -158,7 +161,7 @@ pub struct SinkSpec {
 
 /// `[[tap]]`: a station that is a Linux TAP device, bridging the simulation to
 /// the kernel (docs/bridge.md).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TapSpec {
     pub name: String,
@@ -170,7 +173,7 @@ pub struct TapSpec {
     pub idle: Option<TimeSpan>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SwitchSpec {
     pub name: String,
@@ -181,7 +184,7 @@ pub struct SwitchSpec {
     pub latency: TimeSpan,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LinkSpec {
     pub name: String,

@@ -1,12 +1,13 @@
 //! The `[[smart_host]]` table: a host with an intelligent adapter, as serde reads
 //! it. docs/scenarios.md documents every key and default.
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::scenario::host_schema::BusSpec;
 use crate::scenario::units::{BitRate, Frequency, TimeSpan};
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SmartSpec {
     pub name: String,
@@ -25,7 +26,7 @@ pub struct SmartSpec {
     pub receive: ReceiveSpec,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SmartHostSpec {
     pub clock: Frequency,
@@ -38,7 +39,7 @@ pub struct SmartHostSpec {
     pub copy_ns_per_byte: Option<f64>,
 }
 
-#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum ChecksumSpec {
     #[default]
@@ -46,7 +47,7 @@ pub enum ChecksumSpec {
     Firmware,
 }
 
-#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum SegmentationSpec {
     #[default]
@@ -54,7 +55,7 @@ pub enum SegmentationSpec {
     StoreAndForward,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SmartAdapterSpec {
     pub processors: Option<i64>,
@@ -71,7 +72,7 @@ pub struct SmartAdapterSpec {
     pub costs: FirmwareCostsSpec,
 }
 
-#[derive(Debug, Deserialize, Default)]
+#[derive(Debug, Deserialize, JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
 pub struct FirmwareCostsSpec {
     pub doorbell: Option<i64>,
@@ -87,7 +88,7 @@ pub struct FirmwareCostsSpec {
     pub event: Option<i64>,
 }
 
-#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum SendKind {
     Tcp,
@@ -96,7 +97,7 @@ pub enum SendKind {
     Dma,
 }
 
-#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum DmaDirection {
     ToHost,
@@ -104,7 +105,7 @@ pub enum DmaDirection {
 }
 
 /// One table for every kind of send; a key that does not apply to `kind` is an error.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SendSpec {
     pub kind: SendKind,
@@ -119,7 +120,7 @@ pub struct SendSpec {
     pub length: Option<i64>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReceiveSpec {
     #[serde(default = "yes")]

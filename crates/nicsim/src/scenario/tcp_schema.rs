@@ -2,12 +2,13 @@
 //! adapter) and a TTCP transfer. docs/scenarios.md documents every key; the
 //! defaults are the HP 2001 study's (docs/model.md).
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::scenario::host_schema::BusSpec;
 use crate::scenario::units::{Frequency, TimeSpan};
 
-#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum DesignSpec {
     #[default]
@@ -16,7 +17,7 @@ pub enum DesignSpec {
     PartialOffload,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TcpHostSpec {
     pub name: String,
@@ -38,7 +39,7 @@ pub struct TcpHostSpec {
     pub ttcp: TtcpSpec,
 }
 
-#[derive(Debug, Deserialize, Default)]
+#[derive(Debug, Deserialize, JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
 pub struct TcpCostsSpec {
     pub interrupt: Option<i64>,
@@ -50,7 +51,7 @@ pub struct TcpCostsSpec {
     pub completion: Option<i64>,
 }
 
-#[derive(Debug, Deserialize, Default)]
+#[derive(Debug, Deserialize, JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
 pub struct OffloadSpec {
     pub clock: Option<Frequency>,
@@ -62,14 +63,14 @@ pub struct OffloadSpec {
     pub private_bus: Option<BusSpec>,
 }
 
-#[derive(Debug, Deserialize, Default)]
+#[derive(Debug, Deserialize, JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
 pub struct FastPathSpec {
     pub batch: Option<i64>,
     pub timeout: Option<TimeSpan>,
 }
 
-#[derive(Debug, Deserialize, Default)]
+#[derive(Debug, Deserialize, JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
 pub struct StackSpec {
     pub rx_buffer: Option<i64>,
@@ -80,21 +81,21 @@ pub struct StackSpec {
     pub ack_policy: Option<AckPolicySpec>,
 }
 
-#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum AckPolicySpec {
     EverySecondSegment,
     WindowUpdate,
 }
 
-#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum RoleSpec {
     Send,
     Receive,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TtcpSpec {
     pub role: RoleSpec,

@@ -152,6 +152,30 @@ macro_rules! from_text_or_int {
     };
 }
 
+/// The JSON Schema of a quantity written as text with a unit, or (if
+/// `integer`) as a plain number in the base unit.
+macro_rules! unit_schema {
+    ($ty:ty, $name:expr, $text:expr, $integer:expr) => {
+        impl schemars::JsonSchema for $ty {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                $name.into()
+            }
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                if $integer {
+                    schemars::json_schema!({"description": $text, "type": ["string", "integer"]})
+                } else {
+                    schemars::json_schema!({"description": $text, "type": "string"})
+                }
+            }
+        }
+    };
+}
+
+unit_schema!(BitRate, "BitRate", "a bit rate: \"10Gbps\", \"1 Gb/s\", \"100Mbps\", or bits per second", true);
+unit_schema!(SourceRate, "SourceRate", "\"line\", a bit rate such as \"500Mbps\", or frames per second such as \"1Mpps\"", true);
+unit_schema!(Frequency, "Frequency", "a frequency: \"400MHz\", \"2.4GHz\", or hertz", true);
+unit_schema!(TimeSpan, "TimeSpan", "a time: \"500ns\", \"10us\", \"2ms\", \"1s\"", false);
+
 from_text_or_int!(BitRate, "a bit rate such as \"10Gbps\"", parse_bit_rate, |v| Ok::<_, String>(BitRate(v)));
 from_text_or_int!(SourceRate, "\"line\" or a rate such as \"500Mbps\" or \"1Mpps\"", parse_source_rate, |v| Ok::<_, String>(
     SourceRate::Bits(v)

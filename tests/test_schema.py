@@ -1,0 +1,64 @@
+"""The scenario format as a JSON Schema: generated from the model's own types,
+shipped in docs/, and every scenario that ships validates against it."""
+
+import json
+
+import jsonschema
+import pytest
+
+from conftest import SCENARIOS, nicsim_cmd
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python < 3.11
+    import tomli as tomllib
+
+ROOT = SCENARIOS.parent
+SHIPPED = ROOT / "docs" / "scenario.schema.json"
+
+
+def scenario_files():
+    return sorted(p for p in SCENARIOS.rglob("*.toml") if p.name != "study.toml")
+
+
+@pytest.fixture(scope="module")
+def schema(cli_module):
+    r = cli_module("schema")
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+@pytest.fixture(scope="module")
+def cli_module():
+    import subprocess
+
+    return lambda *a: subprocess.run(nicsim_cmd() + [str(x) for x in a], capture_output=True, text=True)
+
+
+def test_the_shipped_schema_is_what_nicsim_prints(schema):
+    assert json.loads(SHIPPED.read_text()) == schema
+
+
+@pytest.mark.parametrize("path", scenario_files(), ids=lambda p: str(p.relative_to(SCENARIOS)))
+def test_every_shipped_scenario_validates(schema, path):
+    jsonschema.validate(tomllib.loads(path.read_text()), schema)
+
+
+def test_a_misspelt_key_and_a_wrong_type_are_caught_by_the_schema(schema):
+    good = tomllib.loads((SCENARIOS / "papers" / "ibm2001" / "server.toml").read_text())
+    bad = json.loads(json.dumps(good))
+    bad["host"][0]["cpu"] = 4
+    with pytest.raises(jsonschema.ValidationError, match="cpu"):
+        jsonschema.validate(bad, schema)
+    bad = json.loads(json.dumps(good))
+    bad["host"][0]["cpus"] = "four"
+    with pytest.raises(jsonschema.ValidationError, match="four"):
+        jsonschema.validate(bad, schema)
+
+
+def test_schema_writes_a_file(cli_module, tmp_path):
+    out = tmp_path / "s.json"
+    r = cli_module("schema", "-o", out)
+    assert r.returncode == 0 and json.loads(out.read_text())["title"] == "nicsim scenario"
+    r = cli_module("schema", "-o", tmp_path / "no" / "such" / "dir" / "s.json")
+    assert r.returncode == 2 and "cannot write" in r.stderr
