@@ -62,3 +62,43 @@ def test_schema_writes_a_file(cli_module, tmp_path):
     assert r.returncode == 0 and json.loads(out.read_text())["title"] == "nicsim scenario"
     r = cli_module("schema", "-o", tmp_path / "no" / "such" / "dir" / "s.json")
     assert r.returncode == 2 and "cannot write" in r.stderr
+
+
+def keys_of(schema):
+    """Every key the schema allows, as (table path, key): ("host.driver", "mode")."""
+    defs = schema["$defs"]
+
+    def resolve(node):
+        while "$ref" in node:
+            node = defs[node["$ref"].split("/")[-1]]
+        for alt in node.get("anyOf", []) + node.get("oneOf", []):
+            if alt.get("type") != "null":
+                return resolve(alt)
+        if node.get("type") == "array":
+            return resolve(node.get("items", {}))
+        return node
+
+    found = []
+
+    def walk(node, path):
+        for key, sub in resolve(node).get("properties", {}).items():
+            found.append((path, key))
+            inner = resolve(sub)
+            if "properties" in inner:
+                walk(inner, f"{path}.{key}" if path else key)
+
+    walk(schema, "")
+    return found
+
+
+def test_every_key_the_schema_allows_is_documented(schema):
+    """The docs name every key of the format (as `key`, `table.key` or `[table]`),
+    so a key cannot be added without its documentation."""
+    docs = "".join((ROOT / "docs" / f).read_text() for f in ("scenarios.md", "bridge.md", "sweeps.md"))
+    def documented(path, key):
+        full = f"{path}.{key}" if path else key
+        forms = [f"`{key}`", f".{key}`", f"`{key}.", f"[{full}]", f"[[{full}]]", f"{full} ="]
+        return any(f in docs for f in forms)
+
+    missing = [f"{path}.{key}" if path else key for path, key in keys_of(schema) if not documented(path, key)]
+    assert not missing, f"keys without documentation in docs/scenarios.md: {missing}"
