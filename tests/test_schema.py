@@ -60,7 +60,8 @@ def test_schema_writes_a_file(cli_module, tmp_path):
     out = tmp_path / "s.json"
     r = cli_module("schema", "-o", out)
     assert r.returncode == 0 and json.loads(out.read_text())["title"] == "nicsim scenario"
-    r = cli_module("schema", "-o", tmp_path / "no" / "such" / "dir" / "s.json")
+    (tmp_path / "a-file").write_text("")
+    r = cli_module("schema", "-o", tmp_path / "a-file" / "s.json")
     assert r.returncode == 2 and "cannot write" in r.stderr
 
 

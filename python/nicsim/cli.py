@@ -224,20 +224,13 @@ def _report(args) -> int:
 
 
 def _schema(args) -> int:
-    from pathlib import Path
+    from .files import write_whole
 
     text = _core.scenario_schema()
     if not args.out:
         sys.stdout.write(text)
         return 0
-    out = Path(args.out)
-    try:
-        tmp = out.with_name(out.name + ".partial")
-        tmp.write_text(text)
-        tmp.replace(out)
-    except OSError as e:
-        raise _core.ScenarioError(f"{out}: cannot write ({e.strerror})") from None
-    print(f"{out}: written")
+    print(f"{write_whole(args.out, text)}: written")
     return 0
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Sequence
 
 from . import _core
+from .files import results_files, write_whole
 from .store import Store
 from .tables import PUBLISHED_HEAD, markdown, published_grid, table_grid
 
@@ -62,14 +63,5 @@ def study_markdown(path: Path) -> str:
 
 def write_validation(results: Sequence["str | os.PathLike[str]"], out: "str | os.PathLike[str]") -> Path:
     """Write the validation document for every results file given, whole or not at all."""
-    paths = [Path(r) for r in results]
-    for p in paths:
-        if not p.is_file():
-            raise _core.ScenarioError(f"{p}: no such results file")
-    text = PREFACE.format(version=_core.__version__) + "\n" + "\n".join(study_markdown(p) for p in paths)
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".partial")
-    tmp.write_text(text)
-    os.replace(tmp, out)
-    return out
+    paths = results_files(results)
+    return write_whole(out, PREFACE.format(version=_core.__version__) + "\n" + "\n".join(study_markdown(p) for p in paths))

@@ -16,6 +16,7 @@ import markdown
 
 from . import _core
 from .document import load
+from .files import results_files, write_whole
 from .plots import automatic, column, draw
 from .tables import PUBLISHED_HEAD, matches, published_grid, table_grid
 
@@ -111,10 +112,7 @@ def section(path: Path) -> str:
 
 def write_report(results: Sequence["str | os.PathLike[str]"], out: "str | os.PathLike[str]", title: str = "nicsim results") -> Path:
     """Write one HTML report covering every results file given."""
-    paths = [Path(r) for r in results]
-    for p in paths:
-        if not p.is_file():
-            raise _core.ScenarioError(f"{p}: no such results file")
+    paths = results_files(results)
     body = [section(p) for p in paths]
     toc = "".join(f'<li><a href="#{_esc(p.stem)}">{_esc(p.stem)}</a></li>' for p in paths)
     text = (
@@ -122,9 +120,4 @@ def write_report(results: Sequence["str | os.PathLike[str]"], out: "str | os.Pat
         f"<body><h1>{_esc(title)}</h1><p class=\"note\">nicsim {_esc(_core.__version__)}. Every figure is from simulated "
         f"traffic; the model's parameters and their sources are in docs/model.md.</p><ul>{toc}</ul>{''.join(body)}</body></html>"
     )
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".partial")
-    tmp.write_text(text)
-    os.replace(tmp, out)
-    return out
+    return write_whole(out, text)
