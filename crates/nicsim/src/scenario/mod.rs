@@ -10,6 +10,7 @@ mod schema;
 mod segments;
 mod smart_schema;
 mod smart_validate;
+mod source_validate;
 mod sweep_validate;
 mod tap_validate;
 mod tcp_schema;
