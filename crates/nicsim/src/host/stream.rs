@@ -7,7 +7,18 @@
 use sha2::{Digest, Sha256};
 
 use crate::time::Time;
-use crate::toe::ttcp::content;
+
+fn splitmix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+/// The stream's bytes from `offset`, `len` of them.
+pub fn content(seed: u64, offset: u64, len: usize) -> Vec<u8> {
+    (offset..offset + len as u64).map(|i| (splitmix(seed ^ (i / 8)) >> ((i % 8) * 8)) as u8).collect()
+}
 
 #[derive(Clone, Debug)]
 pub struct Stream {
@@ -43,6 +54,12 @@ impl Stream {
         self.digest.update(data);
         self.bytes += data.len() as u64;
         calls(self.bytes) - before
+    }
+
+    /// The first 48 bits of the stream's SHA-256, as a number a report can hold.
+    pub fn digest48(&self) -> u64 {
+        let d = self.digest.clone().finalize();
+        d[..6].iter().fold(0, |acc, b| acc << 8 | *b as u64)
     }
 
     /// The stream's SHA-256 so far, in hex, as `sha256sum` writes it.

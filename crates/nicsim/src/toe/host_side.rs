@@ -48,7 +48,7 @@ impl TcpHost {
                     self.deliveries += 1;
                     self.app.receive(&bytes);
                     if fin {
-                        self.app.done = Some(run.at);
+                        self.app.stream.done = Some(run.at);
                     } else {
                         self.post_receive(run, out, buffers);
                     }
@@ -157,7 +157,7 @@ impl TcpHost {
     /// let a blocked sender go on once the socket buffer has room.
     fn run_host_stack(&mut self, run: &mut Run, out: &mut Outputs) {
         self.poll_host_stack(run, out);
-        if self.cfg.ttcp.role == Role::Receive && self.app.done.is_none() {
+        if self.cfg.ttcp.role == Role::Receive && self.app.stream.done.is_none() {
             let n = self.stack.readable(self.sock);
             if n > 0 {
                 run.cycles(self.cfg.costs.syscall * self.app.reads_for(n));
@@ -166,7 +166,7 @@ impl TcpHost {
                 self.app.receive(&bytes);
             }
             if self.stack.peer_finished(self.sock) {
-                self.app.done = Some(run.at);
+                self.app.stream.done = Some(run.at);
                 self.stack.close(self.sock);
             }
             self.poll_host_stack(run, out);

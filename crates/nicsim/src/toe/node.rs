@@ -358,6 +358,6 @@ impl Component for TcpHost {
         self.report_into(end)
     }
     fn text(&self) -> Vec<(&'static str, String)> {
-        vec![("ttcp_sha256", self.app.sha256_hex())]
+        vec![("ttcp_sha256", self.app.stream.sha256_hex())]
     }
 }

@@ -27,7 +27,7 @@ impl TcpHost {
         let mut r = Report::default();
         let t = &self.stack.tally;
         let sender = self.cfg.ttcp.role == Role::Send;
-        let bytes = if sender { self.app.offered } else { self.app.received };
+        let bytes = self.app.bytes();
         let mb = bytes as f64 / 1e6;
         let per_mb = |x: f64| if mb == 0.0 { 0.0 } else { x / mb };
         // The data direction, seen from this host.
@@ -41,10 +41,14 @@ impl TcpHost {
         r.count("design", self.cfg.design as u64)
             .count("ttcp_messages", self.app.messages)
             .count("ttcp_bytes", bytes)
-            .count("ttcp_digest48", self.app.digest48())
+            .count("ttcp_digest48", self.app.stream.digest48())
             .count(
                 "transfer_complete",
-                u64::from(if sender { self.app.all_offered() && self.stack.send_queue(self.sock) == 0 } else { self.app.done.is_some() }),
+                u64::from(if sender {
+                    self.app.all_offered() && self.stack.send_queue(self.sock) == 0
+                } else {
+                    self.app.stream.done.is_some()
+                }),
             )
             .real("goodput_mbps", goodput_bps / 1e6)
             .real("wire_mbps", wire_bps / 1e6)

@@ -3,40 +3,31 @@
 //! from a seeded generator and both ends keep a SHA-256 of the stream, so a
 //! transfer that arrives complete and in order shows equal digests.
 
-use sha2::{Digest, Sha256};
-
-use crate::time::Time;
+use crate::host::stream::Stream;
 use crate::toe::config::TtcpConfig;
 
-fn splitmix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
-}
-
-/// The stream's bytes from `offset`, `len` of them.
-pub fn content(seed: u64, offset: u64, len: usize) -> Vec<u8> {
-    (offset..offset + len as u64).map(|i| (splitmix(seed ^ (i / 8)) >> ((i % 8) * 8)) as u8).collect()
-}
-
+/// The TTCP application of a TCP host: the stream (bytes through the
+/// application, their digest, when the receiver read the FIN) is the one a
+/// modelled host's TTCP keeps (`host::stream`); the calls are counted here,
+/// where the host charges for each.
 pub struct Ttcp {
     pub cfg: TtcpConfig,
-    /// Sender: messages begun (their call made) and bytes handed on.
+    /// Sender: messages begun (their call made).
     pub messages: u64,
-    pub offered: u64,
-    /// Receiver: bytes taken.
-    pub received: u64,
     /// Sender: a send call is under way (its message not yet all taken).
     in_call: bool,
-    digest: Sha256,
-    /// Receiver: when the sender's FIN was read.
-    pub done: Option<Time>,
+    pub stream: Stream,
 }
 
 impl Ttcp {
     pub fn new(cfg: TtcpConfig) -> Ttcp {
-        Ttcp { cfg, messages: 0, offered: 0, received: 0, in_call: false, digest: Sha256::new(), done: None }
+        let stream = Stream::new(cfg.message, cfg.content_seed);
+        Ttcp { cfg, messages: 0, in_call: false, stream }
+    }
+
+    /// Bytes offered (sender) or received (receiver).
+    pub fn bytes(&self) -> u64 {
+        self.stream.bytes
     }
 
     pub fn total(&self) -> u64 {
@@ -45,23 +36,23 @@ impl Ttcp {
 
     /// Sender: the unsent rest of the current message, at most `max` bytes.
     pub fn next_bytes(&self, max: usize) -> Vec<u8> {
-        let in_message = self.offered % self.cfg.message as u64;
-        let left = (self.cfg.message as u64 - in_message).min(self.total() - self.offered);
-        content(self.cfg.content_seed, self.offered, (left as usize).min(max))
+        let offered = self.bytes();
+        let in_message = offered % self.cfg.message as u64;
+        let left = (self.cfg.message as u64 - in_message).min(self.total() - offered);
+        self.stream.next((left as usize).min(max))
     }
 
     /// Sender: `bytes` more were taken; true when that finished a message.
     pub fn taken(&mut self, bytes: &[u8]) -> bool {
-        self.digest.update(bytes);
-        self.offered += bytes.len() as u64;
-        let finished = !bytes.is_empty() && (self.offered.is_multiple_of(self.cfg.message as u64) || self.all_offered());
+        self.stream.through(bytes);
+        let finished = !bytes.is_empty() && (self.bytes().is_multiple_of(self.cfg.message as u64) || self.all_offered());
         self.in_call &= !finished;
         finished
     }
 
     /// Sender: start the next send call unless one is under way; true if started.
     pub fn begin_call(&mut self) -> bool {
-        if self.in_call || self.offered == self.total() {
+        if self.in_call || self.all_offered() {
             return false;
         }
         self.in_call = true;
@@ -70,35 +61,24 @@ impl Ttcp {
     }
 
     pub fn all_offered(&self) -> bool {
-        self.offered == self.total()
+        self.bytes() == self.total()
     }
 
     /// Receiver: bytes arrived in the application.
     pub fn receive(&mut self, bytes: &[u8]) {
-        self.digest.update(bytes);
-        self.received += bytes.len() as u64;
+        self.stream.through(bytes);
     }
 
     /// Receive calls to take `bytes`: one per message-sized read.
     pub fn reads_for(&self, bytes: usize) -> u64 {
         (bytes as u64).div_ceil(self.cfg.message as u64)
     }
-
-    /// The first 48 bits of the stream's SHA-256, as a number a report can hold.
-    pub fn digest48(&self) -> u64 {
-        let d = self.digest.clone().finalize();
-        d[..6].iter().fold(0, |acc, b| acc << 8 | *b as u64)
-    }
-
-    /// The stream's SHA-256 so far, in hex, as `sha256sum` writes it.
-    pub fn sha256_hex(&self) -> String {
-        self.digest.clone().finalize().iter().map(|b| format!("{b:02x}")).collect()
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::host::stream::content;
     use crate::time::Duration;
     use crate::toe::config::Role;
 
@@ -124,11 +104,11 @@ mod tests {
             s.taken(&b);
             r.receive(&b);
         }
-        assert_eq!(s.offered, 30);
-        assert_eq!(s.digest48(), r.digest48());
+        assert_eq!(s.bytes(), 30);
+        assert_eq!(s.stream.digest48(), r.stream.digest48());
         let mut wrong = Ttcp::new(cfg(10, 3));
         wrong.receive(&content(9, 1, 30));
-        assert_ne!(wrong.digest48(), s.digest48());
+        assert_ne!(wrong.stream.digest48(), s.stream.digest48());
     }
 
     #[test]
@@ -151,7 +131,7 @@ mod tests {
             calls += 1;
             while !s.taken(&s.next_bytes(100)) {}
         }
-        assert_eq!((calls, s.offered), (3, 25), "10 + 10 + 5, not 30");
+        assert_eq!((calls, s.bytes()), (3, 25), "10 + 10 + 5, not 30");
         assert!(s.all_offered() && s.next_bytes(100).is_empty());
     }
 }
