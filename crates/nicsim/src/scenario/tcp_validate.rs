@@ -47,8 +47,8 @@ fn pci_32_33() -> BusConfig {
     })
 }
 
-fn cycles(path: &str, key: &str, v: Option<i64>, default: u64) -> Result<u64, ScenarioError> {
-    v.map_or(Ok(default), |v| within(format!("{path}.{key}"), v, 0, 1 << 40))
+fn cycles(path: &str, key: &str, v: i64) -> Result<u64, ScenarioError> {
+    within(format!("{path}.{key}"), v, 0, 1 << 40)
 }
 
 /// `line_rate`: the rate of the one link the host is on; `peer`: the receiver's station.
@@ -63,34 +63,33 @@ pub fn tcp_host_config(
 ) -> Result<TcpHostConfig, ScenarioError> {
     let c = &h.costs;
     let cp = format!("{path}.costs");
-    let copy_ns_per_byte = c.copy_ns_per_byte.unwrap_or(10.0);
+    let copy_ns_per_byte = c.copy_ns_per_byte;
     if !(0.0..=1e6).contains(&copy_ns_per_byte) {
         return err(format!("{cp}.copy_ns_per_byte"), format!("must be 0 to 1e6, got {copy_ns_per_byte}"));
     }
     let costs = HostCosts {
-        interrupt: cycles(&cp, "interrupt", c.interrupt, 800)?,
-        syscall: cycles(&cp, "syscall", c.syscall, 2_000)?,
+        interrupt: cycles(&cp, "interrupt", c.interrupt)?,
+        syscall: cycles(&cp, "syscall", c.syscall)?,
         copy_ns_per_byte,
-        rx_frame: cycles(&cp, "rx_frame", c.rx_frame, 1_690)?,
-        protocol_segment: cycles(&cp, "protocol_segment", c.protocol_segment, 1_024)?,
-        tx_frame: cycles(&cp, "tx_frame", c.tx_frame, 2_000)?,
-        completion: cycles(&cp, "completion", c.completion, 1_000)?,
+        rx_frame: cycles(&cp, "rx_frame", c.rx_frame)?,
+        protocol_segment: cycles(&cp, "protocol_segment", c.protocol_segment)?,
+        tx_frame: cycles(&cp, "tx_frame", c.tx_frame)?,
+        completion: cycles(&cp, "completion", c.completion)?,
     };
     let a = &h.adapter;
     let ap = format!("{path}.adapter");
-    let (packet, message) = hp_firmware_cycles();
     let adapter = AdapterConfig {
         clock: a.clock.map_or(Clock::from_mhz(100), |f| f.0),
-        packet_cycles: cycles(&ap, "packet_cycles", a.packet_cycles, packet)?,
-        ack_cycles: cycles(&ap, "ack_cycles", a.ack_cycles, HP_ACK_CYCLES)?,
-        message_cycles: cycles(&ap, "message_cycles", a.message_cycles, message)?,
-        inline_max: within(format!("{ap}.inline_max"), a.inline_max.unwrap_or(512), 0, 65_536)? as u32,
-        queue_depth: within(format!("{ap}.queue_depth"), a.queue_depth.unwrap_or(32), 1, 4096)? as u32,
+        packet_cycles: cycles(&ap, "packet_cycles", a.packet_cycles)?,
+        ack_cycles: cycles(&ap, "ack_cycles", a.ack_cycles)?,
+        message_cycles: cycles(&ap, "message_cycles", a.message_cycles)?,
+        inline_max: within(format!("{ap}.inline_max"), a.inline_max, 0, 65_536)? as u32,
+        queue_depth: within(format!("{ap}.queue_depth"), a.queue_depth, 1, 4096)? as u32,
         private_bus: a.private_bus.as_ref().map_or(Ok(pci_32_33()), |b| bus_config(b, &format!("{ap}.private_bus")))?,
     };
     let f = &h.fast_path;
     let fast_path = FastPathConfig {
-        batch: within(format!("{path}.fast_path.batch"), f.batch.unwrap_or(8), 1, 1024)? as u32,
+        batch: within(format!("{path}.fast_path.batch"), f.batch, 1, 1024)? as u32,
         timeout: f.timeout.map_or(Duration::from_us(500), |t| t.0),
     };
     let stack = StackConfig { mac: me.mac, ip: me.ipv4, mtu: mtu as usize, neighbors: vec![] };

@@ -50,15 +50,15 @@ pub fn transfer(t: &TtcpSpec, tp: &str) -> Result<Transfer, ScenarioError> {
     })
 }
 
-/// A `tcp` table's socket: buffers of 8,760 bytes (the NT 4 and BSD default
-/// on Ethernet), Nagle on, ACKs delayed up to 200 ms unless set otherwise, and
-/// `ack_policy` when the table does not name one.
+/// A `tcp` table's socket (its defaults are the table's, in `tcp_schema`):
+/// ACKs delayed up to 200 ms unless set otherwise, and `ack_policy` when the
+/// table does not name one.
 pub fn socket(s: &StackSpec, sp: &str, ack_policy: AckPolicy) -> Result<SocketConfig, ScenarioError> {
-    let buffer = |key: &str, v: Option<i64>| within(format!("{sp}.{key}"), v.unwrap_or(8_760), 1_024, 1 << 30).map(|v| v as usize);
+    let buffer = |key: &str, v: i64| within(format!("{sp}.{key}"), v, 1_024, 1 << 30).map(|v| v as usize);
     Ok(SocketConfig {
         rx_buffer: buffer("rx_buffer", s.rx_buffer)?,
         tx_buffer: buffer("tx_buffer", s.tx_buffer)?,
-        nagle: s.nagle.unwrap_or(true),
+        nagle: s.nagle,
         ack_delay: match s.ack_delay {
             Some(t) if t.0 == Duration::ZERO => None,
             Some(t) => Some(t.0),
