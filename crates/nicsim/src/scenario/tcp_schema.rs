@@ -145,47 +145,28 @@ pub struct StackSpec {
 }
 defaults_of_an_empty_table!(StackSpec);
 
-fn cycles_800() -> i64 {
-    800
+/// The default-value functions serde's `default = "..."` names.
+macro_rules! defaults {
+    ($($name:ident: $ty:ty = $value:expr;)*) => {
+        $(fn $name() -> $ty { $value })*
+    };
 }
-fn cycles_1000() -> i64 {
-    1_000
-}
-fn cycles_1024() -> i64 {
-    1_024
-}
-fn cycles_1690() -> i64 {
-    1_690
-}
-fn cycles_2000() -> i64 {
-    2_000
-}
-fn ns_10() -> f64 {
-    10.0
-}
-fn packet_cycles() -> i64 {
-    hp_firmware_cycles().0 as i64
-}
-fn message_cycles() -> i64 {
-    hp_firmware_cycles().1 as i64
-}
-fn ack_cycles() -> i64 {
-    HP_ACK_CYCLES as i64
-}
-fn bytes_512() -> i64 {
-    512
-}
-fn messages_32() -> i64 {
-    32
-}
-fn segments_8() -> i64 {
-    8
-}
-fn bytes_8760() -> i64 {
-    8_760
-}
-fn yes() -> bool {
-    true
+
+defaults! {
+    cycles_800: i64 = 800;
+    cycles_1000: i64 = 1_000;
+    cycles_1024: i64 = 1_024;
+    cycles_1690: i64 = 1_690;
+    cycles_2000: i64 = 2_000;
+    ns_10: f64 = 10.0;
+    packet_cycles: i64 = hp_firmware_cycles().0 as i64;
+    message_cycles: i64 = hp_firmware_cycles().1 as i64;
+    ack_cycles: i64 = HP_ACK_CYCLES as i64;
+    bytes_512: i64 = 512;
+    messages_32: i64 = 32;
+    segments_8: i64 = 8;
+    bytes_8760: i64 = 8_760;
+    yes: bool = true;
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
