@@ -90,7 +90,7 @@ protocol_segment = 1000
 tx_frame = 0
 [host.bus]
 kind = "pci"
-[host.adapter]
+[[host.adapter]]
 rx_ring = 16
 rx_fifo = 8192
 [[link]]
@@ -117,7 +117,7 @@ def test_frames_the_host_cannot_take_are_counted_not_lost(tmp_path):
 @pytest.mark.parametrize(
     "change, path, words",
     [
-        (("rx_ring = 16", "rx_ring = 12"), "host[0].adapter.rx_ring", "multiple of 8"),
+        (("rx_ring = 16", "rx_ring = 12"), "host[0].adapter[0].rx_ring", "multiple of 8"),
         (('kind = "pci"', 'kind = "pci"\nlanes = 8'), "host[0].bus.lanes", "not a PCI setting"),
         (('kind = "pci"', 'kind = "pcie"\nmps = 300'), "host[0].bus.mps", "power of two"),
         (('clock = "100MHz"', 'clock = "100MHz"\ncpus = 0'), "host[0].cpus", "1 to 256"),

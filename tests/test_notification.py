@@ -14,7 +14,7 @@ from frames import check_frame, read_pcap
 NOVELL = "papers/novell1995/server.toml"
 CERN = "papers/cern2007/receive.toml"
 POLL = {"host[0].driver.mode": "os-poll"}
-BACKUP = {**POLL, "host[0].adapter.interrupt": "backup", "host[0].adapter.backup_timeout": "1ms"}
+BACKUP = {**POLL, "host[0].adapter[0].interrupt": "backup", "host[0].adapter[0].backup_timeout": "1ms"}
 WRITES = {"host[0].file_serve.request_bytes": 65536, "host[0].file_serve.read_bytes": 64, "duration": "400ms", "host[0].warmup": "100ms"}
 
 
@@ -114,7 +114,7 @@ def test_cern_bus_trace_shows_the_smooth_and_the_stumble_regimes(scenarios, tmp_
 
 def test_an_intelligent_adapter_takes_the_media_work_off_the_host(scenarios):
     dumb = server(scenarios, NOVELL)
-    smart = server(scenarios, NOVELL, **{"host[0].adapter.intelligent": True})
+    smart = server(scenarios, NOVELL, **{"host[0].adapter[0].intelligent": True})
     assert smart["adapter_cpu_frames"] == smart["rx_frames"] + smart["tx_frames"]
     # Host processor time per megabyte served: the media work per frame has gone.
     per_mb = lambda m: m["cpu_utilization"] / m["app_sent_mbytes_per_s"]  # noqa: E731
@@ -138,7 +138,6 @@ name = "server"
 clock = "1GHz"
 cpus = 2
 sink = true
-adapters = 2
 buses = BUSES
 [host.costs]
 interrupt_entry = 100
@@ -150,6 +149,8 @@ tx_frame = 100
 kind = "pci"
 width = 32
 clock = "33MHz"
+[[host.adapter]]
+count = 2
 [[link]]
 name = "la"
 a = "a"
@@ -176,9 +177,42 @@ def test_adapters_share_one_bus_or_use_peer_buses(tmp_path):
     assert two["adapter0_rx_frames"] == pytest.approx(two["adapter1_rx_frames"], rel=0.01)
 
 
+MIXED = """
+[[host.adapter]]
+bus = 0
+[[host.adapter]]
+bus = 1
+intelligent = true
+processor_clock = "25MHz"
+processor_frame_cycles = 250
+"""
+
+
+def test_one_host_takes_adapters_of_different_kinds_and_link_rates(tmp_path):
+    got = {}
+    for name, adapters in (("dumb", "[[host.adapter]]\ncount = 2\n"), ("mixed", MIXED)):
+        text = TWO.replace("BUSES", "2").replace("[[host.adapter]]\ncount = 2\n", adapters)
+        text = text.replace("tx_frame = 100\n", "tx_frame = 100\nmedia_frame = 2000\n")
+        f = tmp_path / f"{name}.toml"
+        f.write_text(text.replace('b = "server:1"\nrate = "1Gbps"', 'b = "server:1"\nrate = "100Mbps"'))
+        got[name] = nicsim.run(f).component("server").metrics
+    dumb, mixed = got["dumb"], got["mixed"]
+    for m in (dumb, mixed):
+        assert m["rx_loss"] == 0
+        ratio = m["adapter1_rx_frames"] / m["adapter0_rx_frames"]
+        assert ratio == pytest.approx(0.1, rel=0.02), "each adapter receives at its own link's rate"
+    assert mixed["adapter1_adapter_cpu_frames"] == mixed["adapter1_rx_frames"], "the intelligent adapter's processor takes its frames"
+    assert "adapter0_adapter_cpu_frames" not in mixed, "the dumb one has no processor"
+    saved = dumb["cpu_utilization"] - mixed["cpu_utilization"]
+    # The intelligent adapter's media work (2000 cycles at 1 GHz a frame) leaves
+    # the host; a little more goes with it where the two processors' polls fall.
+    expected = mixed["adapter1_rx_frames"] * 2e-6 / 0.004 / 2
+    assert 0.95 * expected < saved < 1.2 * expected
+
+
 def test_file_server_frames_are_real_tcp(scenarios, tmp_path):
     pcap = tmp_path / "novell.pcap"
-    nicsim.run(scenarios / NOVELL, pcap=pcap, capture=["server-seg1-uplink"], overrides={"duration": "60ms", "host[0].adapters": 2})
+    nicsim.run(scenarios / NOVELL, pcap=pcap, capture=["server-seg1-uplink"], overrides={"duration": "60ms", "host[0].adapter[0].count": 2})
     frames = read_pcap(pcap)
     kinds = [check_frame(buf) for _, buf in frames]
     assert len(kinds) > 300 and all(k["l4"] == "tcp" for k in kinds)
@@ -188,14 +222,17 @@ def test_file_server_frames_are_real_tcp(scenarios, tmp_path):
 @pytest.mark.parametrize(
     "sets, path, words",
     [
-        ({"host[0].adapter.backup_timeout": "1ms"}, "host[0].adapter.backup_timeout", "interrupt = \"backup\""),
-        ({"host[0].adapter.interrupt": "backup"}, "host[0].adapter.backup_timeout", "needed"),
+        ({"host[0].adapter[0].backup_timeout": "1ms"}, "host[0].adapter[0].backup_timeout", "interrupt = \"backup\""),
+        ({"host[0].adapter[0].interrupt": "backup"}, "host[0].adapter[0].backup_timeout", "needed"),
         ({"host[0].driver.mode": "spin"}, "host[0].driver.mode", "os-poll"),
         ({"host[0].driver.buffers": "leak"}, "host[0].driver.buffers", "recycle"),
-        ({"host[0].adapters": 0}, "host[0].adapters", "1 to 64"),
+        ({"host[0].adapter[0].count": 0}, "host[0].adapter[0].count", "1 to 64"),
+        ({"host[0].adapter[0].count": 65}, "host[0].adapter", "2 to 64 ports"),
+        ({"host[0].adapter[0].bus": 2}, "host[0].adapter[0].bus", "0 to 1"),
+        ({"host[0].adapter": []}, "host[0].adapter", "at least one adapter"),
         ({"host[0].background.processes": 2}, "host[0].background", "slice"),
         ({"host[0].segments.clients": 0}, "host[0].segments.clients", "1 to 4095"),
-        ({"host[0].adapter.intelligent": True, "host[0].adapter.processor_clock": "fast"}, "host[0].adapter.processor_clock", "unit"),
+        ({"host[0].adapter[0].intelligent": True, "host[0].adapter[0].processor_clock": "fast"}, "host[0].adapter[0].processor_clock", "unit"),
     ],
 )
 def test_bad_policy_settings_are_named(scenarios, cli, sets, path, words):

@@ -48,8 +48,8 @@ fn interrupt_moderation_bounds_the_interrupt_rate() {
         "papers/ibm2001/server.toml",
         &[
             "duration=200ms",
-            "host[0].adapter.interrupt=min-interval",
-            "host[0].adapter.interrupt_interval=100us",
+            "host[0].adapter[0].interrupt=min-interval",
+            "host[0].adapter[0].interrupt_interval=100us",
             "host[0].driver.mode=napi",
         ],
     );

@@ -102,6 +102,13 @@ pub struct BlastConfig {
     pub count: Option<u64>,
 }
 
+/// One adapter of a host and the peer bus it sits on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AdapterSlot {
+    pub nic: NicConfig,
+    pub bus: usize,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct HostConfig {
     pub mac: [u8; 6],
@@ -115,9 +122,8 @@ pub struct HostConfig {
     /// The bus kind; there are `buses` peer buses of it.
     pub bus: BusConfig,
     pub buses: u32,
-    /// The adapter; there are `adapters` of it, adapter `i` on bus `i % buses`.
-    pub nic: NicConfig,
-    pub adapters: u32,
+    /// The adapters in port order: adapter `i` is port `i`.
+    pub adapters: Vec<AdapterSlot>,
     /// The host's TCP/IP stack (smoltcp) and its sessions (file requests or
     /// file service); no sessions, no stack.
     pub stack: StackConfig,

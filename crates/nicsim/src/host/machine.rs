@@ -93,9 +93,12 @@ pub struct Machine {
 
 impl Machine {
     pub fn new(cfg: HostConfig, name: &str, trace: Option<SharedTrace>) -> Result<Self, String> {
-        let reach_back = Duration::for_bits(10_000 * 8, cfg.nic.link_rate_bps);
+        // The bus keeps its bookings for as long as the slowest adapter takes to
+        // receive a jumbo frame.
+        let slowest = cfg.adapters.iter().map(|a| a.nic.link_rate_bps).min().unwrap_or(1);
+        let reach_back = Duration::for_bits(10_000 * 8, slowest);
         let mut buses: Vec<HostBus> = (0..cfg.buses).map(|_| HostBus::new(cfg.bus.clone(), reach_back)).collect();
-        let ports = (0..cfg.adapters).map(|i| Port::new(&cfg.nic, (i % cfg.buses) as usize)).collect();
+        let ports = cfg.adapters.iter().map(|a| Port::new(&a.nic, a.bus)).collect();
         let mut cpus: Vec<Cpu> = (0..cfg.cpus).map(|_| Cpu::default()).collect();
         let mut wire_tracks = Vec::new();
         if let Some(t) = &trace {
@@ -105,14 +108,14 @@ impl Machine {
             for (i, c) in cpus.iter_mut().enumerate() {
                 c.trace_into(t, name, i);
             }
-            for i in 0..cfg.adapters {
-                let label = if cfg.adapters > 1 { format!("adapter{i} wire (frames in)") } else { "adapter wire (frames in)".into() };
+            for i in 0..cfg.adapters.len() {
+                let label = if cfg.adapters.len() > 1 { format!("adapter{i} wire (frames in)") } else { "adapter wire (frames in)".into() };
                 wire_tracks.push(t.borrow_mut().track(name, &label));
             }
         }
         let sessions = match &cfg.sessions {
             list if list.is_empty() => None,
-            list => Some(Sessions::new(&cfg.stack, cfg.seed, list.clone(), cfg.adapters as usize)?),
+            list => Some(Sessions::new(&cfg.stack, cfg.seed, list.clone(), cfg.adapters.len())?),
         };
         let blast = cfg.blast.clone().map(Blast::new).transpose()?;
         Ok(Machine {
@@ -264,16 +267,18 @@ impl Component for Machine {
 
     fn start(&mut self, ctx: &mut Ctx) {
         for p in 0..self.ports.len() {
+            let nic = &self.cfg.adapters[p].nic;
             let masked = match self.cfg.driver.mode {
                 DriverMode::Poll => true,
-                DriverMode::OsPoll => !matches!(self.cfg.nic.moderation, crate::nic::Moderation::Backup { .. }),
+                DriverMode::OsPoll => !matches!(nic.moderation, crate::nic::Moderation::Backup { .. }),
                 _ => false,
             };
+            let ring = nic.rx_ring;
             let port = &mut self.ports[p];
             if masked {
                 port.irq.disable();
             }
-            let done = port.rx.post(self.cfg.nic.rx_ring - 1, ctx.now(), &mut self.buses[port.bus]);
+            let done = port.rx.post(ring - 1, ctx.now(), &mut self.buses[port.bus]);
             self.completed(p, done, ctx);
         }
         if self.sessions.is_some() {

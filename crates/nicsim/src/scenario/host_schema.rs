@@ -31,10 +31,10 @@ pub struct HostSpec {
     pub bus: BusSpec,
     #[serde(default = "one")]
     pub buses: i64,
-    #[serde(default)]
-    pub adapter: AdapterSpec,
-    #[serde(default = "one")]
-    pub adapters: i64,
+    /// The host's adapters, in port order (`[[host.adapter]]`); one default
+    /// adapter when none is given.
+    #[serde(default = "one_adapter")]
+    pub adapter: Vec<AdapterSpec>,
     #[serde(default)]
     pub file_request: Option<FileRequestSpec>,
     #[serde(default)]
@@ -205,9 +205,25 @@ pub enum InterruptSpec {
     Backup,
 }
 
-#[derive(Debug, Deserialize, JsonSchema, Default)]
+fn one_adapter() -> Vec<AdapterSpec> {
+    vec![AdapterSpec::default()]
+}
+
+impl HostSpec {
+    /// How many adapters (ports) the host has, counting each entry's copies.
+    pub fn adapter_count(&self) -> i64 {
+        self.adapter.iter().map(|a| a.count.max(0)).sum()
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AdapterSpec {
+    /// Copies of this adapter, each a port of its own.
+    #[serde(default = "one")]
+    pub count: i64,
+    /// The peer bus it is on (all its copies); without it, port `i` is on bus `i % buses`.
+    pub bus: Option<i64>,
     pub rx_fifo: Option<i64>,
     pub tx_fifo: Option<i64>,
     pub rx_dma_threshold: Option<i64>,
@@ -235,6 +251,12 @@ pub struct AdapterSpec {
     /// The processor's clock and per-frame cycles (used when `intelligent`).
     pub processor_clock: Option<Frequency>,
     pub processor_frame_cycles: Option<i64>,
+}
+
+impl Default for AdapterSpec {
+    fn default() -> Self {
+        toml::from_str("").expect("every adapter key has a default")
+    }
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -4,7 +4,7 @@
 use crate::bus::pci::PciConfig;
 use crate::bus::pcie::{CompletionSplit, PcieConfig};
 use crate::bus::BusConfig;
-use crate::host::config::{BackgroundConfig, BlastConfig, Buffers, Costs, DriverConfig, DriverMode, HostConfig};
+use crate::host::config::{AdapterSlot, BackgroundConfig, BlastConfig, Buffers, Costs, DriverConfig, DriverMode, HostConfig};
 use crate::host::segment::Addr;
 use crate::host::sessions::{Role, SessionConfig, SEND_BUFFER};
 use crate::link::{Fill, Pattern, Rate, SourceConfig};
@@ -33,8 +33,8 @@ pub(crate) fn within(path: String, v: i64, lo: i64, hi: i64) -> Result<u64, Scen
 /// What a host's checks need from the rest of the scenario.
 pub struct Surroundings<'a> {
     pub me: &'a Station,
-    /// The rate of the link the host's adapter is on.
-    pub link_rate: u64,
+    /// The rate of the link each of the host's adapters is on, in port order.
+    pub link_rates: Vec<u64>,
     pub mtu: u32,
     /// Station of a peer or sink by name, with its table ("peer", "sink").
     pub station: &'a dyn Fn(&str) -> Option<(&'static str, &'a Station)>,
@@ -120,7 +120,6 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
             BuffersSpec::Reallocate => Buffers::Reallocate,
         },
     };
-    let adapters = within(format!("{path}.adapters"), h.adapters, 1, 64)? as u32;
     let buses = within(format!("{path}.buses"), h.buses, 1, 64)? as u32;
     let background = match &h.background {
         None => None,
@@ -137,14 +136,14 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
         }
     };
     let bus = bus_config(&h.bus, &format!("{path}.bus"))?;
-    let nic = nic_config(&h.adapter, &format!("{path}.adapter"), s.link_rate)?;
-    if driver.refill_batch >= nic.rx_ring {
-        return err(format!("{dp}.refill_batch"), format!("must be below the receive ring of {} descriptors", nic.rx_ring));
+    let adapters = adapter_slots(h, path, buses, &s.link_rates)?;
+    if let Some(a) = adapters.iter().find(|a| driver.refill_batch >= a.nic.rx_ring) {
+        return err(format!("{dp}.refill_batch"), format!("must be below the receive ring of {} descriptors", a.nic.rx_ring));
     }
     let mut sessions = Vec::new();
     if let Some(f) = &h.file_request {
         let fp = format!("{path}.file_request");
-        if adapters > 1 {
+        if adapters.len() > 1 {
             return err(&fp, "works through one adapter; this host has several (use file_serve)");
         }
         let socket = socket_config(&fp, s.mtu, f.window, f.delayed_ack.0)?;
@@ -231,7 +230,6 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
         driver,
         bus,
         buses,
-        nic,
         adapters,
         stack: StackConfig { mac: s.me.mac, ip: s.me.ipv4, mtu: s.mtu as usize, neighbors: vec![] },
         sessions,
@@ -241,6 +239,29 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
         blast,
         warmup: h.warmup.map_or(Duration::ZERO, |w| w.0),
     })
+}
+
+/// The host's adapters in port order, each entry's copies one after another;
+/// port `i` is on bus `i % buses` unless its entry names a bus.
+fn adapter_slots(h: &HostSpec, path: &str, buses: u32, link_rates: &[u64]) -> Result<Vec<AdapterSlot>, ScenarioError> {
+    if h.adapter.is_empty() {
+        return err(format!("{path}.adapter"), "give the host at least one adapter");
+    }
+    let mut slots = Vec::new();
+    for (i, a) in h.adapter.iter().enumerate() {
+        let ap = format!("{path}.adapter[{i}]");
+        let count = within(format!("{ap}.count"), a.count, 1, 64)?;
+        let bus = a.bus.map(|b| within(format!("{ap}.bus"), b, 0, buses as i64 - 1)).transpose()?;
+        for _ in 0..count {
+            let port = slots.len();
+            let Some(&rate) = link_rates.get(port) else {
+                return err(format!("{path}.adapter"), format!("more than {} adapters in all", link_rates.len()));
+            };
+            let nic = nic_config(a, &ap, rate)?;
+            slots.push(AdapterSlot { nic, bus: bus.map_or(port % buses as usize, |b| b as usize) });
+        }
+    }
+    Ok(slots)
 }
 
 pub(crate) fn bus_config(b: &BusSpec, path: &str) -> Result<BusConfig, ScenarioError> {

@@ -24,7 +24,7 @@ pub fn expand(sc: &mut Scenario) -> Result<(), ScenarioError> {
             return err(&path, format!("link[{j}] also connects {:?}: wire a host by hand or by segments, not both", h.name));
         }
         let clients = within(format!("{path}.clients"), seg.clients, 1, 4095)?;
-        let adapters = h.adapters.max(1);
+        let adapters = h.adapter_count().max(1);
         for a in 0..adapters {
             let switch = format!("{}-seg{a}", h.name);
             let me = if adapters > 1 { format!("{}:{a}", h.name) } else { h.name.clone() };

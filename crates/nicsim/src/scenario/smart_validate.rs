@@ -106,7 +106,7 @@ fn adapter(a: &SmartAdapterSpec, path: &str, s: &Surroundings) -> Result<Adapter
         memory_bytes_per_s: a.memory_bandwidth.0 / 8,
         rx_memory_bytes: rx_memory,
         mac_tx_frames: within(format!("{path}.mac_tx_frames"), a.mac_tx_frames.unwrap_or(2), 1, 1024)? as u32,
-        link_rate_bps: s.link_rate,
+        link_rate_bps: s.link_rates[0],
         mtu: s.mtu,
         costs,
         checksum,

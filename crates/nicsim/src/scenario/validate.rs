@@ -137,6 +137,20 @@ fn station_seed(seed: u64, n: usize) -> u64 {
 }
 
 /// Peers and hosts, in station order after the sources and sinks.
+/// The rate of the link on each of a host's `ports` ports (`NAME` for a
+/// host of one adapter, `NAME:I` for port I of several).
+fn port_rates(sc: &Scenario, name: &str, ports: i64, path: &str) -> Result<Vec<u64>, ScenarioError> {
+    (0..ports.max(1))
+        .map(|i| {
+            let end = if ports > 1 { format!("{name}:{i}") } else { name.to_string() };
+            match sc.link.iter().find(|l| l.a == end || l.b == end) {
+                Some(l) => Ok(l.rate.0),
+                None => err(path, format!("{end:?} (adapter {i}) is not connected to any link")),
+            }
+        })
+        .collect()
+}
+
 fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<Vec<Part>, ScenarioError> {
     let tables: HashMap<&str, &'static str> = stations_of(sc).map(|(t, n)| (n.as_str(), t)).collect();
     let lookup = |name: &str| -> Option<(&'static str, &Station)> { Some((*tables.get(name)?, stations.get(name)?)) };
@@ -162,19 +176,12 @@ fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<V
     }
     for (i, h) in sc.host.iter().enumerate() {
         let path = format!("host[{i}]");
-        let mine = |end: &str| end == h.name || end.split_once(':').is_some_and(|(n, _)| n == h.name);
-        let rates: Vec<u64> = sc.link.iter().filter(|l| mine(&l.a) || mine(&l.b)).map(|l| l.rate.0).collect();
-        let Some(&link_rate) = rates.first() else {
-            return err(path, format!("host {:?} is not connected to any link", h.name));
-        };
-        if rates.iter().any(|r| *r != link_rate) {
-            return err(path, format!("host {:?}: all its adapters' links must have one rate", h.name));
-        }
+        let link_rates = port_rates(sc, &h.name, h.adapter_count(), &path)?;
         let me = &stations[h.name.as_str()];
         let served = clients.get(h.name.as_str()).map_or(&[][..], |c| c.as_slice());
         let seed = station_seed(sc.seed, sc.source.len() + sc.sink.len() + i);
         let around =
-            Surroundings { me, link_rate, mtu: sc.mtu, station: &lookup, flow: (sc.source.len() + i) as u32, clients: served, seed };
+            Surroundings { me, link_rates, mtu: sc.mtu, station: &lookup, flow: (sc.source.len() + i) as u32, clients: served, seed };
         let mut cfg = host_config(h, &path, &around)?;
         cfg.stack.neighbors = neighbors(cfg.ip);
         hosts.push(Part { name: h.name.clone(), plan: PartPlan::Host(Box::new(cfg)) });
@@ -218,7 +225,7 @@ fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<V
         };
         let me = &stations[h.name.as_str()];
         let flow = (sc.source.len() + sc.host.len() + i) as u32;
-        let around = Surroundings { me, link_rate: link.rate.0, mtu: sc.mtu, station: &lookup, flow, clients: &[], seed: sc.seed };
+        let around = Surroundings { me, link_rates: vec![link.rate.0], mtu: sc.mtu, station: &lookup, flow, clients: &[], seed: sc.seed };
         let mut needs_end = false;
         let cfg = smart_config(h, &path, &around, &mut needs_end)?;
         if needs_end && sc.duration.is_none() {
@@ -262,7 +269,7 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
     let mut index: Index = HashMap::new();
     let mut paths: HashMap<&str, String> = HashMap::new();
     let adapters = |table: &str, name: &str| match table {
-        "host" => sc.host.iter().find(|h| h.name == name).map(|h| h.adapters).filter(|n| *n > 1),
+        "host" => sc.host.iter().find(|h| h.name == name).map(|h| h.adapter_count()).filter(|n| *n > 1),
         _ => None,
     };
     let named = stations_of(sc).map(|(table, name)| (table, name, adapters(table, name)));
@@ -278,9 +285,11 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
         if let Some(other) = paths.get(name.as_str()) {
             return err(format!("{path}.name"), format!("{name:?} is already the name of {other}"));
         }
-        let key = if table == "host" { "adapters" } else { "ports" };
+        let (key, most) = if table == "host" { ("adapter", 64) } else { ("ports", 4096) };
         let ports = match ports {
-            Some(p) if !(2..=4096).contains(&p) => return err(format!("{path}.{key}"), format!("must be 2 to 4096, got {p}")),
+            Some(p) if !(2..=most).contains(&p) => {
+                return err(format!("{path}.{key}"), format!("must make 2 to {most} ports in all, got {p}"))
+            }
             p => p.map(|p| p as u16),
         };
         index.insert(name, (part, ports));
