@@ -3,6 +3,7 @@ test runs a shipped scenario and checks the behaviour that makes it that
 combination, and that every frame it put on the wire parses in dpkt."""
 
 import dpkt
+import pytest
 
 import nicsim
 
@@ -28,3 +29,48 @@ def test_a_napi_host_with_moderation_sends_by_ttcp_to_an_offload_host(scenarios,
     frames = read_pcap(pcap)
     tcp = [buf for _, buf in frames if dpkt.ethernet.Ethernet(buf).type == dpkt.ethernet.ETH_TYPE_IP]
     assert len(tcp) > 1300 and all(check_frame(buf)["l4"] == "tcp" for buf in tcp)
+
+
+def test_one_host_runs_its_tcp_on_an_offload_engine_beside_a_plain_adapter(scenarios, tmp_path):
+    pcap = tmp_path / "toe.pcap"
+    r = nicsim.run(scenarios / "combinations" / "toe-and-ring.toml", pcap=str(pcap), capture=["server-receiver"])
+    server, receiver = r.component("server"), r.component("receiver")
+    s, t = server.metrics, receiver.metrics
+    assert s["ttcp_bytes"] == t["ttcp_bytes"] == 2_000_000
+    assert s["transfer_complete"] == t["transfer_complete"] == 1
+    assert server.text["ttcp_sha256"] == receiver.text["ttcp_sha256"]
+    assert s["tcp_connections"] == 1 and s["tcp_retransmits"] == 0 and t["tcp_retransmits"] == 0
+    # The TCP ran on adapter 0's processor: every data segment it sent cost it
+    # firmware cycles, and the host only exchanged messages with it.
+    assert s["tcp_data_out"] > 1300 and s["adapter_cycles"] > 11_000 * s["tcp_data_out"]
+    assert s["host_messages"] >= 245 and s["completions"] == s["ttcp_messages"] == 245
+    assert "adapter0_rx_frames" not in s, "the engine's frames never reach the host's rings"
+    # Adapter 1 is a plain ring adapter with NAPI: the flood arrives through its
+    # ring, polls take it, and the sink counts every frame.
+    flood = r.metric("flood", "sent")
+    assert s["adapter1_rx_frames"] == flood and s["sink_frames"] >= 0.999 * flood, "all but those still in the stack at the end"
+    assert s["polls"] > 0 and s["adapter1_interrupts"] > 0
+    frames = read_pcap(pcap)
+    assert len(frames) > 2000 and all(check_frame(buf)["l4"] in ("tcp", None) for _, buf in frames)
+
+
+@pytest.mark.parametrize(
+    "sets, path, words",
+    [
+        ({"host[0].adapter[1].kind": "toe"}, "host[0].adapter", "one TCP offload engine per host"),
+        ({"host[0].adapter[1].toe": {"queue_depth": 4}}, "host[0].adapter[1].toe", 'kind = "toe"'),
+        ({"host[0].adapter[0].toe": {"queue_depth": 0}}, "host[0].adapter[0].toe.queue_depth", "1 to 4096"),
+        ({"host[0].adapter[0].kind": "magic"}, "host[0].adapter[0].kind", "toe"),
+    ],
+)
+def test_bad_offload_engine_settings_are_named(scenarios, cli, sets, path, words):
+    args = [a for k, v in sets.items() for a in ("--set", f"{k}={nicsim_value(v)}")]
+    p = cli("run", scenarios / "combinations" / "toe-and-ring.toml", *args)
+    assert p.returncode == 2, p.stderr
+    assert path in p.stderr and words in p.stderr, p.stderr
+
+
+def nicsim_value(v):
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k} = {x}" for k, x in v.items()) + "}"
+    return f'"{v}"'

@@ -7,6 +7,8 @@ use crate::link::SourceConfig;
 use crate::nic::NicConfig;
 use crate::stack::StackConfig;
 use crate::time::{Clock, Duration};
+use crate::toe::config::TtcpConfig;
+use crate::toe::engine::EngineConfig;
 
 /// Processor costs, in cycles of the host clock unless the name says otherwise.
 /// docs/model.md gives each one's source.
@@ -37,6 +39,8 @@ pub struct Costs {
     /// the adapter writes to.
     pub rx_alloc: u64,
     pub alloc_stall: Duration,
+    /// Handling one completion or delivery message from an offload engine.
+    pub completion: u64,
 }
 
 /// How the driver learns of received frames (BRIEF.md mechanism 8, so far).
@@ -107,6 +111,14 @@ pub struct BlastConfig {
 pub struct AdapterSlot {
     pub nic: NicConfig,
     pub bus: usize,
+    /// A TCP offload engine, with the TTCP transfer the host runs over it.
+    pub offload: Option<OffloadConfig>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct OffloadConfig {
+    pub engine: EngineConfig,
+    pub ttcp: TtcpConfig,
 }
 
 #[derive(Clone, Debug, PartialEq)]

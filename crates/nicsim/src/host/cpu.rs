@@ -48,6 +48,17 @@ pub enum Item {
     SessionTimer,
     /// The applications start (their first requests).
     Start,
+    /// The application's work with the offload engine of adapter `p`.
+    Offload(usize, OffloadStep),
+}
+
+/// What the application does with an offload engine (`host::offload`).
+#[derive(Debug)]
+pub enum OffloadStep {
+    Open,
+    Send,
+    /// Its part of a message the handler took from the adapter.
+    Take(crate::toe::exec::Work),
 }
 
 /// What a step changes when it ends.
@@ -61,6 +72,8 @@ pub struct Effects {
     pub enable_irq: Option<usize>,
     pub queue: Vec<Item>,
     pub leave_handler: bool,
+    /// Messages to an adapter's offload engine.
+    pub to_adapter: Vec<(usize, crate::toe::exec::Work)>,
 }
 
 /// The step a processor is running: what it changes when it ends.

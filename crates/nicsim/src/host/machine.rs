@@ -9,10 +9,12 @@ use crate::engine::{Component, Ctx, Msg, PortId};
 use crate::host::apps::{Blast, SinkCount};
 use crate::host::config::{DriverMode, HostConfig};
 use crate::host::cpu::{Activity, Cpu, Effects, Item};
+use crate::host::offload::Offload;
 use crate::host::port::Port;
 use crate::host::sessions::Sessions;
 use crate::observe::{Report, SharedTrace, TrackId};
 use crate::time::{Duration, Time};
+use crate::toe::engine::Engine;
 
 /// What a timer is for: the kind in the top byte, an index (adapter or
 /// processor) in the next, a value below.
@@ -32,6 +34,14 @@ pub(super) enum Tag {
     Sessions,
     /// The poller or sender pinned to a processor may run again.
     Thread(usize),
+    /// A received frame is in an offload engine's memory.
+    OffloadArrive(usize),
+    /// An offload engine's run ends.
+    OffloadRunEnd(usize),
+    /// An offload engine's stack timer.
+    OffloadTimer(usize),
+    /// The application on an offload engine makes its first send.
+    OffloadSend(usize),
 }
 
 const VALUE: u64 = (1 << 48) - 1;
@@ -46,6 +56,10 @@ impl Tag {
             Tag::StepEnd(c, g) => (5, c, g),
             Tag::Sessions => (6, 0, 0),
             Tag::Thread(c) => (7, c, 0),
+            Tag::OffloadArrive(p) => (8, p, 0),
+            Tag::OffloadRunEnd(p) => (9, p, 0),
+            Tag::OffloadTimer(p) => (10, p, 0),
+            Tag::OffloadSend(p) => (11, p, 0),
         };
         (kind << 56) | ((index as u64 & 0xff) << 48) | (value & VALUE)
     }
@@ -59,6 +73,10 @@ impl Tag {
             5 => Tag::StepEnd(i, v),
             6 => Tag::Sessions,
             7 => Tag::Thread(i),
+            8 => Tag::OffloadArrive(i),
+            9 => Tag::OffloadRunEnd(i),
+            10 => Tag::OffloadTimer(i),
+            11 => Tag::OffloadSend(i),
             _ => return None,
         })
     }
@@ -72,6 +90,9 @@ pub struct Machine {
     pub(super) cfg: HostConfig,
     pub(super) buses: Vec<HostBus>,
     pub(super) ports: Vec<Port>,
+    /// The ports whose adapter the driver works through its rings (every one
+    /// but the offload engines).
+    pub(super) rings: Vec<usize>,
     pub(super) cpus: Vec<Cpu>,
     pub(super) stack_held: bool,
     pub(super) sessions: Option<Sessions>,
@@ -98,7 +119,16 @@ impl Machine {
         let slowest = cfg.adapters.iter().map(|a| a.nic.link_rate_bps).min().unwrap_or(1);
         let reach_back = Duration::for_bits(10_000 * 8, slowest);
         let mut buses: Vec<HostBus> = (0..cfg.buses).map(|_| HostBus::new(cfg.bus.clone(), reach_back)).collect();
-        let ports = cfg.adapters.iter().map(|a| Port::new(&a.nic, a.bus)).collect();
+        let ports = cfg
+            .adapters
+            .iter()
+            .map(|a| {
+                let mut port = Port::new(&a.nic, a.bus);
+                port.offload = a.offload.as_ref().map(|o| Box::new(Offload::new(Engine::new(o.engine.clone()), o.ttcp.clone())));
+                port
+            })
+            .collect::<Vec<Port>>();
+        let rings = (0..ports.len()).filter(|p| ports[*p].offload.is_none()).collect();
         let mut cpus: Vec<Cpu> = (0..cfg.cpus).map(|_| Cpu::default()).collect();
         let mut wire_tracks = Vec::new();
         if let Some(t) = &trace {
@@ -122,6 +152,7 @@ impl Machine {
             sink: cfg.sink.then(SinkCount::default),
             buses,
             ports,
+            rings,
             cpus,
             stack_held: false,
             sessions,
@@ -184,7 +215,10 @@ impl Machine {
         let Some(step) = self.cpus[k].step.take() else { return };
         self.cpus[k].running = None;
         let now = ctx.now();
-        let Effects { transmit, refill, enable_irq, queue, leave_handler } = step.effects;
+        let Effects { transmit, refill, enable_irq, queue, leave_handler, to_adapter } = step.effects;
+        for (p, w) in to_adapter {
+            self.hand_to_engine(p, w, ctx);
+        }
         for (p, n) in refill {
             let at = self.buses[self.ports[p].bus].register_write(now);
             wake(ctx, at, Tag::RxPost(p, n));
@@ -266,7 +300,8 @@ impl Component for Machine {
     }
 
     fn start(&mut self, ctx: &mut Ctx) {
-        for p in 0..self.ports.len() {
+        self.offload_start();
+        for p in self.rings.clone() {
             let nic = &self.cfg.adapters[p].nic;
             let masked = match self.cfg.driver.mode {
                 DriverMode::Poll => true,
@@ -296,6 +331,9 @@ impl Component for Machine {
                 let p = port as usize;
                 if let (Some(t), Some(track)) = (&self.trace, self.wire_tracks.get(p)) {
                     t.borrow_mut().instant(*track, "frame in", now);
+                }
+                if self.ports[p].offload.is_some() {
+                    return self.offload_frame(p, frame.bytes, ctx);
                 }
                 let bus = &mut self.buses[self.ports[p].bus];
                 let done = self.ports[p].rx.arrive(*frame, now, bus);
@@ -327,6 +365,13 @@ impl Component for Machine {
                     self.cpus[0].queue.push_back(Item::SessionTimer);
                     self.dispatch(0, ctx);
                 }
+                Some(Tag::OffloadArrive(p)) => self.offload_arrived(p, ctx),
+                Some(Tag::OffloadRunEnd(p)) => self.offload_run_end(p, ctx),
+                Some(Tag::OffloadTimer(p)) => self.offload_timer(p, ctx),
+                Some(Tag::OffloadSend(p)) => {
+                    self.cpus[0].queue.push_back(Item::Offload(p, crate::host::cpu::OffloadStep::Send));
+                    self.dispatch(0, ctx);
+                }
                 Some(Tag::Thread(k)) => {
                     if k == self.cfg.driver.poll_cpu as usize {
                         self.wake_poller(now);
@@ -351,6 +396,10 @@ impl Component for Machine {
         crate::host::report::report(self, end)
     }
     fn text(&self) -> Vec<(&'static str, String)> {
-        self.sessions.as_ref().map(|s| s.text()).unwrap_or_default()
+        let offload = self.ports.iter().find_map(|p| p.offload.as_ref());
+        match offload {
+            Some(o) => vec![("ttcp_sha256", o.app.stream.sha256_hex())],
+            None => self.sessions.as_ref().map(|s| s.text()).unwrap_or_default(),
+        }
     }
 }

@@ -5,6 +5,8 @@ pub mod apps;
 pub mod config;
 pub mod cpu;
 pub mod machine;
+mod offload;
+mod offload_steps;
 pub mod peer;
 mod port;
 mod report;

@@ -2,6 +2,7 @@
 //! its interrupt, the bus it sits on, the buffers waiting to be handed back.
 
 use crate::bus::HostBus;
+use crate::host::offload::Offload;
 use crate::nic::{Irq, NicConfig, Rx, Tx};
 use crate::time::Time;
 use crate::wire::Frame;
@@ -23,6 +24,9 @@ pub struct Port {
     /// processor holds them (one DPC per adapter in NDIS; one poll per queue in NAPI).
     pub taken: u64,
     pub delivered: u64,
+    /// A TCP offload engine: the adapter's own stack carries the host's TCP,
+    /// and its ring is not used.
+    pub offload: Option<Box<Offload>>,
 }
 
 impl Port {
@@ -37,6 +41,7 @@ impl Port {
             smart: nic.processor.is_some(),
             taken: 0,
             delivered: 0,
+            offload: None,
         }
     }
 

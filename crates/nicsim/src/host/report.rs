@@ -39,10 +39,14 @@ pub fn report(m: &Machine, end: Time) -> Report {
     if let Some(b) = &m.blast {
         b.report(&mut r, seconds);
     }
-    let adapters: Vec<Report> = m
-        .ports
+    for o in m.ports.iter().filter_map(|p| p.offload.as_ref()) {
+        o.report(&mut r, end);
+    }
+    // An offload engine's ring is not used: its figures are the engine's.
+    let rings: Vec<(usize, &crate::host::port::Port)> = m.ports.iter().enumerate().filter(|(_, p)| p.offload.is_none()).collect();
+    let adapters: Vec<Report> = rings
         .iter()
-        .map(|p| {
+        .map(|(_, p)| {
             let mut a = Report::default();
             p.rx.report(&mut a);
             p.tx.report(&mut a);
@@ -50,7 +54,7 @@ pub fn report(m: &Machine, end: Time) -> Report {
             a
         })
         .collect();
-    let total = summed(&adapters);
+    let total = if adapters.is_empty() { Report::default() } else { summed(&adapters) };
     for (name, v) in total.entries() {
         r.count(name, v.as_f64() as u64);
     }
@@ -77,15 +81,15 @@ pub fn report(m: &Machine, end: Time) -> Report {
     for (i, c) in m.cpus.iter().enumerate() {
         c.report(&mut r, i, end);
     }
-    if adapters.len() > 1 {
-        for (i, (a, p)) in adapters.iter().zip(&m.ports).enumerate() {
+    if m.ports.len() > 1 {
+        for (a, (i, p)) in adapters.iter().zip(&rings) {
             prefixed(&mut r, &format!("adapter{i}_"), a);
             let mut pr = Report::default();
             p.rx.report_processor(&mut pr, end);
             prefixed(&mut r, &format!("adapter{i}_"), &pr);
         }
-    } else {
-        m.ports[0].rx.report_processor(&mut r, end);
+    } else if let Some((_, p)) = rings.first() {
+        p.rx.report_processor(&mut r, end);
     }
     if m.buses.len() > 1 {
         for (i, b) in m.buses.iter().enumerate() {

@@ -12,19 +12,19 @@ use crate::time::{Duration, Time};
 use crate::wire::Frame;
 
 /// A step being planned: its activity, its cost and what it changes at its end.
-struct Plan {
-    activity: Activity,
-    cycles: u64,
+pub(super) struct Plan {
+    pub activity: Activity,
+    pub cycles: u64,
     /// Time the processor stalls beyond its cycles (a register read, a copy).
-    until: Option<Time>,
-    effects: Effects,
+    pub until: Option<Time>,
+    pub effects: Effects,
     holds_stack: bool,
     /// Ends a frame's protocol work, which may let another processor's next frame go.
     releases_order: bool,
 }
 
 impl Plan {
-    fn new(activity: Activity, cycles: u64) -> Self {
+    pub fn new(activity: Activity, cycles: u64) -> Self {
         Plan { activity, cycles, until: None, effects: Effects::default(), holds_stack: false, releases_order: false }
     }
 }
@@ -106,7 +106,7 @@ impl Machine {
         let costs = &self.cfg.costs;
         let mut plan = Plan::new(Activity::Interrupt, costs.interrupt_entry);
         plan.until = Some(self.buses[port.bus].register_read(now + self.cfg.clock.cycles(costs.interrupt_entry)));
-        if self.cfg.driver.mode == DriverMode::Napi {
+        if self.cfg.driver.mode == DriverMode::Napi && port.offload.is_none() {
             plan.cycles += costs.interrupt_exit;
             plan.until = plan.until.map(|t| t + self.cfg.clock.cycles(costs.interrupt_exit));
             plan.effects.queue.push(Item::Poll(p, self.cfg.driver.budget));
@@ -118,6 +118,9 @@ impl Machine {
 
     /// Inside adapter `p`'s handler: take the next visible frame, or leave.
     fn handler_step(&mut self, p: usize, now: Time) -> Plan {
+        if self.ports[p].offload.is_some() {
+            return self.offload_handler_step(p);
+        }
         let Some((order, frame)) = self.ports[p].take(now) else {
             let mut plan = Plan::new(Activity::Interrupt, self.cfg.costs.interrupt_exit);
             plan.effects.enable_irq = Some(p);
@@ -192,6 +195,7 @@ impl Machine {
                 }
                 self.arm_sessions(ctx);
             }
+            Item::Offload(p, step) => return self.offload_step(p, step, ctx),
             Item::Start => {
                 plan.activity = Activity::App;
                 if let Some(s) = &mut self.sessions {
@@ -320,7 +324,8 @@ impl Machine {
         let now = ctx.now();
         let mut plan = Plan::new(Activity::Poll, 0);
         let mut n = 0;
-        for p in 0..self.ports.len() {
+        for i in 0..self.rings.len() {
+            let p = self.rings[i];
             plan.cycles += self.cfg.costs.poll;
             n += self.poll_ring(p, now, self.cfg.driver.budget, &mut plan, ctx);
         }

@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::scenario::tcp_schema::{StackSpec, TtcpSpec};
+use crate::scenario::tcp_schema::{OffloadSpec, StackSpec, TtcpSpec};
 use crate::scenario::units::{BitRate, Frequency, TimeSpan};
 
 fn one() -> i64 {
@@ -74,6 +74,9 @@ pub struct CostsSpec {
     pub rx_alloc: i64,
     #[serde(default)]
     pub alloc_stall: Option<TimeSpan>,
+    /// Handling one completion or delivery message from a TCP offload engine.
+    #[serde(default)]
+    pub completion: i64,
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
@@ -205,6 +208,14 @@ pub enum InterruptSpec {
     Backup,
 }
 
+#[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum AdapterKindSpec {
+    #[default]
+    Ring,
+    Toe,
+}
+
 fn one_adapter() -> Vec<AdapterSpec> {
     vec![AdapterSpec::default()]
 }
@@ -224,6 +235,13 @@ pub struct AdapterSpec {
     pub count: i64,
     /// The peer bus it is on (all its copies); without it, port `i` is on bus `i % buses`.
     pub bus: Option<i64>,
+    /// "ring": a bus-master adapter with descriptor rings; "toe": a TCP offload
+    /// engine whose processor runs the host's TCP (settings in `toe`).
+    #[serde(default)]
+    pub kind: AdapterKindSpec,
+    /// The offload engine's processor and host interface (with kind = "toe").
+    #[serde(default)]
+    pub toe: Option<OffloadSpec>,
     pub rx_fifo: Option<i64>,
     pub tx_fifo: Option<i64>,
     pub rx_dma_threshold: Option<i64>,

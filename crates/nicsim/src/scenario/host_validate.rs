@@ -4,18 +4,23 @@
 use crate::bus::pci::PciConfig;
 use crate::bus::pcie::{CompletionSplit, PcieConfig};
 use crate::bus::BusConfig;
-use crate::host::config::{AdapterSlot, BackgroundConfig, BlastConfig, Buffers, Costs, DriverConfig, DriverMode, HostConfig};
+use crate::host::config::{
+    AdapterSlot, BackgroundConfig, BlastConfig, Buffers, Costs, DriverConfig, DriverMode, HostConfig, OffloadConfig,
+};
 use crate::host::segment::Addr;
 use crate::host::sessions::{Role, SessionConfig, SEND_BUFFER};
 use crate::link::{Fill, Pattern, Rate, SourceConfig};
 use crate::nic::{Moderation, NicConfig, ProcessorConfig, ITR_UNIT, RDTR_UNIT};
-use crate::scenario::host_schema::{AdapterSpec, BuffersSpec, BusKind, BusSpec, HostSpec, InterruptSpec, ModeSpec};
-use crate::scenario::tcp_schema::TtcpSpec;
+use crate::scenario::host_schema::{AdapterKindSpec, AdapterSpec, BuffersSpec, BusKind, BusSpec, HostSpec, InterruptSpec, ModeSpec};
+use crate::scenario::tcp_schema::{OffloadSpec, TtcpSpec};
+use crate::scenario::tcp_validate::offload_adapter;
 use crate::scenario::ttcp_validate::{socket, transfer};
 use crate::scenario::validate::Station;
 use crate::scenario::ScenarioError;
 use crate::stack::{AckPolicy, SocketConfig, StackConfig};
 use crate::time::{Clock, Duration};
+use crate::toe::config::{AdapterConfig, Role as TtcpRole, TtcpConfig};
+use crate::toe::engine::{EngineConfig, Open};
 use crate::wire::{Headers, L3, L4};
 
 fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, ScenarioError> {
@@ -100,6 +105,7 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
         media_frame: cyc("media_frame", c.media_frame)?,
         rx_alloc: cyc("rx_alloc", c.rx_alloc)?,
         alloc_stall: c.alloc_stall.map_or(Duration::ZERO, |t| t.0),
+        completion: cyc("completion", c.completion)?,
     };
     let d = &h.driver;
     let dp = format!("{path}.driver");
@@ -137,7 +143,7 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
     };
     let bus = bus_config(&h.bus, &format!("{path}.bus"))?;
     let adapters = adapter_slots(h, path, buses, &s.link_rates)?;
-    if let Some(a) = adapters.iter().find(|a| driver.refill_batch >= a.nic.rx_ring) {
+    if let Some((a, _)) = adapters.iter().find(|(a, _)| driver.refill_batch >= a.nic.rx_ring) {
         return err(format!("{dp}.refill_batch"), format!("must be below the receive ring of {} descriptors", a.nic.rx_ring));
     }
     let mut sessions = Vec::new();
@@ -186,6 +192,8 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
             return err(format!("{path}.ttcp"), "a host runs a TTCP transfer or file sessions, not both");
         }
     }
+    let mut adapters = adapters;
+    offload_sessions(h, path, s, &mut adapters, &mut sessions)?;
     let blast = match &h.blast {
         None => None,
         Some(b) => {
@@ -230,7 +238,7 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
         driver,
         bus,
         buses,
-        adapters,
+        adapters: adapters.into_iter().map(|(a, _)| a).collect(),
         stack: StackConfig { mac: s.me.mac, ip: s.me.ipv4, mtu: s.mtu as usize, neighbors: vec![] },
         sessions,
         seed: s.seed,
@@ -243,7 +251,12 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
 
 /// The host's adapters in port order, each entry's copies one after another;
 /// port `i` is on bus `i % buses` unless its entry names a bus.
-fn adapter_slots(h: &HostSpec, path: &str, buses: u32, link_rates: &[u64]) -> Result<Vec<AdapterSlot>, ScenarioError> {
+fn adapter_slots(
+    h: &HostSpec,
+    path: &str,
+    buses: u32,
+    link_rates: &[u64],
+) -> Result<Vec<(AdapterSlot, Option<AdapterConfig>)>, ScenarioError> {
     if h.adapter.is_empty() {
         return err(format!("{path}.adapter"), "give the host at least one adapter");
     }
@@ -258,10 +271,67 @@ fn adapter_slots(h: &HostSpec, path: &str, buses: u32, link_rates: &[u64]) -> Re
                 return err(format!("{path}.adapter"), format!("more than {} adapters in all", link_rates.len()));
             };
             let nic = nic_config(a, &ap, rate)?;
-            slots.push(AdapterSlot { nic, bus: bus.map_or(port % buses as usize, |b| b as usize) });
+            let bus = bus.map_or(port % buses as usize, |b| b as usize);
+            let offload = match (a.kind, &a.toe) {
+                (AdapterKindSpec::Ring, Some(_)) => return err(format!("{ap}.toe"), "applies only with kind = \"toe\""),
+                (AdapterKindSpec::Ring, None) => None,
+                (AdapterKindSpec::Toe, t) => Some(offload_adapter(t.as_ref().unwrap_or(&OffloadSpec::default()), &format!("{ap}.toe"))?),
+            };
+            slots.push((AdapterSlot { nic, bus, offload: None }, offload));
         }
     }
     Ok(slots)
+}
+
+/// A host with a TCP offload engine runs its TTCP transfer on it: the
+/// session moves from the host's stack to the engine's, whose BSD-derived
+/// stack acknowledges on window updates unless `tcp.ack_policy` says otherwise.
+fn offload_sessions(
+    h: &HostSpec,
+    path: &str,
+    s: &Surroundings,
+    adapters: &mut Vec<(AdapterSlot, Option<AdapterConfig>)>,
+    sessions: &mut Vec<SessionConfig>,
+) -> Result<(), ScenarioError> {
+    let engines: Vec<usize> = (0..adapters.len()).filter(|i| adapters[*i].1.is_some()).collect();
+    let Some(&first) = engines.first() else { return Ok(()) };
+    let ap = format!("{path}.adapter");
+    if engines.len() > 1 {
+        return err(ap, "one TCP offload engine per host, so far");
+    }
+    let (Some(_), None, None) = (&h.ttcp, &h.file_request, &h.file_serve) else {
+        return err(ap, "a TCP offload engine carries the host's TTCP transfer (a ttcp table, and no file sessions)");
+    };
+    let session = sessions.pop().expect("the ttcp table made a session");
+    let (ttcp, open) = match session.role {
+        Role::Send { ip, port, message, bytes, seed, start } => (
+            TtcpConfig { role: TtcpRole::Send, message, bytes, port, peer_ip: ip, start, content_seed: seed },
+            Open::Connect { ip, port, local: session.port },
+        ),
+        Role::Receive { message } => (
+            TtcpConfig {
+                role: TtcpRole::Receive,
+                message,
+                bytes: 0,
+                port: session.port,
+                peer_ip: [0; 4],
+                start: Duration::ZERO,
+                content_seed: s.seed,
+            },
+            Open::Listen(session.port),
+        ),
+        _ => unreachable!("a ttcp table makes a send or receive session"),
+    };
+    let engine = EngineConfig {
+        adapter: adapters[first].1.take().expect("found above"),
+        stack: StackConfig { mac: s.me.mac, ip: s.me.ipv4, mtu: s.mtu as usize, neighbors: vec![] },
+        socket: socket(&h.tcp, &format!("{path}.tcp"), AckPolicy::WindowUpdate)?,
+        open,
+        buffer: ttcp.message,
+        seed: s.seed,
+    };
+    adapters[first].0.offload = Some(OffloadConfig { engine, ttcp });
+    Ok(())
 }
 
 pub(crate) fn bus_config(b: &BusSpec, path: &str) -> Result<BusConfig, ScenarioError> {

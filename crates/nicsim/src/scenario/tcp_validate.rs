@@ -5,7 +5,7 @@
 use crate::bus::pci::PciConfig;
 use crate::bus::BusConfig;
 use crate::scenario::host_validate::{bus_config, within};
-use crate::scenario::tcp_schema::{DesignSpec, TcpHostSpec};
+use crate::scenario::tcp_schema::{DesignSpec, OffloadSpec, TcpHostSpec};
 use crate::scenario::ttcp_validate::{socket, transfer};
 use crate::scenario::validate::Station;
 use crate::scenario::ScenarioError;
@@ -51,6 +51,19 @@ fn cycles(path: &str, key: &str, v: i64) -> Result<u64, ScenarioError> {
     within(format!("{path}.{key}"), v, 0, 1 << 40)
 }
 
+/// A TCP offload engine's processor and host interface (`ap`: the table's path).
+pub(crate) fn offload_adapter(a: &OffloadSpec, ap: &str) -> Result<AdapterConfig, ScenarioError> {
+    Ok(AdapterConfig {
+        clock: a.clock.map_or(Clock::from_mhz(100), |f| f.0),
+        packet_cycles: cycles(ap, "packet_cycles", a.packet_cycles)?,
+        ack_cycles: cycles(ap, "ack_cycles", a.ack_cycles)?,
+        message_cycles: cycles(ap, "message_cycles", a.message_cycles)?,
+        inline_max: within(format!("{ap}.inline_max"), a.inline_max, 0, 65_536)? as u32,
+        queue_depth: within(format!("{ap}.queue_depth"), a.queue_depth, 1, 4096)? as u32,
+        private_bus: a.private_bus.as_ref().map_or(Ok(pci_32_33()), |b| bus_config(b, &format!("{ap}.private_bus")))?,
+    })
+}
+
 /// `line_rate`: the rate of the one link the host is on; `peer`: the receiver's station.
 pub fn tcp_host_config(
     h: &TcpHostSpec,
@@ -76,17 +89,7 @@ pub fn tcp_host_config(
         tx_frame: cycles(&cp, "tx_frame", c.tx_frame)?,
         completion: cycles(&cp, "completion", c.completion)?,
     };
-    let a = &h.adapter;
-    let ap = format!("{path}.adapter");
-    let adapter = AdapterConfig {
-        clock: a.clock.map_or(Clock::from_mhz(100), |f| f.0),
-        packet_cycles: cycles(&ap, "packet_cycles", a.packet_cycles)?,
-        ack_cycles: cycles(&ap, "ack_cycles", a.ack_cycles)?,
-        message_cycles: cycles(&ap, "message_cycles", a.message_cycles)?,
-        inline_max: within(format!("{ap}.inline_max"), a.inline_max, 0, 65_536)? as u32,
-        queue_depth: within(format!("{ap}.queue_depth"), a.queue_depth, 1, 4096)? as u32,
-        private_bus: a.private_bus.as_ref().map_or(Ok(pci_32_33()), |b| bus_config(b, &format!("{ap}.private_bus")))?,
-    };
+    let adapter = offload_adapter(&h.adapter, &format!("{path}.adapter"))?;
     let f = &h.fast_path;
     let fast_path = FastPathConfig {
         batch: within(format!("{path}.fast_path.batch"), f.batch, 1, 1024)? as u32,

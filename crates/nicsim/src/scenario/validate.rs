@@ -184,6 +184,9 @@ fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<V
             Surroundings { me, link_rates, mtu: sc.mtu, station: &lookup, flow: (sc.source.len() + i) as u32, clients: served, seed };
         let mut cfg = host_config(h, &path, &around)?;
         cfg.stack.neighbors = neighbors(cfg.ip);
+        for o in cfg.adapters.iter_mut().filter_map(|a| a.offload.as_mut()) {
+            o.engine.stack.neighbors = neighbors(cfg.ip);
+        }
         hosts.push(Part { name: h.name.clone(), plan: PartPlan::Host(Box::new(cfg)) });
     }
     let mut parts = Vec::new();

@@ -5,6 +5,7 @@
 
 mod adapter_side;
 pub mod config;
+pub mod engine;
 pub mod exec;
 mod host_side;
 pub mod node;
