@@ -17,11 +17,15 @@ import sys
 from pathlib import Path
 
 from nicsim.netns import TestHost
+from nicsim.points import group_sets, toml_value
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios" / "bridge"
 NICSIM = [sys.executable, "-m", "nicsim.cli"]
 REALPEER = [sys.executable, "-m", "nicsim.realpeer"]
+# The HP 2001 host's designs, as its study defines them.
+GROUPS = group_sets(str(ROOT / "scenarios" / "papers" / "hp2001" / "study.toml"), "send", "@design")
+DESIGNS = {label: [f"{k}={toml_value(v)}" for k, v in sets.items()] for label, sets in GROUPS.items()}
 
 
 def bridged(host, scenario, sets):
@@ -37,12 +41,12 @@ def result_of(proc):
 
 
 def one(direction, design, size, rate):
-    sets = [f"tcp_host[0].design='{design}'", f"link[0].rate='{rate}'", "tap[0].idle='0.5 s'"]
+    sets = DESIGNS[design] + [f"link[0].rate='{rate}'", "tap[0].idle='0.5 s'"]
     with TestHost() as host:
         if direction == "sim to Linux":
             server = host.popen(*REALPEER, "server", "--bind", "198.18.0.2", stdout=subprocess.PIPE, text=True)
             server.stdout.readline()
-            proc = bridged(host, SCENARIOS / "send.toml", sets + [f"tcp_host[0].ttcp.bytes={size}"])
+            proc = bridged(host, SCENARIOS / "send.toml", sets + [f"host[0].ttcp.bytes={size}"])
             real = json.loads(server.communicate(timeout=600)[0])
         else:
             proc = bridged(host, SCENARIOS / "receive.toml", sets)
@@ -57,7 +61,7 @@ def one(direction, design, size, rate):
         "rate": rate,
         "bytes": real["bytes"],
         "real_goodput_mbps": real["bytes"] * 8 / real["seconds"] / 1e6,
-        "sim_goodput_mbps": sim["metrics"]["goodput_mbps"],
+        "sim_goodput_mbps": sim["metrics"]["tcp_goodput_mbps"],
         "late_events": p["late_events"],
         "events": result["events"],
         "max_lag_ms": p["max_lag_us"] / 1e3,

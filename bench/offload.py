@@ -20,7 +20,7 @@ SEND = ROOT / "scenarios" / "papers" / "hp2001" / "send.toml"
 
 def offload() -> None:
     start = time.perf_counter()
-    r = nicsim.run(SEND, overrides={"tcp_host[0].design": "full-offload", "tcp_host[0].ttcp.bytes": 40_000_000})
+    r = nicsim.run(SEND, overrides={"host[0].ttcp.bytes": 40_000_000})
     wall = time.perf_counter() - start
     w = r.component("wire").metrics
     frames = w["a_to_b_frames"] + w["b_to_a_frames"]

@@ -22,6 +22,13 @@ def nicsim_cmd():
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "nicsim.cli"]
 
 
+def hp_designs():
+    """The HP 2001 host's designs, label -> {key: value}, from its study."""
+    from nicsim.points import group_sets
+
+    return group_sets(str(SCENARIOS / "papers" / "hp2001" / "study.toml"), "send", "@design")
+
+
 @pytest.fixture
 def cli():
     def run(*args, cwd=None):

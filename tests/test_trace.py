@@ -1,6 +1,6 @@
 """`--trace` draws every host kind: the processors' runs (host and adapter) and
-the buses of a TCP offload host and of a host with a programmable adapter, as
-well as the modelled host's (tests/test_hosts.py)."""
+the buses of a host with a TCP offload engine and of a host with a programmable
+adapter, as well as a plain host's (tests/test_hosts.py)."""
 
 import json
 from collections import defaultdict
@@ -29,15 +29,15 @@ def assert_one_run_at_a_time(spans):
         assert a["ts"] + a["dur"] <= b["ts"] + 1e-6, f"{a} overlaps {b}"
 
 
-def test_a_tcp_offload_host_draws_its_processors_and_both_buses(scenarios, tmp_path):
+def test_a_host_with_a_tcp_offload_engine_draws_its_processors_and_both_buses(scenarios, tmp_path):
     path = tmp_path / "hp.json"
-    r = nicsim.run(scenarios / HP, trace=path, overrides={"tcp_host[0].design": "full-offload", "tcp_host[0].ttcp.bytes": 200_000})
+    r = nicsim.run(scenarios / HP, trace=path, overrides={"host[0].ttcp.bytes": 200_000})
     tracks = spans_by_track(path)
-    for track in [("sut", "host cpu"), ("sut", "adapter cpu"), ("sut", "PCI bus"), ("sut adapter", "PCI bus"), ("normal", "host cpu")]:
+    for track in [("sut", "cpu0"), ("sut", "adapter cpu"), ("sut", "PCI bus"), ("sut adapter", "PCI bus"), ("normal", "cpu0")]:
         assert tracks[track], f"no spans on {track}"
     firmware = tracks[("sut", "adapter cpu")]
     assert_one_run_at_a_time(firmware)
-    assert_one_run_at_a_time(tracks[("sut", "host cpu")])
+    assert_one_run_at_a_time(tracks[("sut", "cpu0")])
     # Each firmware run carries its cycles; together they are the adapter's.
     assert sum(e["args"]["cycles"] for e in firmware) == r.metric("sut", "adapter_cycles")
 

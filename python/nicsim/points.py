@@ -3,7 +3,10 @@
 A sweep varies scenario keys (the `--set` paths, e.g. `host[0].clock`) over lists
 of values, as a grid (every combination) or zipped (the lists side by side). In a zip, a
 list of one value goes with every point. A key written `@name` is a label: recorded with each run, applied to nothing (the number
-of clients when the key itself is a list of client names, say).
+of clients when the key itself is a list of client names, say). A label's value may also
+be a group, `{ label = "full offload", set = { "host[0].adapter[0].kind" = "toe" } }`:
+the label is recorded and the group's keys are set together, so one sweep dimension
+can stand for a design that takes several keys.
 """
 
 from __future__ import annotations
@@ -35,17 +38,49 @@ class Point:
 
     @property
     def sets(self) -> list:
-        """The `--set KEY=VALUE` strings for the scenario (labels left out)."""
-        return [f"{k}={toml_value(v)}" for k, v in self.values if not k.startswith("@")]
+        """The `--set KEY=VALUE` strings for the scenario (labels left out, the
+        keys of a label's group in)."""
+        out = []
+        for k, v in self.values:
+            pairs = v["set"].items() if _group(v) else [] if k.startswith("@") else [(k, v)]
+            out.extend(f"{key}={toml_value(x)}" for key, x in pairs)
+        return out
 
     @property
     def labels(self) -> dict:
-        return {k[1:]: v for k, v in self.values if k.startswith("@")}
+        return {k[1:]: v["label"] if _group(v) else v for k, v in self.values if k.startswith("@")}
 
     def key(self, sweep: str) -> str:
         """A stable identity: the same sweep name and values give the same key."""
         text = json.dumps([sweep, [[k, v] for k, v in self.values]], sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def _group(v: object) -> bool:
+    return isinstance(v, dict)
+
+
+def _check_group(key: str, v: object) -> None:
+    if not _group(v):
+        return
+    if not key.startswith("@"):
+        raise _core.ScenarioError(f"sweep: {key}: only a label (@name) takes a group of settings as a value")
+    if set(v) != {"label", "set"} or not isinstance(v["set"], dict) or isinstance(v["label"], (dict, list)):
+        raise _core.ScenarioError(f"sweep: {key}: a group is {{ label = VALUE, set = {{ KEY = VALUE, ... }} }}, got {v!r}")
+
+
+def group_sets(study: str, sweep: str, label: str) -> dict:
+    """The groups a study's sweep gives `label`, as label -> {key: value} (for
+    running one design of a study by hand, or in a test)."""
+    with open(study, "rb") as f:
+        spec = tomllib.load(f)
+    found = next((s for s in spec.get("sweep", []) if s.get("name") == sweep), None)
+    if found is None or label not in found.get("vary", {}):
+        raise _core.ScenarioError(f"{study}: no sweep {sweep!r} varying {label}")
+    values = found["vary"][label]
+    for v in values:
+        _check_group(label, v)
+    return {v["label"]: dict(v["set"]) for v in values if _group(v)}
 
 
 def toml_value(v: object) -> str:
@@ -124,6 +159,8 @@ def points(vary: Mapping[str, Sequence], mode: str = "grid") -> list:
     for k, vs in zip(keys, lists):
         if not vs:
             raise _core.ScenarioError(f"sweep: {k} has no values")
+        for v in vs:
+            _check_group(k, v)
     if mode == "zip":
         # A one-value list goes with every point; the others must be one length.
         lengths = {len(vs) for vs in lists if len(vs) > 1}

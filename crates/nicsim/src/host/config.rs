@@ -84,6 +84,9 @@ pub struct DriverConfig {
     /// The processor that polls, in the poll modes.
     pub poll_cpu: u32,
     pub buffers: Buffers,
+    /// GRO: consecutive in-order data segments of one connection, queued
+    /// together for the protocol, pass it once.
+    pub gro: bool,
 }
 
 /// Processes that are always ready to run (a busy run queue), each for `slice`

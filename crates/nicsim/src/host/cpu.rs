@@ -174,10 +174,15 @@ impl Cpu {
         }
     }
 
-    /// Fraction of the run this processor was busy (idle-loop polls are idle).
-    pub fn utilization(&self, end: Time) -> f64 {
+    /// Time this processor was busy (idle-loop polls are idle).
+    pub fn busy(&self) -> Duration {
         let busy = ACTIVITIES.iter().filter(|(a, _)| *a != Activity::IdlePoll).map(|(a, _)| self.busy[*a as usize]);
-        fraction(busy.fold(Duration::ZERO, |a, b| a + b), end)
+        busy.fold(Duration::ZERO, |a, b| a + b)
+    }
+
+    /// Fraction of the run this processor was busy.
+    pub fn utilization(&self, end: Time) -> f64 {
+        fraction(self.busy(), end)
     }
 
     pub fn report(&self, r: &mut Report, index: usize, end: Time) {

@@ -12,6 +12,7 @@ use crate::host::cpu::{Activity, Cpu, Effects, Item};
 use crate::host::offload::Offload;
 use crate::host::port::Port;
 use crate::host::sessions::Sessions;
+use crate::host::transfer::Wires;
 use crate::observe::{Report, SharedTrace, TrackId};
 use crate::time::{Duration, Time};
 use crate::toe::engine::Engine;
@@ -104,12 +105,17 @@ pub struct Machine {
     /// The poll loop found nothing booked and sleeps from this time.
     pub(super) poll_asleep_since: Option<Time>,
     pub(super) trace: Option<SharedTrace>,
+    /// The data frames of a TTCP transfer, when the host runs one.
+    pub(super) wires: Option<Wires>,
     wire_tracks: Vec<TrackId>,
     pub(super) tx_ring_full: u64,
     pub(super) unclaimed: u64,
     pub(super) handler_frames: u64,
     pub(super) polls: u64,
     pub(super) preemptions: u64,
+    /// GRO: protocol passes that took several segments, and the segments in them.
+    pub(super) gro_batches: u64,
+    pub(super) gro_segments: u64,
 }
 
 impl Machine {
@@ -119,7 +125,7 @@ impl Machine {
         let slowest = cfg.adapters.iter().map(|a| a.nic.link_rate_bps).min().unwrap_or(1);
         let reach_back = Duration::for_bits(10_000 * 8, slowest);
         let mut buses: Vec<HostBus> = (0..cfg.buses).map(|_| HostBus::new(cfg.bus.clone(), reach_back)).collect();
-        let ports = cfg
+        let mut ports = cfg
             .adapters
             .iter()
             .map(|a| {
@@ -138,6 +144,13 @@ impl Machine {
             for (i, c) in cpus.iter_mut().enumerate() {
                 c.trace_into(t, name, i);
             }
+            for (i, p) in ports.iter_mut().enumerate() {
+                if let Some(o) = &mut p.offload {
+                    let adapter = if cfg.adapters.len() > 1 { format!("adapter{i}") } else { "adapter".into() };
+                    o.engine.private_bus.trace_into(t.clone(), &format!("{name} {adapter}"));
+                    o.track = Some(t.borrow_mut().track(name, &format!("{adapter} cpu")));
+                }
+            }
             for i in 0..cfg.adapters.len() {
                 let label = if cfg.adapters.len() > 1 { format!("adapter{i} wire (frames in)") } else { "adapter wire (frames in)".into() };
                 wire_tracks.push(t.borrow_mut().track(name, &label));
@@ -148,6 +161,8 @@ impl Machine {
             list => Some(Sessions::new(&cfg.stack, cfg.seed, list.clone(), cfg.adapters.len())?),
         };
         let blast = cfg.blast.clone().map(Blast::new).transpose()?;
+        let ttcp = sessions.as_ref().is_some_and(|s| s.ttcp().is_some()) || cfg.adapters.iter().any(|a| a.offload.is_some());
+        let wires = ttcp.then(Wires::default);
         Ok(Machine {
             sink: cfg.sink.then(SinkCount::default),
             buses,
@@ -161,12 +176,15 @@ impl Machine {
             sessions_armed: None,
             poll_asleep_since: None,
             trace,
+            wires,
             wire_tracks,
             tx_ring_full: 0,
             unclaimed: 0,
             handler_frames: 0,
             polls: 0,
             preemptions: 0,
+            gro_batches: 0,
+            gro_segments: 0,
             cfg,
         })
     }
@@ -332,6 +350,9 @@ impl Component for Machine {
                 if let (Some(t), Some(track)) = (&self.trace, self.wire_tracks.get(p)) {
                     t.borrow_mut().instant(*track, "frame in", now);
                 }
+                if let Some(w) = &mut self.wires {
+                    w.inbound.add(&frame.bytes, now);
+                }
                 if self.ports[p].offload.is_some() {
                     return self.offload_frame(p, frame.bytes, ctx);
                 }
@@ -356,6 +377,9 @@ impl Component for Machine {
                 Some(Tag::TxTail(p)) => {
                     let bus = &mut self.buses[self.ports[p].bus];
                     for (at, frame) in self.ports[p].transmit(now, bus) {
+                        if let Some(w) = &mut self.wires {
+                            w.out.add(&frame.bytes, at);
+                        }
                         ctx.send_at(p as PortId, at, Msg::frame(frame));
                     }
                 }

@@ -14,3 +14,4 @@ pub mod segment;
 pub mod sessions;
 mod steps;
 pub mod stream;
+pub mod transfer;

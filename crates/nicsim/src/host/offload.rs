@@ -8,7 +8,7 @@
 use std::collections::VecDeque;
 
 use crate::bus::HostBus;
-use crate::observe::Report;
+use crate::observe::{Report, TrackId};
 use crate::time::{Clock, Duration, Time};
 use crate::toe::config::{Role, TtcpConfig};
 use crate::toe::engine::Engine;
@@ -32,6 +32,8 @@ pub struct Offload {
     pub messages: u64,
     pub completions: u64,
     pub deliveries: u64,
+    /// The timeline track of the engine's processor, when traced.
+    pub track: Option<TrackId>,
 }
 
 /// A host step's work with the adapter: its cycles, the time it stalls to
@@ -56,6 +58,7 @@ impl Offload {
             messages: 0,
             completions: 0,
             deliveries: 0,
+            track: None,
         }
     }
 

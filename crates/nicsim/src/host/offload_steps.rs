@@ -50,10 +50,16 @@ impl Machine {
     /// interrupt for them), and the next run starts if work waits.
     pub(super) fn offload_run_end(&mut self, p: usize, ctx: &mut Ctx) {
         let now = ctx.now();
-        let o = self.offload(p);
-        let (out, more) = o.engine.end_run();
+        let o = self.ports[p].offload.as_mut().expect("an offload engine's port");
+        let (run, out, more) = o.engine.end_run();
+        if let (Some(trace), Some(track)) = (&self.trace, o.track) {
+            trace.borrow_mut().span(track, "firmware", run.start, run.at, &[("cycles", run.cycles)]);
+        }
         for bytes in out.frames {
             let at = o.engine.transmit(now, bytes.len());
+            if let Some(w) = &mut self.wires {
+                w.out.add(&bytes, at);
+            }
             ctx.send_at(p as PortId, at, Msg::frame(Frame { bytes, meta: FrameMeta::default() }));
         }
         let n = out.to_host.len() as u32;

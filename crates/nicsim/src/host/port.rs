@@ -19,6 +19,8 @@ pub struct Port {
     pub flush_armed: Option<Time>,
     /// An intelligent adapter (its processor does the per-frame media work).
     pub smart: bool,
+    /// The adapter cuts sends into segments (TSO).
+    pub tso: bool,
     /// Frames the driver has taken from the ring, and frames the protocol has
     /// taken up: one adapter's frames go up the stack in ring order, whichever
     /// processor holds them (one DPC per adapter in NDIS; one poll per queue in NAPI).
@@ -39,6 +41,7 @@ impl Port {
             refill_pending: 0,
             flush_armed: None,
             smart: nic.processor.is_some(),
+            tso: nic.tso,
             taken: 0,
             delivered: 0,
             offload: None,

@@ -3,6 +3,7 @@
 
 use crate::host::cpu::Activity;
 use crate::host::machine::Machine;
+use crate::host::transfer::{self, Transfer, Wires};
 use crate::observe::{Report, Value};
 use crate::time::{Duration, Time};
 
@@ -42,6 +43,9 @@ pub fn report(m: &Machine, end: Time) -> Report {
     for o in m.ports.iter().filter_map(|p| p.offload.as_ref()) {
         o.report(&mut r, end);
     }
+    if let Some(w) = &m.wires {
+        transfer_report(m, &mut r, w, end);
+    }
     // An offload engine's ring is not used: its figures are the engine's.
     let rings: Vec<(usize, &crate::host::port::Port)> = m.ports.iter().enumerate().filter(|(_, p)| p.offload.is_none()).collect();
     let adapters: Vec<Report> = rings
@@ -65,6 +69,9 @@ pub fn report(m: &Machine, end: Time) -> Report {
     r.count("polls", m.polls);
     r.real("polls_per_s", per_s(m.polls));
     r.count("preemptions", m.preemptions);
+    if m.cfg.driver.gro {
+        r.count("gro_batches", m.gro_batches).count("gro_segments", m.gro_segments);
+    }
     r.count("tx_ring_full_drops", m.tx_ring_full);
     r.count("rx_unclaimed", m.unclaimed);
     let total_cpu: f64 = m.cpus.iter().map(|c| c.utilization(end)).sum();
@@ -101,4 +108,43 @@ pub fn report(m: &Machine, end: Time) -> Report {
         m.buses[0].report(&mut r, end);
     }
     r
+}
+
+/// The TTCP transfer's figures, from the offload engine that carries it or
+/// from the host's own stack.
+fn transfer_report(m: &Machine, r: &mut Report, wires: &Wires, end: Time) {
+    let host_busy = m.cpus.iter().map(|c| c.busy()).fold(Duration::ZERO, |a, b| a + b);
+    let interrupts = m.ports.iter().map(|p| p.irq.raised).sum();
+    let offload = m.ports.iter().enumerate().find_map(|(i, p)| p.offload.as_ref().map(|o| (i, o)));
+    let (port, transfer) = match (offload, m.sessions.as_ref().and_then(|s| s.ttcp())) {
+        (Some((i, o)), _) => (
+            i,
+            Transfer {
+                sender: o.sender(),
+                tally: &o.engine.stack.tally,
+                bytes: o.app.bytes(),
+                host_busy,
+                interrupts,
+                adapter_cycles: Some(o.engine.processor.cycles),
+                messages: o.app.messages,
+                line_rate_bps: 0,
+            },
+        ),
+        (None, Some((stream, sender, tally))) => (
+            0,
+            Transfer {
+                sender,
+                tally,
+                bytes: stream.bytes,
+                host_busy,
+                interrupts,
+                adapter_cycles: None,
+                messages: stream.bytes.div_ceil(stream.message as u64),
+                line_rate_bps: 0,
+            },
+        ),
+        (None, None) => return,
+    };
+    let line_rate_bps = m.cfg.adapters[port].nic.link_rate_bps;
+    transfer::report(r, &Transfer { line_rate_bps, ..transfer }, wires, end);
 }

@@ -64,6 +64,8 @@ pub struct Work {
     pub out: Vec<(usize, Frame)>,
     /// Requests made or answered.
     pub requests: u64,
+    /// Bytes a TTCP end copied between its buffers and the socket's.
+    pub copied: u64,
 }
 
 /// Socket buffer for sending: the application's data waits here until the
@@ -204,6 +206,9 @@ impl Sessions {
                 read += bytes.len() as u64;
             }) as u64;
             self.bad_payload += bad as u64;
+            if s.stream.is_some() {
+                work.copied += n;
+            }
             acted |= n > 0;
             s.read += n;
             s.partial += n;
@@ -242,6 +247,7 @@ impl Sessions {
                         let data = st.next(room);
                         let n = self.stack.send(s.sock, &data);
                         work.requests += st.through(&data[..n]);
+                        work.copied += n as u64;
                         n
                     }
                     None => self.stack.send(s.sock, pattern(s.sent, room)),
@@ -334,12 +340,20 @@ impl Sessions {
         if !streams.is_empty() {
             r.count("ttcp_bytes", streams.iter().map(|s| s.bytes).sum());
             r.count("transfer_complete", streams.iter().all(|s| s.done.is_some()) as u64);
+            r.count("ttcp_messages", streams.iter().map(|s| s.bytes.div_ceil(s.message as u64)).sum());
+            r.count("ttcp_digest48", streams[0].digest48());
         }
         let t = &self.stack.tally;
         r.count("tcp_retransmits", t.retransmits);
         r.count("tcp_out_of_order", t.out_of_order);
         r.count("tcp_bad_payload", self.bad_payload);
         r.count("tcp_connections", t.connections);
+    }
+
+    /// The first TTCP end: its stream, whether it sends, and the stack's counts.
+    pub fn ttcp(&self) -> Option<(&Stream, bool, &crate::stack::tally::Tally)> {
+        let s = self.sessions.iter().find(|s| s.stream.is_some())?;
+        Some((s.stream.as_ref()?, matches!(s.cfg.role, Role::Send { .. }), &self.stack.tally))
     }
 
     /// The SHA-256 of the first TTCP stream, for the report's text.

@@ -8,6 +8,7 @@ use crate::host::config::{Buffers, DriverMode};
 use crate::host::cpu::{Activity, Effects, Item, Step};
 use crate::host::machine::{wake, Machine, Tag};
 use crate::host::sessions::Work;
+use crate::stack::tally::{classify, continues, Class};
 use crate::time::{Duration, Time};
 use crate::wire::Frame;
 
@@ -54,7 +55,7 @@ impl Machine {
             return self.resume(k, ctx);
         } else if deferred_ready {
             let item = self.cpus[k].queue.pop_front().expect("checked non-empty");
-            Some(self.deferred(item, ctx))
+            Some(self.deferred(k, item, ctx))
         } else {
             self.run_queue(k, ctx)
         };
@@ -158,15 +159,20 @@ impl Machine {
         cycles
     }
 
-    fn deferred(&mut self, item: Item, ctx: &mut Ctx) -> Plan {
+    fn deferred(&mut self, k: usize, item: Item, ctx: &mut Ctx) -> Plan {
         let now = ctx.now();
         let mut plan = Plan::new(Activity::Deferred, 0);
         plan.holds_stack = self.cfg.serialized_stack;
         match item {
             Item::Frame(p, order, frame) => {
                 debug_assert_eq!(order, self.ports[p].delivered, "frames go up in ring order");
-                self.ports[p].delivered += 1;
-                plan.cycles = self.protocol(p, frame, ctx, &mut plan.effects.transmit);
+                let merged = if self.cfg.driver.gro { self.merge(k, p, order, &frame) } else { Vec::new() };
+                if !merged.is_empty() {
+                    self.gro_batches += 1;
+                    self.gro_segments += 1 + merged.len() as u64;
+                }
+                self.ports[p].delivered += 1 + merged.len() as u64;
+                plan.cycles = self.protocol(p, frame, merged, ctx, &mut plan.effects.transmit);
                 plan.releases_order = true;
             }
             Item::Poll(p, left) => {
@@ -235,33 +241,58 @@ impl Machine {
     }
 
     /// The cycles of what the sessions did (each request made or answered, each
-    /// frame sent), with its frames queued to send.
+    /// frame sent, each byte a TTCP end copied), with its frames queued to send.
     fn charge(&self, work: Work, out: &mut Vec<(usize, Frame)>) -> u64 {
         let c = &self.cfg.costs;
-        let cycles = work.requests * c.app_request + work.out.len() as u64 * c.tx_frame;
+        // A copy runs at memory speed: its time, in cycles of this clock.
+        let copy = (work.copied as f64 * c.copy_ns_per_byte * self.cfg.clock.hz() / 1e9).round() as u64;
+        // A segmentation-offload adapter takes a send's data segments as one.
+        let tso = |(p, f): &(usize, Frame)| self.ports[*p].tso && matches!(classify(&f.bytes), Class::Data { .. });
+        let (cut, sent) = work.out.iter().fold((0, 0), |(c, n), f| if tso(f) { (1, n) } else { (c, n + 1) });
+        let cycles = work.requests * c.app_request + (cut + sent) * c.tx_frame + copy;
         out.extend(work.out);
         cycles
     }
 
-    /// Protocol and application work for one frame received by adapter `p`.
-    fn protocol(&mut self, p: usize, frame: Frame, ctx: &mut Ctx, out: &mut Vec<(usize, Frame)>) -> u64 {
+    /// GRO: the frames queued right behind frame `order` of adapter `p` that
+    /// carry on its connection's data, taken to go up the stack with it as one.
+    fn merge(&mut self, k: usize, p: usize, order: u64, first: &Frame) -> Vec<Frame> {
+        let mut merged: Vec<Frame> = Vec::new();
+        while let Some(Item::Frame(q, next, f)) = self.cpus[k].queue.front() {
+            let last = merged.last().unwrap_or(first);
+            if *q != p || *next != order + 1 + merged.len() as u64 || !continues(&last.bytes, &f.bytes) {
+                break;
+            }
+            let Some(Item::Frame(_, _, f)) = self.cpus[k].queue.pop_front() else { unreachable!("looked at") };
+            merged.push(f);
+        }
+        merged
+    }
+
+    /// Protocol and application work for frames received by adapter `p`: one
+    /// frame, or the segments GRO merged, which pass the protocol once.
+    fn protocol(&mut self, p: usize, frame: Frame, merged: Vec<Frame>, ctx: &mut Ctx, out: &mut Vec<(usize, Frame)>) -> u64 {
         let now = ctx.now();
         let measuring = self.measuring(now);
         if let Some(s) = self.sessions.as_mut().filter(|s| s.claims(&frame.bytes)) {
             s.input(p, frame);
+            for f in merged {
+                s.input(p, f);
+            }
             let work = s.run(now, measuring, Work::default());
             let cycles = self.cfg.costs.protocol_segment + self.charge(work, out);
             self.arm_sessions(ctx);
             return cycles;
         }
-        match &mut self.sink {
-            Some(s) => {
-                if measuring {
+        for frame in std::iter::once(frame).chain(merged) {
+            match &mut self.sink {
+                Some(s) if measuring => {
                     s.frames += 1;
                     s.bytes += frame.len() as u64;
                 }
+                Some(_) => {}
+                None => self.unclaimed += 1,
             }
-            None => self.unclaimed += 1,
         }
         self.cfg.costs.protocol_segment
     }

@@ -52,8 +52,15 @@ pub struct NicConfig {
     /// A partial group of receive write-backs waits this long for more frames
     /// (`None`: it is written as soon as no frame is waiting in the FIFO).
     pub rx_writeback_delay: Option<Duration>,
+    /// Only in-order TCP data segments of one connection wait for a write-back
+    /// group; any other frame is written back at once (a fast path that hands
+    /// bulk data up in batches and everything else alone).
+    pub rx_writeback_data_only: bool,
     /// The processor of an intelligent adapter (`None`: a dumb bus master).
     pub processor: Option<ProcessorConfig>,
+    /// Segmentation offload: the adapter cuts a send's data into segments, so
+    /// the host's transmit work is once per send, not per segment.
+    pub tso: bool,
 }
 
 impl NicConfig {
@@ -76,7 +83,9 @@ impl NicConfig {
             strip_crc: false,
             moderation: Moderation::PerFrame,
             rx_writeback_delay: None,
+            rx_writeback_data_only: false,
             processor: None,
+            tso: false,
         }
     }
 

@@ -13,6 +13,7 @@ use std::collections::VecDeque;
 use crate::bus::{Fill, HostBus, Purpose};
 use crate::nic::{FrameProcessor, NicConfig, DESCRIPTOR_BYTES};
 use crate::observe::Report;
+use crate::stack::tally::{classify, continues, Class};
 use crate::time::{Duration, Time};
 use crate::wire::ethernet::FCS;
 use crate::wire::Frame;
@@ -148,14 +149,26 @@ impl Rx {
             if self.unwritten.is_empty() {
                 self.unwritten_since = end;
             }
+            // Only in-order data of one connection may wait for a group: any
+            // other frame writes the group back at once, itself included.
+            let urgent = self.cfg.rx_writeback_data_only && !self.continues_group(&w.frame);
             self.unwritten.push(w.frame);
             let idle = self.waiting.is_empty() && self.cfg.rx_writeback_delay.is_none();
-            if self.unwritten.len() >= self.cfg.rx_writeback as usize || idle {
+            if self.unwritten.len() >= self.cfg.rx_writeback as usize || idle || urgent {
                 visible.push(self.write_back(self.dma_free, bus));
             }
         }
         self.fetch(now, bus);
         visible
+    }
+
+    /// Whether `frame` is TCP data that carries on the data of the group
+    /// waiting for its write-back (or starts a group).
+    fn continues_group(&self, frame: &Frame) -> bool {
+        match self.unwritten.last() {
+            Some(prev) => continues(&prev.bytes, &frame.bytes),
+            None => matches!(classify(&frame.bytes), Class::Data { .. }),
+        }
     }
 
     fn write_back(&mut self, start: Time, bus: &mut HostBus) -> (Time, u32) {
@@ -322,6 +335,27 @@ mod tests {
         assert_eq!(done.len(), 1);
         assert_eq!(done[0].1, 2);
         assert!(rx.flush_due().is_none());
+    }
+
+    #[test]
+    fn with_data_only_write_back_in_order_data_waits_for_a_group_and_anything_else_goes_at_once() {
+        use crate::host::segment::{tcp_frame, Addr};
+        let a = Addr { mac: [2, 0, 0, 0, 0, 1], ip: [10, 0, 0, 1], port: 1 };
+        let b = Addr { mac: [2, 0, 0, 0, 0, 2], ip: [10, 0, 0, 2], port: 2 };
+        let seg = |seq: u32, len: usize| tcp_frame(a, b, 1, seq, 1, 1000, false, &vec![7; len]);
+        let (mut bus, nic) = ibm();
+        let delay = Some(Duration::from_us(500));
+        let mut rx = Rx::new(NicConfig { rx_writeback: 8, rx_writeback_delay: delay, rx_writeback_data_only: true, ..nic });
+        rx.post(64, Time::ZERO, &mut bus);
+        let mut t = Time::ZERO;
+        let mut at = |rx: &mut Rx, bus: &mut HostBus, f: Frame| {
+            t += Duration::from_us(13);
+            rx.arrive(f, t, bus).iter().map(|d| d.1).collect::<Vec<_>>()
+        };
+        assert!(at(&mut rx, &mut bus, seg(0, 1000)).is_empty(), "data starts a group");
+        assert!(at(&mut rx, &mut bus, seg(1000, 1000)).is_empty(), "in-order data joins it");
+        assert_eq!(at(&mut rx, &mut bus, seg(5000, 1000)), vec![3], "a gap ends the group, the frame with it");
+        assert_eq!(at(&mut rx, &mut bus, seg(6000, 0)), vec![1], "a pure ACK goes alone, at once");
     }
 
     #[test]

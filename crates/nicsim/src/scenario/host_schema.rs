@@ -115,6 +115,10 @@ pub struct DriverSpec {
     pub poll_cpu: i64,
     #[serde(default)]
     pub buffers: BuffersSpec,
+    /// Merge consecutive in-order data segments of one connection, queued
+    /// together for the protocol, into one pass (GRO).
+    #[serde(default)]
+    pub gro: bool,
 }
 
 impl Default for DriverSpec {
@@ -127,6 +131,7 @@ impl Default for DriverSpec {
             tx_tail_batch: 1,
             poll_cpu: 0,
             buffers: BuffersSpec::Recycle,
+            gro: false,
         }
     }
 }
@@ -263,12 +268,19 @@ pub struct AdapterSpec {
     pub backup_timeout: Option<TimeSpan>,
     pub backup_low_buffers: Option<i64>,
     pub rx_writeback_delay: Option<TimeSpan>,
+    /// Only in-order TCP data of one connection waits for a write-back group;
+    /// any other frame is written back at once.
+    #[serde(default)]
+    pub rx_writeback_data_only: bool,
     /// An intelligent adapter: its processor does the per-frame media work.
     #[serde(default)]
     pub intelligent: bool,
     /// The processor's clock and per-frame cycles (used when `intelligent`).
     pub processor_clock: Option<Frequency>,
     pub processor_frame_cycles: Option<i64>,
+    /// Segmentation offload: the host's transmit work is once per send.
+    #[serde(default)]
+    pub tso: bool,
 }
 
 impl Default for AdapterSpec {

@@ -74,10 +74,10 @@ fn ttcp_session(t: &TtcpSpec, tp: &str, socket: SocketConfig, s: &Surroundings) 
     let x = transfer(t, tp)?;
     let role = match &t.to {
         Some(to) => match (s.station)(to) {
-            Some(("host" | "tcp_host" | "tap", st)) if st.ipv4 != s.me.ipv4 => {
+            Some(("host" | "tap", st)) if st.ipv4 != s.me.ipv4 => {
                 Role::Send { ip: st.ipv4, port: x.port, message: x.message, bytes: x.bytes, seed: s.seed, start: x.start }
             }
-            _ => return err(format!("{tp}.to"), format!("no other host, tcp_host or tap is named {to:?}")),
+            _ => return err(format!("{tp}.to"), format!("no other host or tap is named {to:?}")),
         },
         None => Role::Receive { message: x.message },
     };
@@ -125,6 +125,7 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
             BuffersSpec::Recycle => Buffers::Recycle,
             BuffersSpec::Reallocate => Buffers::Reallocate,
         },
+        gro: d.gro,
     };
     let buses = within(format!("{path}.buses"), h.buses, 1, 64)? as u32;
     let background = match &h.background {
@@ -290,7 +291,7 @@ fn offload_sessions(
     h: &HostSpec,
     path: &str,
     s: &Surroundings,
-    adapters: &mut Vec<(AdapterSlot, Option<AdapterConfig>)>,
+    adapters: &mut [(AdapterSlot, Option<AdapterConfig>)],
     sessions: &mut Vec<SessionConfig>,
 ) -> Result<(), ScenarioError> {
     let engines: Vec<usize> = (0..adapters.len()).filter(|i| adapters[*i].1.is_some()).collect();
@@ -465,7 +466,9 @@ fn nic_config(a: &AdapterSpec, path: &str, link_rate: u64) -> Result<NicConfig, 
         strip_crc: a.strip_crc,
         moderation,
         rx_writeback_delay: a.rx_writeback_delay.map(|t| in_units(t.0, RDTR_UNIT)),
+        rx_writeback_data_only: a.rx_writeback_data_only,
         processor,
+        tso: a.tso,
     };
     cfg.check().map_err(|m| ScenarioError::new(format!("{path}.{}", m.split(':').next().unwrap_or("")), m))?;
     Ok(cfg)

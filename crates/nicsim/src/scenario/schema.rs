@@ -6,7 +6,6 @@ use serde::Deserialize;
 
 use crate::scenario::host_schema::{HostSpec, PeerSpec};
 use crate::scenario::smart_schema::SmartSpec;
-use crate::scenario::tcp_schema::TcpHostSpec;
 use crate::scenario::units::{BitRate, SourceRate, TimeSpan};
 
 fn default_seed() -> u64 {
@@ -54,8 +53,6 @@ pub struct Scenario {
     pub peer: Vec<PeerSpec>,
     #[serde(default)]
     pub smart_host: Vec<SmartSpec>,
-    #[serde(default)]
-    pub tcp_host: Vec<TcpHostSpec>,
     #[serde(default)]
     pub tap: Vec<TapSpec>,
     /// How `nicsim sweep` varies this scenario; a single run ignores it.

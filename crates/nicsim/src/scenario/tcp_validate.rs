@@ -1,17 +1,13 @@
-//! Checks a `[[tcp_host]]` table into a `TcpHostConfig`. Unset costs take the HP
-//! 2001 study's values: the adapter's from BRIEF.md's calibration points (solved
-//! below), the host's from the IBM study's NT 4 calibration or assumed.
+//! Checks a TCP offload engine's table (`[host.adapter.toe]`). Unset costs take
+//! the HP 2001 study's values, solved below from BRIEF.md's calibration points.
 
 use crate::bus::pci::PciConfig;
 use crate::bus::BusConfig;
 use crate::scenario::host_validate::{bus_config, within};
-use crate::scenario::tcp_schema::{DesignSpec, OffloadSpec, TcpHostSpec};
-use crate::scenario::ttcp_validate::{socket, transfer};
-use crate::scenario::validate::Station;
+use crate::scenario::tcp_schema::OffloadSpec;
 use crate::scenario::ScenarioError;
-use crate::stack::{AckPolicy, StackConfig};
-use crate::time::{Clock, Duration};
-use crate::toe::{AdapterConfig, Design, FastPathConfig, HostCosts, Role, TcpHostConfig, TtcpConfig};
+use crate::time::Clock;
+use crate::toe::AdapterConfig;
 
 /// BRIEF.md experiment 2's calibration points for the i960RN firmware.
 pub const HP_FULL_PACKET_CYCLES: f64 = 17_000.0;
@@ -30,10 +26,6 @@ pub fn hp_firmware_cycles() -> (u64, u64) {
     let m = (HP_NAGLE_PACKET_CYCLES - (HP_FULL_PACKET_CYCLES - a / 2.0) - a) / (HP_NAGLE_PACKET_BYTES - share);
     let p = HP_FULL_PACKET_CYCLES - a / 2.0 - share * m;
     (p.round() as u64, m.round() as u64)
-}
-
-fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, ScenarioError> {
-    Err(ScenarioError::new(path, message))
 }
 
 fn pci_32_33() -> BusConfig {
@@ -61,72 +53,6 @@ pub(crate) fn offload_adapter(a: &OffloadSpec, ap: &str) -> Result<AdapterConfig
         inline_max: within(format!("{ap}.inline_max"), a.inline_max, 0, 65_536)? as u32,
         queue_depth: within(format!("{ap}.queue_depth"), a.queue_depth, 1, 4096)? as u32,
         private_bus: a.private_bus.as_ref().map_or(Ok(pci_32_33()), |b| bus_config(b, &format!("{ap}.private_bus")))?,
-    })
-}
-
-/// `line_rate`: the rate of the one link the host is on; `peer`: the receiver's station.
-pub fn tcp_host_config(
-    h: &TcpHostSpec,
-    path: &str,
-    me: &Station,
-    peer: Option<&Station>,
-    line_rate: u64,
-    mtu: u32,
-    seed: u64,
-) -> Result<TcpHostConfig, ScenarioError> {
-    let c = &h.costs;
-    let cp = format!("{path}.costs");
-    let copy_ns_per_byte = c.copy_ns_per_byte;
-    if !(0.0..=1e6).contains(&copy_ns_per_byte) {
-        return err(format!("{cp}.copy_ns_per_byte"), format!("must be 0 to 1e6, got {copy_ns_per_byte}"));
-    }
-    let costs = HostCosts {
-        interrupt: cycles(&cp, "interrupt", c.interrupt)?,
-        syscall: cycles(&cp, "syscall", c.syscall)?,
-        copy_ns_per_byte,
-        rx_frame: cycles(&cp, "rx_frame", c.rx_frame)?,
-        protocol_segment: cycles(&cp, "protocol_segment", c.protocol_segment)?,
-        tx_frame: cycles(&cp, "tx_frame", c.tx_frame)?,
-        completion: cycles(&cp, "completion", c.completion)?,
-    };
-    let adapter = offload_adapter(&h.adapter, &format!("{path}.adapter"))?;
-    let f = &h.fast_path;
-    let fast_path = FastPathConfig {
-        batch: within(format!("{path}.fast_path.batch"), f.batch, 1, 1024)? as u32,
-        timeout: f.timeout.map_or(Duration::from_us(500), |t| t.0),
-    };
-    let stack = StackConfig { mac: me.mac, ip: me.ipv4, mtu: mtu as usize, neighbors: vec![] };
-    let design = match h.design {
-        DesignSpec::HostStack => Design::HostStack,
-        DesignSpec::FullOffload => Design::FullOffload,
-        DesignSpec::PartialOffload => Design::PartialOffload,
-    };
-    // The HP adapter's firmware runs a BSD-derived stack (BRIEF.md experiment 2),
-    // which acknowledges on window updates; a host's stack every second segment.
-    let policy = if design == Design::FullOffload { AckPolicy::WindowUpdate } else { AckPolicy::EverySecondSegment };
-    let socket = socket(&h.tcp, &format!("{path}.tcp"), policy)?;
-    let t = transfer(&h.ttcp, &format!("{path}.ttcp"))?;
-    let ttcp = TtcpConfig {
-        role: if t.send { Role::Send } else { Role::Receive },
-        message: t.message,
-        bytes: t.bytes,
-        port: t.port,
-        peer_ip: peer.map_or([0; 4], |p| p.ipv4),
-        start: t.start,
-        content_seed: seed,
-    };
-    Ok(TcpHostConfig {
-        design,
-        stack,
-        socket,
-        host_clock: h.clock.0,
-        costs,
-        bus: h.bus.as_ref().map_or(Ok(pci_32_33()), |b| bus_config(b, &format!("{path}.bus")))?,
-        adapter,
-        fast_path,
-        ttcp,
-        line_rate_bps: line_rate,
-        seed,
     })
 }
 

@@ -1,5 +1,4 @@
-//! The `ttcp` and `tcp` tables every host kind shares (`[[host]]`,
-//! `[[tcp_host]]`): a TTCP transfer's role, size, port and start, and its
+//! A host's `ttcp` and `tcp` tables: a TTCP transfer's role, size, port and start, and its
 //! socket's settings. Which stations a sender may name is the caller's to say.
 
 use crate::scenario::host_validate::within;

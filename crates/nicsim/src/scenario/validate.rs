@@ -15,11 +15,9 @@ use crate::scenario::schema::{LinkSpec, Scenario};
 use crate::scenario::smart_validate::smart_config;
 use crate::scenario::source_validate::source_config;
 use crate::scenario::tap_validate::{tap_plans, TapPlan};
-use crate::scenario::tcp_validate::tcp_host_config;
 use crate::scenario::ScenarioError;
 use crate::stack::StackConfig;
 use crate::time::Duration;
-use crate::toe::TcpHostConfig;
 
 /// An EtherType reserved for local experiments (IEEE 802), for raw frames.
 pub const RAW_ETHER_TYPE: u16 = 0x88b5;
@@ -30,7 +28,6 @@ pub enum PartPlan {
     Peer(PeerConfig),
     Host(Box<HostConfig>),
     Smart(Box<SmartConfig>),
-    TcpHost(Box<TcpHostConfig>),
     Tap(TapPlan),
     Switch(SwitchConfig),
     Link(LinkConfig, Option<Impairment>),
@@ -121,12 +118,11 @@ fn link_config(l: &LinkSpec, path: &str) -> Result<(LinkConfig, Option<Impairmen
     Ok((cfg, impaired.then_some(Impairment { loss: l.loss, reorder: l.reorder, reorder_delay: delay })))
 }
 
-/// Sources, sinks, peers, hosts, smart hosts, TCP hosts then taps, with their table names: the parts that are
+/// Sources, sinks, peers, hosts, smart hosts then taps, with their table names: the parts that are
 /// stations, in the order that numbers their addresses and their places in the plan.
 fn stations_of(sc: &Scenario) -> impl Iterator<Item = (&'static str, &String)> {
     let ends = sc.source.iter().map(|s| ("source", &s.name)).chain(sc.sink.iter().map(|s| ("sink", &s.name)));
     let hosts = sc.host.iter().map(|h| ("host", &h.name)).chain(sc.smart_host.iter().map(|h| ("smart_host", &h.name)));
-    let hosts = hosts.chain(sc.tcp_host.iter().map(|h| ("tcp_host", &h.name)));
     let taps = sc.tap.iter().map(|t| ("tap", &t.name));
     ends.chain(sc.peer.iter().map(|p| ("peer", &p.name))).chain(hosts).chain(taps)
 }
@@ -236,28 +232,6 @@ fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<V
         }
         parts.push(Part { name: h.name.clone(), plan: PartPlan::Smart(Box::new(cfg)) });
     }
-    for (i, h) in sc.tcp_host.iter().enumerate() {
-        let path = format!("tcp_host[{i}]");
-        let Some(link) = sc.link.iter().find(|l| l.a == h.name || l.b == h.name) else {
-            return err(path, format!("tcp_host {:?} is not connected to any link", h.name));
-        };
-        let peer = match &h.ttcp.to {
-            Some(to)
-                if !sc.tcp_host.iter().any(|o| o.name == *to && o.name != h.name)
-                    && !sc.host.iter().any(|o| o.name == *to)
-                    && !sc.tap.iter().any(|t| t.name == *to) =>
-            {
-                return err(format!("{path}.ttcp.to"), format!("no other host, tcp_host or tap is named {to:?}"));
-            }
-            Some(to) => Some(&stations[to.as_str()]),
-            None => None,
-        };
-        let me = &stations[h.name.as_str()];
-        let seed = station_seed(sc.seed, i);
-        let mut cfg = tcp_host_config(h, &path, me, peer, link.rate.0, sc.mtu, seed)?;
-        cfg.stack.neighbors = neighbors(me.ipv4);
-        parts.push(Part { name: h.name.clone(), plan: PartPlan::TcpHost(Box::new(cfg)) });
-    }
     Ok(parts)
 }
 
@@ -305,7 +279,6 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
     for (i, s) in sc.source.iter().enumerate() {
         let path = format!("source[{i}]");
         let receivers = sc.sink.iter().map(|k| &k.name).chain(sc.host.iter().map(|h| &h.name)).chain(sc.smart_host.iter().map(|h| &h.name));
-        let receivers = receivers.chain(sc.tcp_host.iter().map(|h| &h.name));
         if !receivers.into_iter().any(|n| *n == s.to) {
             return err(format!("{path}.to"), format!("no sink, host or smart_host is named {:?}", s.to));
         }

@@ -23,6 +23,18 @@ pub fn classify(frame: &[u8]) -> Class {
     Segment::parse(frame).map_or(Class::Other, |s| s.class)
 }
 
+/// Whether `next` carries on `prev`'s data: both TCP data segments of one
+/// connection, `next` starting where `prev` ends (what GRO merges).
+pub fn continues(prev: &[u8], next: &[u8]) -> bool {
+    let (Some(a), Some(b)) = (Segment::parse(prev), Segment::parse(next)) else { return false };
+    match (a.class, b.class) {
+        (Class::Data { seq, len }, Class::Data { seq: next_seq, .. }) => {
+            a.src == b.src && a.dst == b.dst && seq.wrapping_add(len) == next_seq
+        }
+        _ => false,
+    }
+}
+
 /// What the counters and the stack's routing need of a TCP/IPv4 frame, from
 /// one parse.
 pub(super) struct Segment {

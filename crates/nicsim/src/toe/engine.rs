@@ -54,6 +54,9 @@ pub struct Engine {
     closing: bool,
     posted: u32,
     fin_delivered: bool,
+    /// The connection has been open (a socket closed before it ever was has
+    /// nothing to finish).
+    connected: bool,
     /// The run under way, and what it hands on at its end.
     pub running: Option<(Run, RunOut)>,
     pub timer_at: Option<Time>,
@@ -74,6 +77,7 @@ impl Engine {
             closing: false,
             posted: 0,
             fin_delivered: false,
+            connected: false,
             running: None,
             timer_at: None,
             cfg,
@@ -105,11 +109,11 @@ impl Engine {
         end
     }
 
-    /// The run ended: what it hands on, and whether another should start.
-    pub fn end_run(&mut self) -> (RunOut, bool) {
+    /// The run ended: the run, what it hands on, and whether another should start.
+    pub fn end_run(&mut self) -> (Run, RunOut, bool) {
         let (run, out) = self.running.take().expect("a run is under way");
         let more = self.processor.finish(&run);
-        (out, more)
+        (run, out, more)
     }
 
     /// When the stack next needs a run (retransmission, delayed ACK), unless
@@ -211,16 +215,18 @@ impl Engine {
     /// releases buffer space only when it hands a batch to the host). Freeing
     /// the socket buffer may open the window, so the stack runs again.
     fn deliver(&mut self, run: &mut Run, out: &mut RunOut, host_bus: &mut HostBus) {
+        self.connected |= self.stack.established(self.sock);
+        let finished = self.connected && self.stack.peer_finished(self.sock);
         let buffer = self.cfg.buffer as usize;
         let readable = self.stack.readable(self.sock);
         let stuck = self.stack.recv_room(self.sock) < self.cfg.stack.mtu - 40 || self.stack.peer_closed(self.sock);
         let whole = (readable / buffer).min(self.posted as usize) * buffer;
         let n = if whole == 0 && stuck { readable.min(self.posted as usize * buffer) } else { whole };
-        if n == 0 && (self.fin_delivered || !self.stack.peer_finished(self.sock)) {
+        if n == 0 && (self.fin_delivered || !finished) {
             return;
         }
         let bytes = self.stack.recv(self.sock, n);
-        let fin = !self.fin_delivered && self.stack.peer_finished(self.sock);
+        let fin = !self.fin_delivered && self.connected && self.stack.peer_finished(self.sock);
         let buffers = bytes.len().div_ceil(buffer) as u32;
         self.posted -= buffers;
         run.until(host_bus.write(run.at, bytes.len() as u64 + 16, Fill::Ready, Purpose::RxData));

@@ -13,14 +13,8 @@ use crate::time::{Clock, Duration, Time};
 pub enum Work {
     /// A received frame for the stack on this processor.
     Frame(Vec<u8>),
-    /// In-order data segments the partial offload's fast path hands up together.
-    FastBatch(Vec<Vec<u8>>),
     /// The stack's timer fell due (retransmission, delayed ACK).
     Timer,
-    /// The application starts: the receiver listens, the sender connects.
-    Open,
-    /// The sending application's next message.
-    Send,
     /// Host to adapter: data to send, inside the message or by reference.
     SendData { bytes: Vec<u8>, inline: bool },
     /// Host to adapter: this many receive buffers, one message each.
@@ -34,13 +28,6 @@ pub enum Work {
     /// Adapter to host: received bytes in `buffers` posted buffers; `fin` once the
     /// peer has closed and everything is delivered.
     Delivery { bytes: Vec<u8>, buffers: u32, fin: bool },
-}
-
-impl Work {
-    /// Whether the adapter raised this (the host takes an interrupt for it).
-    pub fn from_hardware(&self) -> bool {
-        matches!(self, Work::Frame(_) | Work::FastBatch(_) | Work::Completion(_) | Work::Delivery { .. })
-    }
 }
 
 #[derive(Debug)]
