@@ -19,7 +19,7 @@ pub(super) struct Plan {
     /// Time the processor stalls beyond its cycles (a register read, a copy).
     pub until: Option<Time>,
     pub effects: Effects,
-    holds_stack: bool,
+    pub holds_stack: bool,
     /// Ends a frame's protocol work, which may let another processor's next frame go.
     releases_order: bool,
 }
@@ -28,14 +28,6 @@ impl Plan {
     pub fn new(activity: Activity, cycles: u64) -> Self {
         Plan { activity, cycles, until: None, effects: Effects::default(), holds_stack: false, releases_order: false }
     }
-}
-
-/// A process of a processor's run queue.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Process {
-    Poller,
-    Sender,
-    Background,
 }
 
 impl Machine {
@@ -217,7 +209,7 @@ impl Machine {
     /// Take up to `limit` visible frames from adapter `p`'s ring, doing
     /// their driver work; their protocol work follows as deferred steps, one a
     /// frame, so what each one sends leaves when its own work ends. Returns how many.
-    fn poll_ring(&mut self, p: usize, now: Time, limit: u32, plan: &mut Plan, ctx: &mut Ctx) -> u32 {
+    pub(super) fn poll_ring(&mut self, p: usize, now: Time, limit: u32, plan: &mut Plan, ctx: &mut Ctx) -> u32 {
         let mut n = 0;
         while n < limit {
             let Some((order, frame)) = self.ports[p].take(now) else { break };
@@ -236,7 +228,7 @@ impl Machine {
         n
     }
 
-    fn measuring(&self, now: Time) -> bool {
+    pub(super) fn measuring(&self, now: Time) -> bool {
         now >= Time::ZERO + self.cfg.warmup
     }
 
@@ -295,117 +287,5 @@ impl Machine {
             }
         }
         self.cfg.costs.protocol_segment
-    }
-
-    /// The processes of processor `k`'s run queue, in their round-robin order.
-    fn processes(&self, k: usize) -> Vec<Process> {
-        let mut list = Vec::new();
-        if self.polling() && k == self.cfg.driver.poll_cpu as usize {
-            list.push(Process::Poller);
-        }
-        if self.blast.as_ref().is_some_and(|b| b.cfg.cpu as usize == k) {
-            list.push(Process::Sender);
-        }
-        if let Some(b) = self.cfg.background.as_ref().filter(|b| b.cpu as usize == k) {
-            list.extend(std::iter::repeat_n(Process::Background, b.processes as usize));
-        }
-        list
-    }
-
-    /// The next ready process of processor `k`, round robin: the one whose turn
-    /// it is runs one step; one with nothing to do passes its turn on.
-    fn run_queue(&mut self, k: usize, ctx: &mut Ctx) -> Option<Plan> {
-        let list = self.processes(k);
-        for _ in 0..list.len() {
-            let i = self.cpus[k].next_thread % list.len();
-            self.cpus[k].next_thread = i + 1;
-            if !self.ready(list[i]) {
-                continue;
-            }
-            let others_ready = list.iter().enumerate().any(|(j, q)| j != i && self.ready(*q));
-            let plan = match list[i] {
-                Process::Poller => self.poller_step(others_ready, ctx),
-                Process::Sender => self.sender_step(k, ctx),
-                Process::Background => {
-                    let slice = self.cfg.background.as_ref().expect("listed").slice;
-                    let mut plan = Plan::new(Activity::Background, 0);
-                    plan.until = Some(ctx.now() + slice);
-                    Some(plan)
-                }
-            };
-            if plan.is_some() {
-                return plan;
-            }
-        }
-        None
-    }
-
-    fn ready(&self, q: Process) -> bool {
-        match q {
-            Process::Poller => self.poll_asleep_since.is_none(),
-            Process::Sender => !self.blast_waiting,
-            Process::Background => true,
-        }
-    }
-
-    /// One turn of the poller: poll every adapter. With nothing found and nothing
-    /// else ready, it spins until the next booked completion or sleeps until the
-    /// adapter books one (a dedicated poller's spin is busy, the OS idle loop's is not).
-    fn poller_step(&mut self, others_ready: bool, ctx: &mut Ctx) -> Option<Plan> {
-        let now = ctx.now();
-        let mut plan = Plan::new(Activity::Poll, 0);
-        let mut n = 0;
-        for i in 0..self.rings.len() {
-            let p = self.rings[i];
-            plan.cycles += self.cfg.costs.poll;
-            n += self.poll_ring(p, now, self.cfg.driver.budget, &mut plan, ctx);
-        }
-        self.polls += 1;
-        if n > 0 || others_ready {
-            return Some(plan);
-        }
-        self.polls -= 1;
-        let next = self.ports.iter().filter_map(|p| p.rx.next_visible()).min();
-        match next {
-            Some(t) if t > now => {
-                let mut spin = Plan::new(self.idle_poll_activity(), 0);
-                spin.until = Some(t);
-                self.polls += self.polls_in(t.since(now));
-                Some(spin)
-            }
-            _ => {
-                self.poll_asleep_since = Some(now);
-                None
-            }
-        }
-    }
-
-    /// The sender's turn: build a whole burst of frames if the ring has room.
-    fn sender_step(&mut self, k: usize, ctx: &mut Ctx) -> Option<Plan> {
-        let now = ctx.now();
-        let blast = self.blast.as_mut()?;
-        let tx = &mut self.ports[0].tx;
-        tx.reclaim(now);
-        let left = blast.cfg.count.map_or(u64::MAX, |c| c.saturating_sub(blast.sent));
-        if left == 0 {
-            self.blast_waiting = true;
-            return None;
-        }
-        // Send whole bursts: with less room than that, wait for descriptors to be
-        // reclaimed (as a DPDK application retries a burst the ring refused).
-        let want = blast.cfg.burst.min(left.min(u32::MAX as u64) as u32);
-        if tx.room() < want {
-            self.blast_waiting = true;
-            if let Some(t) = tx.next_reclaim() {
-                wake(ctx, t.max(now), Tag::Thread(k));
-            }
-            return None;
-        }
-        let measuring = now >= Time::ZERO + self.cfg.warmup;
-        let mut plan = Plan::new(Activity::App, self.cfg.costs.poll + want as u64 * (self.cfg.costs.tx_frame + self.cfg.costs.app_request));
-        for _ in 0..want {
-            plan.effects.transmit.push((0, blast.next(now, measuring, ctx.rng())));
-        }
-        Some(plan)
     }
 }

@@ -1,0 +1,186 @@
+//! Checks a host's `[[host.adapter]]` entries: each ring adapter's hardware and
+//! moderation, each offload engine's, and the TTCP session an engine carries.
+
+use crate::host::config::{AdapterSlot, OffloadConfig};
+use crate::host::sessions::{Role, SessionConfig};
+use crate::nic::{Moderation, NicConfig, ProcessorConfig, ITR_UNIT, RDTR_UNIT};
+use crate::scenario::host_schema::{AdapterKindSpec, AdapterSpec, HostSpec, InterruptSpec};
+use crate::scenario::host_validate::{within, Surroundings};
+use crate::scenario::tcp_schema::OffloadSpec;
+use crate::scenario::tcp_validate::offload_adapter;
+use crate::scenario::ttcp_validate::socket;
+use crate::scenario::ScenarioError;
+use crate::stack::{AckPolicy, StackConfig};
+use crate::time::Duration;
+use crate::toe::config::{AdapterConfig, Role as TtcpRole, TtcpConfig};
+use crate::toe::engine::{EngineConfig, Open};
+
+fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, ScenarioError> {
+    Err(ScenarioError::new(path, message))
+}
+
+/// The host's adapters in port order, each entry's copies one after another;
+/// port `i` is on bus `i % buses` unless its entry names a bus.
+pub(crate) fn adapter_slots(
+    h: &HostSpec,
+    path: &str,
+    buses: u32,
+    link_rates: &[u64],
+) -> Result<Vec<(AdapterSlot, Option<AdapterConfig>)>, ScenarioError> {
+    if h.adapter.is_empty() {
+        return err(format!("{path}.adapter"), "give the host at least one adapter");
+    }
+    let mut slots = Vec::new();
+    for (i, a) in h.adapter.iter().enumerate() {
+        let ap = format!("{path}.adapter[{i}]");
+        let count = within(format!("{ap}.count"), a.count, 1, 64)?;
+        let bus = a.bus.map(|b| within(format!("{ap}.bus"), b, 0, buses as i64 - 1)).transpose()?;
+        for _ in 0..count {
+            let port = slots.len();
+            let Some(&rate) = link_rates.get(port) else {
+                return err(format!("{path}.adapter"), format!("more than {} adapters in all", link_rates.len()));
+            };
+            let nic = nic_config(a, &ap, rate)?;
+            let bus = bus.map_or(port % buses as usize, |b| b as usize);
+            let offload = match (a.kind, &a.toe) {
+                (AdapterKindSpec::Ring, Some(_)) => return err(format!("{ap}.toe"), "applies only with kind = \"toe\""),
+                (AdapterKindSpec::Ring, None) => None,
+                (AdapterKindSpec::Toe, t) => Some(offload_adapter(t.as_ref().unwrap_or(&OffloadSpec::default()), &format!("{ap}.toe"))?),
+            };
+            slots.push((AdapterSlot { nic, bus, offload: None }, offload));
+        }
+    }
+    Ok(slots)
+}
+
+/// A host with a TCP offload engine runs its TTCP transfer on it: the
+/// session moves from the host's stack to the engine's, whose BSD-derived
+/// stack acknowledges on window updates unless `tcp.ack_policy` says otherwise.
+pub(crate) fn offload_sessions(
+    h: &HostSpec,
+    path: &str,
+    s: &Surroundings,
+    adapters: &mut [(AdapterSlot, Option<AdapterConfig>)],
+    sessions: &mut Vec<SessionConfig>,
+) -> Result<(), ScenarioError> {
+    let engines: Vec<usize> = (0..adapters.len()).filter(|i| adapters[*i].1.is_some()).collect();
+    let Some(&first) = engines.first() else { return Ok(()) };
+    let ap = format!("{path}.adapter");
+    if engines.len() > 1 {
+        return err(ap, "one TCP offload engine per host, so far");
+    }
+    let (Some(_), None, None) = (&h.ttcp, &h.file_request, &h.file_serve) else {
+        return err(ap, "a TCP offload engine carries the host's TTCP transfer (a ttcp table, and no file sessions)");
+    };
+    let session = sessions.pop().expect("the ttcp table made a session");
+    let (ttcp, open) = match session.role {
+        Role::Send { ip, port, message, bytes, seed, start } => (
+            TtcpConfig { role: TtcpRole::Send, message, bytes, port, peer_ip: ip, start, content_seed: seed },
+            Open::Connect { ip, port, local: session.port },
+        ),
+        Role::Receive { message } => (
+            TtcpConfig {
+                role: TtcpRole::Receive,
+                message,
+                bytes: 0,
+                port: session.port,
+                peer_ip: [0; 4],
+                start: Duration::ZERO,
+                content_seed: s.seed,
+            },
+            Open::Listen(session.port),
+        ),
+        _ => unreachable!("a ttcp table makes a send or receive session"),
+    };
+    let engine = EngineConfig {
+        adapter: adapters[first].1.take().expect("found above"),
+        stack: StackConfig { mac: s.me.mac, ip: s.me.ipv4, mtu: s.mtu as usize, neighbors: vec![] },
+        socket: socket(&h.tcp, &format!("{path}.tcp"), AckPolicy::WindowUpdate)?,
+        open,
+        buffer: ttcp.message,
+        seed: s.seed,
+    };
+    adapters[first].0.offload = Some(OffloadConfig { engine, ttcp });
+    Ok(())
+}
+
+/// `t` in whole units of a hardware timer register (nearest, at least one).
+fn in_units(t: Duration, unit: Duration) -> Duration {
+    unit * ((t.ps() + unit.ps() / 2) / unit.ps()).max(1)
+}
+
+fn interrupt_name(i: InterruptSpec) -> &'static str {
+    match i {
+        InterruptSpec::PerFrame => "per-frame",
+        InterruptSpec::MinInterval => "min-interval",
+        InterruptSpec::Coalesce => "coalesce",
+        InterruptSpec::Backup => "backup",
+    }
+}
+
+fn nic_config(a: &AdapterSpec, path: &str, link_rate: u64) -> Result<NicConfig, ScenarioError> {
+    let d = NicConfig::gigabit();
+    let n = |key: &str, v: Option<i64>, default: u64| within(format!("{path}.{key}"), v.unwrap_or(default as i64), 0, 1 << 30);
+    let moderation = match a.interrupt {
+        InterruptSpec::PerFrame => Moderation::PerFrame,
+        InterruptSpec::MinInterval => match a.interrupt_interval {
+            Some(t) => Moderation::MinInterval(in_units(t.0, ITR_UNIT)),
+            None => return err(format!("{path}.interrupt_interval"), "needed with interrupt = \"min-interval\""),
+        },
+        InterruptSpec::Coalesce => match (a.coalesce_frames, a.coalesce_time) {
+            (Some(f), Some(t)) => {
+                Moderation::Coalesce { frames: within(format!("{path}.coalesce_frames"), f, 1, 65_536)? as u32, time: t.0 }
+            }
+            _ => return err(path, "interrupt = \"coalesce\" needs coalesce_frames and coalesce_time"),
+        },
+        InterruptSpec::Backup => match a.backup_timeout {
+            Some(t) if t.0 > Duration::ZERO => Moderation::Backup {
+                timeout: t.0,
+                low_buffers: within(format!("{path}.backup_low_buffers"), a.backup_low_buffers.unwrap_or(4), 0, 1 << 20)? as u32,
+            },
+            _ => return err(format!("{path}.backup_timeout"), "needed (above zero) with interrupt = \"backup\""),
+        },
+    };
+    let keys = [("interrupt_interval", a.interrupt_interval.is_some(), InterruptSpec::MinInterval)];
+    let keys = keys.into_iter().chain([
+        ("coalesce_frames", a.coalesce_frames.is_some(), InterruptSpec::Coalesce),
+        ("coalesce_time", a.coalesce_time.is_some(), InterruptSpec::Coalesce),
+        ("backup_timeout", a.backup_timeout.is_some(), InterruptSpec::Backup),
+        ("backup_low_buffers", a.backup_low_buffers.is_some(), InterruptSpec::Backup),
+    ]);
+    for (key, set, needs) in keys {
+        if set && a.interrupt != needs {
+            return err(format!("{path}.{key}"), format!("applies only with interrupt = {:?}", interrupt_name(needs)));
+        }
+    }
+    let processor = match (a.intelligent, a.processor_clock, a.processor_frame_cycles) {
+        (false, _, _) => None,
+        (true, Some(clock), Some(cycles)) => Some(ProcessorConfig {
+            clock: clock.0,
+            frame_cycles: within(format!("{path}.processor_frame_cycles"), cycles, 0, 100_000_000)?,
+        }),
+        _ => return err(format!("{path}.intelligent"), "an intelligent adapter needs processor_clock and processor_frame_cycles"),
+    };
+    let cfg = NicConfig {
+        link_rate_bps: link_rate,
+        rx_fifo: n("rx_fifo", a.rx_fifo, d.rx_fifo)?,
+        tx_fifo: n("tx_fifo", a.tx_fifo, d.tx_fifo)?,
+        rx_dma_threshold: n("rx_dma_threshold", a.rx_dma_threshold, d.rx_dma_threshold)?,
+        rx_ring: n("rx_ring", a.rx_ring, d.rx_ring as u64)? as u32,
+        tx_ring: n("tx_ring", a.tx_ring, d.tx_ring as u64)? as u32,
+        rx_desc_cache: n("rx_desc_cache", a.rx_desc_cache, d.rx_desc_cache as u64)? as u32,
+        rx_desc_fetch: n("rx_desc_fetch", a.rx_desc_fetch, d.rx_desc_fetch as u64)? as u32,
+        tx_desc_fetch: n("tx_desc_fetch", a.tx_desc_fetch, d.tx_desc_fetch as u64)? as u32,
+        rx_writeback: n("rx_writeback", a.rx_writeback, d.rx_writeback as u64)? as u32,
+        tx_writeback: n("tx_writeback", a.tx_writeback, d.tx_writeback as u64)? as u32,
+        status_wait_clocks: n("status_wait_clocks", a.status_wait_clocks, 0)?,
+        strip_crc: a.strip_crc,
+        moderation,
+        rx_writeback_delay: a.rx_writeback_delay.map(|t| in_units(t.0, RDTR_UNIT)),
+        rx_writeback_data_only: a.rx_writeback_data_only,
+        processor,
+        tso: a.tso,
+    };
+    cfg.check().map_err(|m| ScenarioError::new(format!("{path}.{}", m.split(':').next().unwrap_or("")), m))?;
+    Ok(cfg)
+}
