@@ -10,17 +10,22 @@ import nicsim
 from frames import check_frame, read_pcap
 
 
+def transfer(r, sender, receiver, size):
+    """The two ends' metrics, after checking that exactly `size` bytes of one
+    stream crossed once, on one connection, nothing sent twice."""
+    a, b = r.component(sender), r.component(receiver)
+    s, t = a.metrics, b.metrics
+    assert s["ttcp_bytes"] == t["ttcp_bytes"] == size
+    assert s["transfer_complete"] == t["transfer_complete"] == 1
+    assert a.text["ttcp_sha256"] == b.text["ttcp_sha256"]
+    assert s["tcp_connections"] == 1 and s["tcp_retransmits"] == 0 and t["tcp_retransmits"] == 0
+    return s, t
+
+
 def test_a_napi_host_with_moderation_sends_by_ttcp_to_an_offload_host(scenarios, tmp_path):
     pcap = tmp_path / "ttcp.pcap"
     r = nicsim.run(scenarios / "combinations" / "napi-host-ttcp.toml", pcap=str(pcap))
-    sender, receiver = r.component("sender"), r.component("receiver")
-    s, t = sender.metrics, receiver.metrics
-    # The transfer: exactly the bytes asked for, the same stream at both ends.
-    assert s["ttcp_bytes"] == t["ttcp_bytes"] == 2_000_000
-    assert s["transfer_complete"] == t["transfer_complete"] == 1
-    assert sender.text["ttcp_sha256"] == receiver.text["ttcp_sha256"]
-    # One connection, nothing sent twice on a network that drops nothing.
-    assert s["tcp_connections"] == 1 and s["tcp_retransmits"] == 0 and t["tcp_retransmits"] == 0
+    s, t = transfer(r, "sender", "receiver", 2_000_000)
     # The sender's driver: each interrupt schedules a NAPI poll, which takes the
     # ACKs up the stack as deferred work.
     assert s["polls"] == s["interrupts"] > 0 and s["cpu0_deferred"] > 0
@@ -34,12 +39,7 @@ def test_a_napi_host_with_moderation_sends_by_ttcp_to_an_offload_host(scenarios,
 def test_one_host_runs_its_tcp_on_an_offload_engine_beside_a_plain_adapter(scenarios, tmp_path):
     pcap = tmp_path / "toe.pcap"
     r = nicsim.run(scenarios / "combinations" / "toe-and-ring.toml", pcap=str(pcap), capture=["server-receiver"])
-    server, receiver = r.component("server"), r.component("receiver")
-    s, t = server.metrics, receiver.metrics
-    assert s["ttcp_bytes"] == t["ttcp_bytes"] == 2_000_000
-    assert s["transfer_complete"] == t["transfer_complete"] == 1
-    assert server.text["ttcp_sha256"] == receiver.text["ttcp_sha256"]
-    assert s["tcp_connections"] == 1 and s["tcp_retransmits"] == 0 and t["tcp_retransmits"] == 0
+    s, t = transfer(r, "server", "receiver", 2_000_000)
     # The TCP ran on adapter 0's processor: every data segment it sent cost it
     # firmware cycles, and the host only exchanged messages with it.
     assert s["tcp_data_out"] > 1300 and s["adapter_cycles"] > 11_000 * s["tcp_data_out"]
@@ -74,3 +74,22 @@ def nicsim_value(v):
     if isinstance(v, dict):
         return "{" + ", ".join(f"{k} = {x}" for k, x in v.items()) + "}"
     return f'"{v}"'
+
+
+def test_napi_hosts_with_segmentation_offload_and_gro_move_data_at_line_rate(scenarios, tmp_path):
+    path = scenarios / "combinations" / "napi-gro-tso.toml"
+    pcap = tmp_path / "gro.pcap"
+    r = nicsim.run(path, pcap=str(pcap))
+    s, t = transfer(r, "sender", "receiver", 20_000_000)
+    assert t["tcp_out_of_order"] == 0
+    assert t["tcp_goodput_mbps"] > 0.9 * 1000 * 1460 / 1538, "about the TCP ceiling of gigabit Ethernet"
+    # NAPI at both ends: every interrupt schedules a poll.
+    assert s["polls"] == s["interrupts"] > 0 and t["polls"] == t["interrupts"] > 0
+    # GRO: the receiver's protocol passed runs of several segments at once.
+    assert t["gro_segments"] > 3 * t["gro_batches"] > 0
+    # Without the stages, each end's processors pay per segment.
+    plain = nicsim.run(path, overrides={"host[0].adapter[0].tso": False, "host[1].driver.gro": False})
+    assert plain.metric("sender", "host_cpu_us_per_mb") > 1.2 * s["host_cpu_us_per_mb"], "TSO: one transmit cost per send"
+    assert plain.metric("receiver", "host_cpu_us_per_mb") > 1.1 * t["host_cpu_us_per_mb"], "GRO: one protocol pass per run"
+    frames = read_pcap(pcap)
+    assert len(frames) > 13_000 and all(check_frame(buf)["l4"] == "tcp" for _, buf in frames)
