@@ -39,6 +39,25 @@ def test_the_shipped_schema_is_what_nicsim_prints(schema):
     assert json.loads(SHIPPED.read_text()) == schema
 
 
+def test_the_shipped_key_reference_is_what_nicsim_prints(cli_module):
+    r = cli_module("schema", "--keys")
+    assert r.returncode == 0, r.stderr
+    shipped = (ROOT / "docs" / "scenario-keys.md").read_text()
+    assert shipped == r.stdout, "regenerate it with `nicsim schema --keys -o docs/scenario-keys.md`"
+
+
+def test_every_key_says_what_it_means_with_its_default(schema):
+    from nicsim.keydoc import reference, undescribed
+
+    assert undescribed(schema) == [], "give these fields a doc comment in the Rust types"
+    text = reference(schema)
+    # The reference reads the defaults from the types: a few known ones.
+    assert "| `rx_ring` | integer | `256` |" in text and "| `mode` | `\"handler\"` \\| `\"napi\"`" in text
+    assert "| `ack_delay` | a time | *none* |" in text and "| `latency` | a time | `\"0s\"` |" in text
+    for table in ["## `[[host.adapter]]`", "## `[host.adapter.toe]`", "## `[host.tcp]`", "## `[[link]]`", "## `[sweep]`"]:
+        assert table in text
+
+
 @pytest.mark.parametrize("path", scenario_files(), ids=lambda p: str(p.relative_to(SCENARIOS)))
 def test_every_shipped_scenario_validates(schema, path):
     jsonschema.validate(tomllib.loads(path.read_text()), schema)

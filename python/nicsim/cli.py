@@ -73,6 +73,7 @@ def _parser() -> argparse.ArgumentParser:
         "to have scenario files checked and completed as you type.",
     )
     sc.add_argument("-o", "--out", metavar="FILE", help="write it to FILE instead of standard output")
+    sc.add_argument("--keys", action="store_true", help="the key reference in Markdown instead (docs/scenario-keys.md)")
 
     w = sub.add_parser(
         "sweep",
@@ -227,6 +228,12 @@ def _schema(args) -> int:
     from .files import write_whole
 
     text = _core.scenario_schema()
+    if args.keys:
+        import json
+
+        from .keydoc import reference
+
+        text = reference(json.loads(text))
     if not args.out:
         sys.stdout.write(text)
         return 0

@@ -119,8 +119,7 @@ fn interrupt_name(i: InterruptSpec) -> &'static str {
 }
 
 fn nic_config(a: &AdapterSpec, path: &str, link_rate: u64) -> Result<NicConfig, ScenarioError> {
-    let d = NicConfig::gigabit();
-    let n = |key: &str, v: Option<i64>, default: u64| within(format!("{path}.{key}"), v.unwrap_or(default as i64), 0, 1 << 30);
+    let n = |key: &str, v: i64| within(format!("{path}.{key}"), v, 0, 1 << 30);
     let moderation = match a.interrupt {
         InterruptSpec::PerFrame => Moderation::PerFrame,
         InterruptSpec::MinInterval => match a.interrupt_interval {
@@ -163,17 +162,17 @@ fn nic_config(a: &AdapterSpec, path: &str, link_rate: u64) -> Result<NicConfig, 
     };
     let cfg = NicConfig {
         link_rate_bps: link_rate,
-        rx_fifo: n("rx_fifo", a.rx_fifo, d.rx_fifo)?,
-        tx_fifo: n("tx_fifo", a.tx_fifo, d.tx_fifo)?,
-        rx_dma_threshold: n("rx_dma_threshold", a.rx_dma_threshold, d.rx_dma_threshold)?,
-        rx_ring: n("rx_ring", a.rx_ring, d.rx_ring as u64)? as u32,
-        tx_ring: n("tx_ring", a.tx_ring, d.tx_ring as u64)? as u32,
-        rx_desc_cache: n("rx_desc_cache", a.rx_desc_cache, d.rx_desc_cache as u64)? as u32,
-        rx_desc_fetch: n("rx_desc_fetch", a.rx_desc_fetch, d.rx_desc_fetch as u64)? as u32,
-        tx_desc_fetch: n("tx_desc_fetch", a.tx_desc_fetch, d.tx_desc_fetch as u64)? as u32,
-        rx_writeback: n("rx_writeback", a.rx_writeback, d.rx_writeback as u64)? as u32,
-        tx_writeback: n("tx_writeback", a.tx_writeback, d.tx_writeback as u64)? as u32,
-        status_wait_clocks: n("status_wait_clocks", a.status_wait_clocks, 0)?,
+        rx_fifo: n("rx_fifo", a.rx_fifo)?,
+        tx_fifo: n("tx_fifo", a.tx_fifo)?,
+        rx_dma_threshold: n("rx_dma_threshold", a.rx_dma_threshold)?,
+        rx_ring: n("rx_ring", a.rx_ring)? as u32,
+        tx_ring: n("tx_ring", a.tx_ring)? as u32,
+        rx_desc_cache: n("rx_desc_cache", a.rx_desc_cache)? as u32,
+        rx_desc_fetch: n("rx_desc_fetch", a.rx_desc_fetch)? as u32,
+        tx_desc_fetch: n("tx_desc_fetch", a.tx_desc_fetch)? as u32,
+        rx_writeback: n("rx_writeback", a.rx_writeback)? as u32,
+        tx_writeback: n("tx_writeback", a.tx_writeback)? as u32,
+        status_wait_clocks: n("status_wait_clocks", a.status_wait_clocks)?,
         strip_crc: a.strip_crc,
         moderation,
         rx_writeback_delay: a.rx_writeback_delay.map(|t| in_units(t.0, RDTR_UNIT)),

@@ -2,7 +2,7 @@
 //! docs/scenarios.md documents every key and default.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::scenario::tcp_schema::{OffloadSpec, StackSpec, TtcpSpec};
 use crate::scenario::units::{BitRate, Frequency, TimeSpan};
@@ -17,39 +17,55 @@ fn yes() -> bool {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HostSpec {
+    /// Unique among all parts; no `:`.
     pub name: String,
+    /// Processors, 1 to 256.
     #[serde(default = "one")]
     pub cpus: i64,
+    /// Processor clock.
     pub clock: Frequency,
+    /// Protocol work on one processor at a time (a stack lock, as NT 4's).
     #[serde(default)]
     pub serialized_stack: bool,
+    /// Application throughput is measured from this time on (default 0).
     #[serde(default)]
     pub warmup: Option<TimeSpan>,
+    /// Processor cycles per event (`[host.costs]`).
     pub costs: CostsSpec,
+    /// How the driver learns of received frames and returns buffers (`[host.driver]`).
     #[serde(default)]
     pub driver: DriverSpec,
+    /// The bus kind and its settings (`[host.bus]`).
     pub bus: BusSpec,
+    /// Peer buses of the `[host.bus]` kind.
     #[serde(default = "one")]
     pub buses: i64,
     /// The host's adapters, in port order (`[[host.adapter]]`); one default
     /// adapter when none is given.
     #[serde(default = "one_adapter")]
     pub adapter: Vec<AdapterSpec>,
+    /// Ask peers for files over TCP, and ask again when one arrives.
     #[serde(default)]
     pub file_request: Option<FileRequestSpec>,
+    /// Serve blocks to the peers whose `read_from` names this host.
     #[serde(default)]
     pub file_serve: Option<FileServeSpec>,
     /// A TTCP transfer, and its socket's settings.
     #[serde(default)]
     pub ttcp: Option<TtcpSpec>,
+    /// The TTCP transfer's socket.
     #[serde(default)]
     pub tcp: StackSpec,
+    /// Processes that are always ready to run (a busy run queue).
     #[serde(default)]
     pub background: Option<BackgroundSpec>,
+    /// A switched segment of clients per adapter, generated.
     #[serde(default)]
     pub segments: Option<SegmentsSpec>,
+    /// Count received frames that no session claims.
     #[serde(default)]
     pub sink: bool,
+    /// Send frames to a sink as fast as the host takes them.
     #[serde(default)]
     pub blast: Option<BlastSpec>,
 }
@@ -57,21 +73,33 @@ pub struct HostSpec {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CostsSpec {
+    /// Taking an interrupt and reaching the handler.
     pub interrupt_entry: i64,
+    /// Leaving the handler.
     pub interrupt_exit: i64,
+    /// Driver work per received frame (descriptor, buffer, hand-off).
     pub rx_frame: i64,
+    /// Protocol work per received frame or segment (one per GRO batch).
     pub protocol_segment: i64,
+    /// Protocol and driver work per transmitted frame (per send's segments with TSO).
     pub tx_frame: i64,
+    /// Memory time of a copy, ns per byte: the driver's copy, and a TTCP application's to and from
+    /// socket buffers.
     #[serde(default)]
     pub copy_ns_per_byte: f64,
+    /// Application work per request made or answered, and per TTCP send or receive call.
     #[serde(default)]
     pub app_request: i64,
+    /// One poll of one adapter's ring, found work or not.
     #[serde(default)]
     pub poll: i64,
+    /// Per frame each way, the media work only a dumb adapter leaves to the host.
     #[serde(default)]
     pub media_frame: i64,
+    /// Freeing and allocating a receive buffer, when `buffers = "reallocate"`.
     #[serde(default)]
     pub rx_alloc: i64,
+    /// How long each allocation holds the memory the adapter writes to (default 0).
     #[serde(default)]
     pub alloc_stall: Option<TimeSpan>,
     /// Handling one completion or delivery message from a TCP offload engine.
@@ -79,7 +107,7 @@ pub struct CostsSpec {
     pub completion: i64,
 }
 
-#[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum ModeSpec {
     Handler,
@@ -90,7 +118,7 @@ pub enum ModeSpec {
     OsPoll,
 }
 
-#[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum BuffersSpec {
     #[default]
@@ -101,18 +129,26 @@ pub enum BuffersSpec {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DriverSpec {
+    /// "handler", "napi", "poll" (a processor polls for ever) or "os-poll" (the OS's polling
+    /// process).
     #[serde(default)]
     pub mode: ModeSpec,
+    /// The handler copies each received frame (handler mode).
     #[serde(default)]
     pub copy: bool,
+    /// Receive buffers handed back per tail write; below the ring size.
     #[serde(default = "one")]
     pub refill_batch: i64,
+    /// Frames per poll (NAPI weight, DPDK burst).
     #[serde(default = "sixty_four")]
     pub budget: i64,
+    /// Frames per transmit tail write.
     #[serde(default = "one")]
     pub tx_tail_batch: i64,
+    /// The polling processor in the poll modes.
     #[serde(default)]
     pub poll_cpu: i64,
+    /// "recycle" (a fixed pool) or "reallocate" (a new buffer per frame).
     #[serde(default)]
     pub buffers: BuffersSpec,
     /// Merge consecutive in-order data segments of one connection, queued
@@ -140,14 +176,20 @@ impl Default for DriverSpec {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SegmentsSpec {
+    /// Peers on each adapter's switch, 1 to 4095.
     pub clients: i64,
+    /// The rate of every link of the segment.
     pub rate: BitRate,
+    /// Sessions per client.
     #[serde(default = "one")]
     pub sessions: i64,
+    /// A client's pause between a block's last byte and its next request (default 0).
     #[serde(default)]
     pub think: Option<TimeSpan>,
+    /// The switch's frames per output port.
     #[serde(default = "queue_frames")]
     pub queue_frames: i64,
+    /// The switch's latency.
     #[serde(default = "no_time")]
     pub latency: TimeSpan,
 }
@@ -162,8 +204,11 @@ fn no_time() -> TimeSpan {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BackgroundSpec {
+    /// Processes always ready to run.
     pub processes: i64,
+    /// How long each runs when its turn comes.
     pub slice: TimeSpan,
+    /// The processor whose run queue they are in.
     #[serde(default)]
     pub cpu: i64,
 }
@@ -172,7 +217,7 @@ fn sixty_four() -> i64 {
     64
 }
 
-#[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum BusKind {
     Pci,
@@ -183,26 +228,41 @@ pub enum BusKind {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BusSpec {
+    /// "pci" (also PCI-X) or "pcie"; a key of the other kind is an error.
     pub kind: BusKind,
     // PCI / PCI-X
+    /// PCI: data width in bits, 32 or 64 (default 64).
     pub width: Option<i64>,
+    /// PCI: bus clock (default "33MHz").
     pub clock: Option<Frequency>,
+    /// PCI: the host's cache line, bytes (default 32).
     pub cache_line: Option<i64>,
+    /// PCI: clocks of address phase and turnaround per transaction (default 6).
     pub overhead_clocks: Option<i64>,
+    /// PCI: clocks before a read's first data (default 10).
     pub read_latency_clocks: Option<i64>,
+    /// PCI: memory write and invalidate for whole lines (default true).
     pub mwi: Option<bool>,
     // PCIe
+    /// PCIe: generation 1 to 5 (default 3).
     pub generation: Option<i64>,
+    /// PCIe: lanes (default 8).
     pub lanes: Option<i64>,
+    /// PCIe: maximum payload size, bytes (default 256).
     pub mps: Option<i64>,
+    /// PCIe: maximum read request size, bytes (default 512).
     pub mrrs: Option<i64>,
+    /// PCIe: read completion boundary, bytes (default 64).
     pub rcb: Option<i64>,
+    /// PCIe: from a read request to its first completion (default "500ns").
     pub read_latency: Option<TimeSpan>,
+    /// PCIe: TLPs acknowledged per ACK DLLP (default 4).
     pub tlps_per_ack: Option<i64>,
+    /// PCIe: TLPs per flow-control update DLLP (default 4).
     pub tlps_per_fc_update: Option<i64>,
 }
 
-#[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum InterruptSpec {
     #[default]
@@ -213,12 +273,26 @@ pub enum InterruptSpec {
     Backup,
 }
 
-#[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum AdapterKindSpec {
     #[default]
     Ring,
     Toe,
+}
+
+/// A ring adapter's defaults: the 8254x's (`NicConfig::gigabit`).
+mod ring {
+    use crate::nic::NicConfig;
+    macro_rules! from_gigabit {
+        ($($key:ident),*) => {
+            $(pub fn $key() -> i64 {
+                NicConfig::gigabit().$key as i64
+            })*
+        };
+    }
+    from_gigabit!(rx_fifo, tx_fifo, rx_dma_threshold, rx_ring, tx_ring, rx_desc_cache, rx_desc_fetch, tx_desc_fetch);
+    from_gigabit!(rx_writeback, tx_writeback, status_wait_clocks);
 }
 
 fn one_adapter() -> Vec<AdapterSpec> {
@@ -247,26 +321,57 @@ pub struct AdapterSpec {
     /// The offload engine's processor and host interface (with kind = "toe").
     #[serde(default)]
     pub toe: Option<OffloadSpec>,
-    pub rx_fifo: Option<i64>,
-    pub tx_fifo: Option<i64>,
-    pub rx_dma_threshold: Option<i64>,
-    pub rx_ring: Option<i64>,
-    pub tx_ring: Option<i64>,
-    pub rx_desc_cache: Option<i64>,
-    pub rx_desc_fetch: Option<i64>,
-    pub tx_desc_fetch: Option<i64>,
-    pub rx_writeback: Option<i64>,
-    pub tx_writeback: Option<i64>,
-    pub status_wait_clocks: Option<i64>,
+    /// Receive packet buffer, bytes.
+    #[serde(default = "ring::rx_fifo")]
+    pub rx_fifo: i64,
+    /// Transmit packet buffer, bytes.
+    #[serde(default = "ring::tx_fifo")]
+    pub tx_fifo: i64,
+    /// Bytes of a frame in the receive FIFO before its DMA may start.
+    #[serde(default = "ring::rx_dma_threshold")]
+    pub rx_dma_threshold: i64,
+    /// Receive descriptors, a multiple of 8.
+    #[serde(default = "ring::rx_ring")]
+    pub rx_ring: i64,
+    /// Transmit descriptors, a multiple of 8.
+    #[serde(default = "ring::tx_ring")]
+    pub tx_ring: i64,
+    /// Receive descriptors the adapter holds on chip.
+    #[serde(default = "ring::rx_desc_cache")]
+    pub rx_desc_cache: i64,
+    /// Receive descriptors fetched in one read.
+    #[serde(default = "ring::rx_desc_fetch")]
+    pub rx_desc_fetch: i64,
+    /// Transmit descriptors fetched in one read.
+    #[serde(default = "ring::tx_desc_fetch")]
+    pub tx_desc_fetch: i64,
+    /// Receive descriptors written back in one write.
+    #[serde(default = "ring::rx_writeback")]
+    pub rx_writeback: i64,
+    /// Transmit descriptors written back in one write.
+    #[serde(default = "ring::tx_writeback")]
+    pub tx_writeback: i64,
+    /// PCI target wait states on each descriptor write-back.
+    #[serde(default = "ring::status_wait_clocks")]
+    pub status_wait_clocks: i64,
+    /// The FCS is stripped before DMA (else its 4 bytes cross the bus).
     #[serde(default)]
     pub strip_crc: bool,
+    /// "per-frame", "min-interval", "coalesce", or "backup" (polling with interrupt backup).
     #[serde(default)]
     pub interrupt: InterruptSpec,
+    /// With "min-interval": the least time between interrupts (in 256 ns units).
     pub interrupt_interval: Option<TimeSpan>,
+    /// With "coalesce": interrupt after this many completions ...
     pub coalesce_frames: Option<i64>,
+    /// With "coalesce": ... or this long after the first.
     pub coalesce_time: Option<TimeSpan>,
+    /// With "backup": the longest a received frame may wait unpolled.
     pub backup_timeout: Option<TimeSpan>,
+    /// With "backup": interrupt at once when this few receive buffers are left.
     pub backup_low_buffers: Option<i64>,
+    /// A partial write-back group waits this long for more frames (1.024 us units; none: it goes as
+    /// soon as no frame waits).
     pub rx_writeback_delay: Option<TimeSpan>,
     /// Only in-order TCP data of one connection waits for a write-back group;
     /// any other frame is written back at once.
@@ -277,6 +382,7 @@ pub struct AdapterSpec {
     pub intelligent: bool,
     /// The processor's clock and per-frame cycles (used when `intelligent`).
     pub processor_clock: Option<Frequency>,
+    /// An intelligent adapter's cycles per frame, each way.
     pub processor_frame_cycles: Option<i64>,
     /// Segmentation offload: the host's transmit work is once per send.
     #[serde(default)]
@@ -292,15 +398,21 @@ impl Default for AdapterSpec {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FileRequestSpec {
+    /// The `[[peer]]`s to ask.
     pub peers: Vec<String>,
+    /// Sessions per peer.
     #[serde(default = "one")]
     pub sessions: i64,
+    /// Bytes of each request.
     #[serde(default = "request_bytes")]
     pub request_bytes: i64,
+    /// Bytes of each file.
     #[serde(default = "file_bytes")]
     pub file_bytes: i64,
+    /// The receive window advertised, bytes.
     #[serde(default = "window")]
     pub window: i64,
+    /// The delayed-ACK limit; "0ns" acknowledges at once.
     #[serde(default = "delayed_ack")]
     pub delayed_ack: TimeSpan,
 }
@@ -309,14 +421,19 @@ pub struct FileRequestSpec {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FileServeSpec {
+    /// The port it serves on.
     #[serde(default = "serve_port")]
     pub port: i64,
+    /// Bytes of each request.
     #[serde(default = "request_bytes")]
     pub request_bytes: i64,
+    /// Bytes of each block served.
     #[serde(default = "read_bytes")]
     pub read_bytes: i64,
+    /// The receive window advertised, bytes.
     #[serde(default = "window")]
     pub window: i64,
+    /// The delayed-ACK limit; "0ns" acknowledges at once.
     #[serde(default = "delayed_ack")]
     pub delayed_ack: TimeSpan,
 }
@@ -346,11 +463,15 @@ fn delayed_ack() -> TimeSpan {
 pub struct BlastSpec {
     /// The sink the frames are addressed to.
     pub to: String,
+    /// Bytes per frame, FCS included.
     pub frame_size: i64,
+    /// The processor the sender runs on.
     #[serde(default)]
     pub cpu: i64,
+    /// Frames built per step of the sending loop.
     #[serde(default = "one")]
     pub burst: i64,
+    /// UDP frames (else raw Ethernet).
     #[serde(default = "yes")]
     pub udp: bool,
     /// Frames to send in all; without it, for the whole run.
@@ -361,10 +482,12 @@ pub struct BlastSpec {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PeerSpec {
+    /// Unique among all parts; no `:`.
     pub name: String,
     /// A client: the host whose `file_serve` it reads blocks from.
     #[serde(default)]
     pub read_from: Option<String>,
+    /// Its client sessions (with `read_from`).
     #[serde(default = "one")]
     pub sessions: i64,
     /// Time between a block's last byte and the next request.

@@ -2,7 +2,7 @@
 //! docs/scenarios.md; unknown keys are errors.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::scenario::host_schema::{HostSpec, PeerSpec};
 use crate::scenario::smart_schema::SmartSpec;
@@ -27,10 +27,13 @@ fn zero_time() -> TimeSpan {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
+    /// Name shown in results (default: the file's name).
     #[serde(default)]
     pub name: Option<String>,
+    /// Free text.
     #[serde(default)]
     pub description: Option<String>,
+    /// Seeds every component's random stream (each derived from the seed and the component's name).
     #[serde(default = "default_seed")]
     pub seed: u64,
     /// Stop at this simulated time; without it, run until no event is left.
@@ -39,20 +42,28 @@ pub struct Scenario {
     /// Largest IP packet, bytes (1500; up to 9000 and more for jumbo frames).
     #[serde(default = "default_mtu")]
     pub mtu: u32,
+    /// Frame generators (`[[source]]`).
     #[serde(default)]
     pub source: Vec<SourceSpec>,
+    /// Stations that count and check what they receive (`[[sink]]`).
     #[serde(default)]
     pub sink: Vec<SinkSpec>,
+    /// Store-and-forward switches (`[[switch]]`).
     #[serde(default)]
     pub switch: Vec<SwitchSpec>,
+    /// Full-duplex links between two ends (`[[link]]`).
     #[serde(default)]
     pub link: Vec<LinkSpec>,
+    /// Modelled hosts: processors, driver, stack, applications and adapters (`[[host]]`).
     #[serde(default)]
     pub host: Vec<HostSpec>,
+    /// Ideal TCP hosts that cost nothing (`[[peer]]`).
     #[serde(default)]
     pub peer: Vec<PeerSpec>,
+    /// Hosts with a programmable adapter (`[[smart_host]]`).
     #[serde(default)]
     pub smart_host: Vec<SmartSpec>,
+    /// Linux TAP devices bridging the simulation to the kernel (`[[tap]]`).
     #[serde(default)]
     pub tap: Vec<TapSpec>,
     /// How `nicsim sweep` varies this scenario; a single run ignores it.
@@ -66,6 +77,7 @@ pub struct Scenario {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SweepSpec {
+    /// "grid": every combination of the lists; "zip": the lists side by side.
     #[serde(default)]
     pub mode: SweepMode,
     /// Key (as `--set` writes it) or `@label` to the values it takes.
@@ -73,7 +85,7 @@ pub struct SweepSpec {
     pub vary: std::collections::BTreeMap<String, Vec<toml::Value>>,
 }
 
-#[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum SweepMode {
     #[default]
@@ -81,7 +93,7 @@ pub enum SweepMode {
     Zip,
 }
 
-#[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Protocol {
     Raw,
@@ -89,14 +101,14 @@ pub enum Protocol {
     Tcp,
 }
 
-#[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum PatternSpec {
     Constant,
     Poisson,
 }
 
-#[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum FillSpec {
     Counter,
@@ -106,11 +118,14 @@ pub enum FillSpec {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SourceSpec {
+    /// Unique among all parts; no `:`.
     pub name: String,
     /// The sink this source addresses its frames to.
     pub to: String,
+    /// "raw" (EtherType 0x88B5), "udp", or "tcp" (one data stream, no handshake).
     #[serde(default = "udp")]
     pub protocol: Protocol,
+    /// 4 or 6 (ignored for raw frames).
     #[serde(default = "four")]
     pub ip_version: u8,
     /// Frame size in bytes, FCS included, preamble and gap not (64..=mtu+18).
@@ -119,17 +134,23 @@ pub struct SourceSpec {
     /// Or: bytes after the last header (UDP/TCP payload; Ethernet payload if raw).
     #[serde(default)]
     pub payload_size: Option<i64>,
+    /// "line" (back to back), a bit rate counting every bit on the wire, or frames per second
+    /// ("1Mpps").
     #[serde(default = "line")]
     pub rate: SourceRate,
+    /// Inter-frame times: "constant" or "poisson" (Poisson needs a rate).
     #[serde(default = "constant")]
     pub pattern: PatternSpec,
+    /// Payload bytes: "counter" or "random" (from the source's seeded stream).
     #[serde(default = "counter")]
     pub fill: FillSpec,
     /// Frames to send; without it the source runs until the scenario's duration.
     #[serde(default)]
     pub count: Option<i64>,
+    /// When the first frame leaves.
     #[serde(default = "zero_time")]
     pub start: TimeSpan,
+    /// 802.1Q VLAN id, 0 to 4095 (none by default).
     #[serde(default)]
     pub vlan: Option<i64>,
 }
@@ -153,6 +174,7 @@ fn counter() -> FillSpec {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SinkSpec {
+    /// Unique among all parts; no `:`.
     pub name: String,
 }
 
@@ -161,6 +183,7 @@ pub struct SinkSpec {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TapSpec {
+    /// The station's name; a host's `ttcp.to` may name it.
     pub name: String,
     /// The TAP interface; opened if it exists (say in a network namespace), else made.
     pub device: String,
@@ -173,10 +196,14 @@ pub struct TapSpec {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SwitchSpec {
+    /// Unique among all parts; no `:`; links name its ports "NAME:PORT".
     pub name: String,
+    /// Ports, 2 to 4096.
     pub ports: i64,
+    /// Frames each output port holds while its link is busy (tail drop beyond).
     #[serde(default = "default_switch_queue")]
     pub queue_frames: i64,
+    /// From a frame's last bit in to its being ready to leave.
     #[serde(default = "zero_time")]
     pub latency: TimeSpan,
 }
@@ -184,13 +211,20 @@ pub struct SwitchSpec {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LinkSpec {
+    /// Unique among all parts.
     pub name: String,
-    /// One end: a source or sink name, or "switch:port".
+    /// One end: a station's name (a source, sink, host, peer, smart host or tap;
+    /// "HOST:I" for adapter I of a host with several), or "SWITCH:PORT".
     pub a: String,
+    /// The other end, as `a`.
     pub b: String,
+    /// Line rate.
     pub rate: BitRate,
+    /// One-way propagation delay (about 5 ns per metre of cable).
     #[serde(default = "zero_time")]
     pub propagation: TimeSpan,
+    /// Frames that may wait at each end's transmitter behind the one being sent; beyond it they are
+    /// dropped and counted.
     #[serde(default = "default_tx_queue")]
     pub tx_queue: i64,
     /// Fraction of frames lost, each way.

@@ -3,7 +3,7 @@
 //! every key; the engine's defaults are the HP 2001 study's (docs/model.md).
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::scenario::host_schema::BusSpec;
 use crate::scenario::tcp_validate::{hp_firmware_cycles, HP_ACK_CYCLES};
@@ -89,14 +89,14 @@ defaults! {
     yes: bool = true;
 }
 
-#[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum AckPolicySpec {
     EverySecondSegment,
     WindowUpdate,
 }
 
-#[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum RoleSpec {
     Send,
@@ -106,6 +106,7 @@ pub enum RoleSpec {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TtcpSpec {
+    /// "send" (`ttcp -t`) or "receive" (`ttcp -r`).
     pub role: RoleSpec,
     /// Bytes per send or receive call.
     pub message: i64,
@@ -118,8 +119,10 @@ pub struct TtcpSpec {
     /// The receiving host or tap (the sender's).
     #[serde(default)]
     pub to: Option<String>,
+    /// The receiver's port (default 5001).
     #[serde(default)]
     pub port: Option<i64>,
+    /// When the sender connects (default 0; start the receiver first).
     #[serde(default)]
     pub start: Option<TimeSpan>,
 }

@@ -185,9 +185,74 @@ from_text_or_int!(TimeSpan, "a time such as \"10us\"", parse_time, |_v| Err::<Ti
     "write a time with its unit, as a string such as \"10us\"".to_string()
 ));
 
+/// `value` in the largest of `units` (name, size) that divides it, else in the smallest.
+fn with_unit(value: u64, units: &[(&str, u64)]) -> String {
+    let (name, size) = units.iter().find(|(_, size)| value.is_multiple_of(*size)).unwrap_or(units.last().expect("units"));
+    format!("{}{name}", value / size)
+}
+
+/// Quantities are written back as a scenario file would write them (for the
+/// defaults in the JSON Schema): the largest unit that is exact.
+macro_rules! as_text {
+    ($ty:ty, |$v:ident| $text:expr) => {
+        impl serde::Serialize for $ty {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let $v = self;
+                s.serialize_str(&$text)
+            }
+        }
+    };
+}
+
+const BITS: [(&str, u64); 4] = [("Gbps", 1_000_000_000), ("Mbps", 1_000_000), ("kbps", 1_000), ("bps", 1)];
+as_text!(BitRate, |v| with_unit(v.0, &BITS));
+// A nominal figure ("33MHz" is 100/3 MHz) is written as such.
+as_text!(Frequency, |v| match (v.0.hz() / 1e6).floor() as u64 {
+    mhz if mhz > 0 && Clock::from_mhz(mhz) == v.0 => with_unit(mhz * 1_000_000, &[("GHz", 1_000_000_000), ("MHz", 1_000_000)]),
+    _ => with_unit(v.0.hz().round() as u64, &[("GHz", 1_000_000_000), ("MHz", 1_000_000), ("kHz", 1_000), ("Hz", 1)]),
+});
+as_text!(TimeSpan, |v| if v.0.ps() == 0 {
+    "0s".to_string()
+} else {
+    with_unit(v.0.ps(), &[("s", 1_000_000_000_000), ("ms", 1_000_000_000), ("us", 1_000_000), ("ns", 1_000), ("ps", 1)])
+});
+as_text!(SourceRate, |v| match v {
+    SourceRate::Line => "line".to_string(),
+    SourceRate::Bits(b) => with_unit(*b, &BITS),
+    SourceRate::Frames(f) => format!("{f}pps"),
+});
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quantities_are_written_back_as_they_are_read() {
+        let text = |v: &dyn erased::Text| v.text();
+        for t in ["0s", "200ms", "500ns", "10us", "2s"] {
+            assert_eq!(text(&parse_time(t).unwrap()), t);
+        }
+        for r in ["10Gbps", "100Mbps", "1500bps"] {
+            assert_eq!(text(&parse_bit_rate(r).unwrap()), r);
+        }
+        for f in ["33MHz", "400MHz", "2GHz", "2400MHz"] {
+            let back = text(&parse_frequency(f).unwrap());
+            assert_eq!(parse_frequency(&back).unwrap(), parse_frequency(f).unwrap(), "{f} -> {back}");
+        }
+        assert_eq!(text(&parse_frequency("33MHz").unwrap()), "33MHz");
+        assert_eq!(text(&parse_source_rate("line").unwrap()), "line");
+    }
+
+    mod erased {
+        pub trait Text {
+            fn text(&self) -> String;
+        }
+        impl<T: serde::Serialize> Text for T {
+            fn text(&self) -> String {
+                serde_json::to_value(self).unwrap().as_str().unwrap().to_string()
+            }
+        }
+    }
 
     #[test]
     fn rates() {
