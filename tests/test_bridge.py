@@ -27,10 +27,22 @@ SIM_IP = "198.18.0.1"
 LINUX_IP = "198.18.0.2"
 TEN_MB = 10_000_000
 # The HP 2001 host's three designs, as its study defines them (the settings of
-# each `@design` group), and a NAPI host with moderation and its own stack.
+# each `@design` group); and a NAPI host with moderation and its own stack, as
+# it is and with its adapter's segmentation offload, batched write-back of
+# in-order data and GRO in its driver.
 DESIGNS = {label: [f"{k}={toml_value(v)}" for k, v in sets.items()] for label, sets in hp_designs().items()}
-SENDERS = [(SEND, d) for d in DESIGNS] + [("bridge/host-send.toml", None)]
-RECEIVERS = [(RECEIVE, d) for d in DESIGNS] + [("bridge/host-receive.toml", None)]
+DESIGNS["napi"] = []
+DESIGNS["napi-tso-gro"] = [
+    "host[0].adapter[0].tso=true",
+    "host[0].adapter[0].rx_writeback=8",
+    "host[0].adapter[0].rx_writeback_delay='20us'",
+    "host[0].adapter[0].rx_writeback_data_only=true",
+    "host[0].driver.gro=true",
+    "link[0].rate='1 Gb/s'",
+]
+NAPI = ("napi", "napi-tso-gro")
+SENDERS = [(SEND, d) for d in DESIGNS if d not in NAPI] + [("bridge/host-send.toml", d) for d in NAPI]
+RECEIVERS = [(RECEIVE, d) for d in DESIGNS if d not in NAPI] + [("bridge/host-receive.toml", d) for d in NAPI]
 
 
 def namespace_host(**kw):
@@ -122,6 +134,9 @@ def test_real_linux_client_sends_ten_megabytes_to_a_simulated_server(host, scena
     assert sim["metrics"]["ttcp_bytes"] == sent["bytes"] == TEN_MB
     assert sim["text"]["ttcp_sha256"] == sent["sha256"], "the simulated server received exactly what Linux sent"
     assert sim["metrics"]["transfer_complete"] == 1
+    if design == "napi-tso-gro":
+        m = sim["metrics"]
+        assert m["gro_segments"] > m["gro_batches"] > 0, "Linux's segments went up the simulated stack merged"
 
 
 def test_ping_and_arp_are_answered_by_the_simulated_host(host, scenarios):
