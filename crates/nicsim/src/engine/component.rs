@@ -65,6 +65,10 @@ impl<'a> Ctx<'a> {
         debug_assert!(at >= self.now, "message scheduled in the past");
         self.outbox.push(Outgoing { at: at.max(self.now), port: Some(port), msg });
     }
+    /// Be handed `Msg::Timer(tag)` at `at` (at once if that has passed).
+    pub fn wake_at(&mut self, at: Time, tag: u64) {
+        self.outbox.push(Outgoing { at: at.max(self.now), port: None, msg: Msg::Timer(tag) });
+    }
     /// Be handed `Msg::Timer(tag)` after `delay`.
     pub fn wake_after(&mut self, delay: Duration, tag: u64) {
         self.outbox.push(Outgoing { at: self.now + delay, port: None, msg: Msg::Timer(tag) });

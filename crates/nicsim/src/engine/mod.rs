@@ -6,6 +6,7 @@ mod paced;
 mod queue;
 mod rng;
 mod simulator;
+pub mod tag;
 
 pub use component::{Component, Ctx, Msg, Outgoing, PortId};
 pub use paced::{PaceStats, Pacing};

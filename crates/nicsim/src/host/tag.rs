@@ -1,6 +1,7 @@
-//! A host's timers: each one's tag says what falls due, the kind in the top
-//! byte, an index (adapter or processor) in the next, a value below.
+//! A host's timers: each one's tag says what falls due (packed as
+//! `engine::tag` packs every component's).
 
+use crate::engine::tag::{pack, unpack};
 use crate::engine::Ctx;
 use crate::time::Time;
 
@@ -31,8 +32,6 @@ pub(super) enum Tag {
     OffloadSend(usize),
 }
 
-const VALUE: u64 = (1 << 48) - 1;
-
 impl Tag {
     fn encode(self) -> u64 {
         let (kind, index, value) = match self {
@@ -48,11 +47,11 @@ impl Tag {
             Tag::OffloadTimer(p) => (10, p, 0),
             Tag::OffloadSend(p) => (11, p, 0),
         };
-        (kind << 56) | ((index as u64 & 0xff) << 48) | (value & VALUE)
+        pack(kind, index, value)
     }
     pub fn decode(tag: u64) -> Option<Tag> {
-        let (i, v) = (((tag >> 48) & 0xff) as usize, tag & VALUE);
-        Some(match tag >> 56 {
+        let (kind, i, v) = unpack(tag);
+        Some(match kind {
             1 => Tag::Irq(i, v),
             2 => Tag::RxPost(i, v as u32),
             3 => Tag::TxTail(i),
@@ -70,5 +69,6 @@ impl Tag {
 }
 
 pub(super) fn wake(ctx: &mut Ctx, at: Time, tag: Tag) {
-    ctx.wake_after(at.since(ctx.now()), tag.encode());
+    debug_assert!(at >= ctx.now(), "a host timer set in the past");
+    ctx.wake_at(at, tag.encode());
 }

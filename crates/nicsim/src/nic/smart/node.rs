@@ -6,6 +6,7 @@
 //! receiving in `recv.rs`; timers carry a `Tag` saying what falls due.
 
 use crate::bus::HostBus;
+use crate::engine::tag::{pack, unpack};
 use crate::engine::{Component, Ctx, Msg, PortId};
 use crate::nic::firmware::coalesce::Coalescer;
 use crate::nic::firmware::gro::Gro;
@@ -46,11 +47,11 @@ impl Tag {
             Tag::GroFlush => (7, 0),
             Tag::DmaEnd => (8, 0),
         };
-        (kind << 56) | v
+        pack(kind, 0, v)
     }
     fn decode(t: u64) -> Option<Tag> {
-        let v = t & ((1 << 56) - 1);
-        Some(match t >> 56 {
+        let (kind, _, v) = unpack(t);
+        Some(match kind {
             1 => Tag::Doorbell(v),
             2 => Tag::SendDone(v),
             3 => Tag::Generate,
@@ -65,7 +66,7 @@ impl Tag {
 }
 
 pub(super) fn wake(ctx: &mut Ctx, at: Time, tag: Tag) {
-    ctx.wake_after(at.max(ctx.now()).since(ctx.now()), tag.encode());
+    ctx.wake_at(at, tag.encode());
 }
 
 /// What the sending side has done.
