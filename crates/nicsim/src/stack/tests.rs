@@ -201,3 +201,29 @@ fn a_bsd_receiver_acknowledges_when_its_reads_open_the_window() {
     assert_eq!(acks_for_two_segments(AckPolicy::WindowUpdate, 1000), 0, "a read of under two segments is no window update");
     assert_eq!(acks_for_two_segments(AckPolicy::WindowUpdate, 2 * 1460), 1, "a read of two segments sends the window update");
 }
+
+#[test]
+fn a_listener_on_another_lane_resolves_a_new_station_without_a_retransmission() {
+    // Neither knows the other; `b` listens on its second socket, whose interface
+    // did not see `a`'s ARP request (the first socket's answered it): it asks
+    // for `a`'s address itself, holds its SYN-ACK meanwhile, and sends it once
+    // the reply (which every lane takes in) arrives.
+    let (mut a, mut b) = (Stack::new(&cfg(1), 1), Stack::new(&cfg(2), 2));
+    a.open(&socket());
+    b.open(&socket());
+    let listener = b.open(&socket());
+    b.listen(listener, 5001).unwrap();
+    a.connect(S, [10, 0, 0, 2], 5001, 40000).unwrap();
+    let mut now = Time::ZERO;
+    while !a.established(S) && now < Time::ZERO + Duration::from_ms(100) {
+        for f in a.poll(now) {
+            b.input(f);
+        }
+        for f in b.poll(now) {
+            a.input(f);
+        }
+        now += Duration::from_us(10);
+    }
+    assert!(a.established(S), "the handshake completed within 100 ms, with no SYN sent again");
+    assert_eq!(a.tally.syns, 1);
+}
