@@ -29,7 +29,7 @@ TSO = ROOT / "scenarios" / "papers" / "patent-direct-tso" / "tso.toml"
 for seg in ("direct", "store-and-forward"):
     CASES[f"patent-direct-tso, {seg}, 64 MB in 1 MB sends"] = (
         TSO,
-        {"smart_host[0].send.bytes": 64 << 20, "smart_host[0].adapter.segmentation": seg},
+        {"host[0].send.bytes": 64 << 20, "host[0].adapter[0].programmable.segmentation": seg},
     )
 
 

@@ -32,14 +32,14 @@ def main() -> None:
     ap.add_argument("--points", type=int, default=60)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    work = {"smart_host[0].send.count": [20000 + 1000 * i for i in range(args.points)]}
-    tiny = {"smart_host[0].send.count": list(range(1, args.points + 1))}
+    work = {"host[0].send.count": [20000 + 1000 * i for i in range(args.points)]}
+    tiny = {"host[0].send.count": list(range(1, args.points + 1))}
     with tempfile.TemporaryDirectory() as d:
         d = Path(d)
         serial, rows = timed(lambda: nicsim.sweep(WORK, work, db=d / "serial.duckdb", jobs=1))
         dask, _ = timed(lambda: nicsim.sweep(WORK, work, db=d / "dask.duckdb", jobs=2))
         run_sum = float(rows["wall_seconds"].sum())
-        direct, _ = timed(lambda: [nicsim.run(TINY, overrides={"smart_host[0].send.count": n}) for n in tiny["smart_host[0].send.count"]])
+        direct, _ = timed(lambda: [nicsim.run(TINY, overrides={"host[0].send.count": n}) for n in tiny["host[0].send.count"]])
         tiny_serial, _ = timed(lambda: nicsim.sweep(TINY, tiny, db=d / "ts.duckdb", jobs=1))
         tiny_dask, _ = timed(lambda: nicsim.sweep(TINY, tiny, db=d / "td.duckdb", jobs=2))
     n = args.points

@@ -61,6 +61,8 @@ def test_one_host_runs_its_tcp_on_an_offload_engine_beside_a_plain_adapter(scena
         ({"host[0].adapter[1].toe": {"queue_depth": 4}}, "host[0].adapter[1].toe", 'kind = "toe"'),
         ({"host[0].adapter[0].toe": {"queue_depth": 0}}, "host[0].adapter[0].toe.queue_depth", "1 to 4096"),
         ({"host[0].adapter[0].kind": "magic"}, "host[0].adapter[0].kind", "toe"),
+        ({"host[0].adapter[1].kind": "programmable"}, "host[0].adapter[1].programmable", "required"),
+        ({"host[0].adapter[1].programmable": {"clock": '"1GHz"', "memory_bandwidth": '"1Gbps"'}}, "host[0].adapter[1].programmable", 'kind = "programmable"'),
     ],
 )
 def test_bad_offload_engine_settings_are_named(scenarios, cli, sets, path, words):
@@ -70,9 +72,31 @@ def test_bad_offload_engine_settings_are_named(scenarios, cli, sets, path, words
     assert path in p.stderr and words in p.stderr, p.stderr
 
 
+@pytest.mark.parametrize(
+    "sets, path, words",
+    [
+        ({"host[0].adapter[0].kind": "ring"}, "host[0].adapter[0].programmable", "applies only"),
+        ({"host[0].adapter[0].programmable.memory": 1000}, "host[0].adapter[0].programmable.memory", "must be"),
+        ({"host[0].send.to": "nobody"}, "host[0].send.to", "no station"),
+    ],
+)
+def test_bad_programmable_adapter_settings_are_named(scenarios, cli, sets, path, words):
+    args = [a for k, v in sets.items() for a in ("--set", f"{k}={nicsim_value(v)}")]
+    p = cli("check", scenarios / "combinations" / "ring-and-programmable.toml", *args)
+    assert p.returncode == 2, p.stderr
+    assert path in p.stderr and words in p.stderr, p.stderr
+
+
+def test_a_send_workload_needs_a_programmable_adapter(scenarios, cli):
+    p = cli("check", scenarios / "combinations" / "napi-gro-tso.toml", "--set", 'host[0].send={kind = "dma", direction = "to-host"}')
+    assert p.returncode == 2 and "host[0].send" in p.stderr and "programmable adapter" in p.stderr, p.stderr
+
+
 def nicsim_value(v):
     if isinstance(v, dict):
         return "{" + ", ".join(f"{k} = {x}" for k, x in v.items()) + "}"
+    if isinstance(v, int):
+        return str(v)
     return f'"{v}"'
 
 
@@ -93,3 +117,22 @@ def test_napi_hosts_with_segmentation_offload_and_gro_move_data_at_line_rate(sce
     assert plain.metric("receiver", "host_cpu_us_per_mb") > 1.1 * t["host_cpu_us_per_mb"], "GRO: one protocol pass per run"
     frames = read_pcap(pcap)
     assert len(frames) > 13_000 and all(check_frame(buf)["l4"] == "tcp" for _, buf in frames)
+
+
+def test_one_host_drives_a_programmable_adapter_beside_a_ring_adapter(scenarios, tmp_path):
+    pcap = tmp_path / "mixed.pcap"
+    path = scenarios / "combinations" / "ring-and-programmable.toml"
+    r = nicsim.run(path, pcap=str(pcap), capture=["server-receiver"], overrides={"host[0].send.bytes": 16 << 20})
+    s = r.component("server").metrics
+    # Port 0: the programmable adapter segments the sends straight from host
+    # memory; no payload byte passes through its memory.
+    assert s["adapter0_tx_payload_bytes"] == 16 << 20 and s["adapter0_adapter_memory_payload_bytes"] == 0
+    assert s["adapter0_tx_goodput_mbps"] > 9000
+    # Port 1: the ring adapter takes the flood through NAPI; the host counts it.
+    flood = r.metric("flood", "sent")
+    assert s["adapter1_rx_frames"] == flood and s["sink_frames"] >= 0.999 * flood
+    assert s["polls"] == s["interrupts"] == s["adapter1_interrupts"] > 0
+    # The event ring is polled on processor 1, the ring adapter's work on processor 0.
+    assert s["cpu1_poll"] > 0 and s["cpu0_interrupt"] > 0 and s["cpu1_interrupt"] == 0
+    frames = read_pcap(pcap)
+    assert len(frames) == s["adapter0_tx_frames"] and all(check_frame(buf)["l4"] == "tcp" for _, buf in frames)

@@ -16,7 +16,7 @@ pytest.importorskip("dask.distributed")
 from dask.distributed import Client, LocalCluster  # noqa: E402
 
 SCENARIO = SCENARIOS / "papers" / "malta2001" / "send.toml"
-VARY = {"smart_host[0].send.frame_size": [64, 256, 1024, 1518], "smart_host[0].send.count": [2000, 4000]}
+VARY = {"host[0].send.frame_size": [64, 256, 1024, 1518], "host[0].send.count": [2000, 4000]}
 # What may differ between two runs of one point: when and where it ran.
 CIRCUMSTANCES = {"finished_at", "wall_seconds"}
 
@@ -44,7 +44,7 @@ def test_a_worker_killed_mid_sweep_costs_only_its_runs(cluster, tmp_path):
     c, client = cluster
     db = tmp_path / "k.duckdb"
     # Runs of a few hundred milliseconds, so the kill lands while workers hold some.
-    vary = ["--vary", "smart_host[0].send.count=20000:220000:20000"]
+    vary = ["--vary", "host[0].send.count=20000:220000:20000"]
     cmd = nicsim_cmd() + ["sweep", str(SCENARIO), *vary, "--db", str(db), "--scheduler", c.scheduler_address, "--quiet"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 60
@@ -58,11 +58,11 @@ def test_a_worker_killed_mid_sweep_costs_only_its_runs(cluster, tmp_path):
     assert "11 points, 11 run now" in out
     rows = nicsim.load(db)
     assert len(rows) == 11 and rows["run_key"].is_unique and (rows["status"] == "ok").all()
-    assert sorted(rows["smart_host[0].send.count"]) == list(range(20000, 220001, 20000))
-    serial = nicsim.sweep(SCENARIO, {"smart_host[0].send.count": list(range(20000, 220001, 20000))}, db=tmp_path / "s.duckdb", name="send", jobs=1)
+    assert sorted(rows["host[0].send.count"]) == list(range(20000, 220001, 20000))
+    serial = nicsim.sweep(SCENARIO, {"host[0].send.count": list(range(20000, 220001, 20000))}, db=tmp_path / "s.duckdb", name="send", jobs=1)
     assert _results(rows.drop(columns=["scenario_file"])).equals(_results(serial.drop(columns=["scenario_file"])))
 
 
 def test_an_unreachable_scheduler_is_bad_input(cli, tmp_path):
-    r = cli("sweep", SCENARIO, "--vary", "smart_host[0].send.count=10,20", "--scheduler", "tcp://127.0.0.1:9", "--db", tmp_path / "x.duckdb")
+    r = cli("sweep", SCENARIO, "--vary", "host[0].send.count=10,20", "--scheduler", "tcp://127.0.0.1:9", "--db", tmp_path / "x.duckdb")
     assert r.returncode == 2 and "cannot reach a Dask scheduler" in r.stderr

@@ -88,14 +88,14 @@ def test_the_validation_document_and_the_report_show_the_same_figures(reproduced
             assert got in cells, f"{s.name}: {p['quantity']}: {got} is not in the report"
     assert "not run" not in md
     rows = nicsim.load(reproduced / "malta2001.duckdb", sweep="dma")
-    hit = rows[(rows["smart_host[0].send.length"] == 1512) & (rows["smart_host[0].send.direction"] == "to-host")]
+    hit = rows[(rows["host[0].send.length"] == 1512) & (rows["host[0].send.direction"] == "to-host")]
     assert f"| 1512 | {float(hit['host.dma_mbps'].iloc[0]):.1f} |" in md
 
 
 def test_reproduced_figures_are_the_models(reproduced):
     """The report's numbers come from the runs: the Malta calibration point."""
     rows = nicsim.load(reproduced / "malta2001.duckdb", sweep="dma")
-    hit = rows[(rows["smart_host[0].send.length"] == 1512) & (rows["smart_host[0].send.direction"] == "to-host")]
+    hit = rows[(rows["host[0].send.length"] == 1512) & (rows["host[0].send.direction"] == "to-host")]
     got = float(hit["host.dma_mbps"].iloc[0])
     assert got == pytest.approx(665.6, rel=1e-3)
     html = (reproduced / "report.html").read_text()
@@ -104,7 +104,7 @@ def test_reproduced_figures_are_the_models(reproduced):
 
 def test_report_of_a_plain_sweep_plots_what_changed(tmp_path, cli):
     db = tmp_path / "plain.duckdb"
-    nicsim.sweep(SCENARIOS / "papers" / "malta2001" / "send.toml", {"smart_host[0].send.frame_size": [64, 512, 1518]}, db=db, jobs=1)
+    nicsim.sweep(SCENARIOS / "papers" / "malta2001" / "send.toml", {"host[0].send.frame_size": [64, 512, 1518]}, db=db, jobs=1)
     r = cli("report", db, "-o", tmp_path / "r.html")
     assert r.returncode == 0, r.stderr
     parser = Sections()
@@ -124,8 +124,8 @@ def test_bad_studies_are_named(tmp_path, cli):
     with pytest.raises(nicsim.ScenarioError, match="unknown key 'colour'"):
         load_study(study)
     (tmp_path / "s" / "a.toml").write_text((SCENARIOS / "papers" / "malta2001" / "dma.toml").read_text())
-    sweep = '[[sweep]]\nname = "a"\nscenario = "a.toml"\nvary = { "smart_host[0].send.length" = [64] }\n'
-    table = '[[table]]\ntitle = "t"\nrows = ["n"]\nkeys = ["smart_host[0].send.length"]\n'
+    sweep = '[[sweep]]\nname = "a"\nscenario = "a.toml"\nvary = { "host[0].send.length" = [64] }\n'
+    table = '[[table]]\ntitle = "t"\nrows = ["n"]\nkeys = ["host[0].send.length"]\n'
     for column, words in [
         ('{ label = "x", sweep = "b", cell = "{host.dma_mbps}" }', r"table\[0\]\.column\[0\]\.sweep: no sweep named 'b'"),
         ('{ label = "x", sweep = "a", cell = "{host.dma_mbps % 2}" }', r"table\[0\]\.column\[0\]\.cell: 'host.dma_mbps % 2': cannot read"),

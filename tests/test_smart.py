@@ -1,4 +1,4 @@
-"""The intelligent adapter: direct segmentation checked frame by frame with dpkt,
+"""The programmable adapter: direct segmentation checked frame by frame with dpkt,
 what each segmentation design moves through adapter memory, data within one MTU
 passing unsegmented, the Malta set-ups, and bad adapter settings named."""
 
@@ -21,7 +21,8 @@ def expected_stream(n):
 
 def tso_run(scenarios, tmp_path, **sets):
     pcap = tmp_path / "tso.pcap"
-    overrides = {f"smart_host[0].{k}": v for k, v in sets.items()}
+    # Keys of the host's programmable adapter, or of the host itself (its send).
+    overrides = {(f"host[0].{k}" if k.startswith(("send.", "zero_copy")) else f"host[0].adapter[0].programmable.{k}"): v for k, v in sets.items()}
     r = nicsim.run(scenarios / TSO, pcap=pcap, overrides=overrides)
     return r, read_pcap(pcap)
 
@@ -51,7 +52,7 @@ def test_a_1mb_send_by_direct_segmentation_is_valid_tcp_that_reassembles(scenari
 def test_store_and_forward_puts_every_payload_byte_in_adapter_memory_and_direct_none(scenarios, tmp_path):
     runs = {}
     for seg in ("direct", "store-and-forward"):
-        r, frames = tso_run(scenarios, tmp_path, **{"adapter.segmentation": seg, "send.bytes": 4 * ONE_MB})
+        r, frames = tso_run(scenarios, tmp_path, **{"segmentation": seg, "send.bytes": 4 * ONE_MB})
         runs[seg] = r.component("server").metrics
         assert all(check_frame(buf)["l4"] == "tcp" for _, buf in frames)
         assert r.component("receiver").metrics["bad_checksums"] == 0
@@ -72,7 +73,7 @@ def test_data_within_one_mtu_passes_through_unsegmented(scenarios, tmp_path):
 
 
 def test_adapter_to_adapter_reaches_line_rate(scenarios):
-    r = nicsim.run(scenarios / MALTA / "adapter-to-adapter.toml", overrides={"smart_host[0].send.count": 2000})
+    r = nicsim.run(scenarios / MALTA / "adapter-to-adapter.toml", overrides={"host[0].send.count": 2000})
     m = r.component("receiver").metrics
     assert m["rx_counted"] == 2000 and m["rx_overruns"] == 0
     assert m["rx_l2_payload_mbps"] == pytest.approx(975.2604, abs=0.01), "1498-byte payloads at 1 Gb/s"
@@ -80,7 +81,7 @@ def test_adapter_to_adapter_reaches_line_rate(scenarios):
 
 def test_checksums_left_to_the_adapter_are_inserted(scenarios, tmp_path):
     pcap = tmp_path / "send.pcap"
-    r = nicsim.run(scenarios / MALTA / "send.toml", pcap=pcap, overrides={"smart_host[0].send.count": 100, "smart_host[0].send.frame_size": 200})
+    r = nicsim.run(scenarios / MALTA / "send.toml", pcap=pcap, overrides={"host[0].send.count": 100, "host[0].send.frame_size": 200})
     frames = read_pcap(pcap)
     assert len(frames) == 100
     assert all(check_frame(b)["l4"] == "udp" for _, b in frames)
@@ -89,8 +90,8 @@ def test_checksums_left_to_the_adapter_are_inserted(scenarios, tmp_path):
 
 def test_fragmentation_and_coalescing_carry_every_frame_with_fewer_dmas(scenarios):
     path = scenarios / MALTA / "host-to-host.toml"
-    plain = nicsim.run(path, overrides={"smart_host[0].send.count": 4300})
-    batched = nicsim.run(path, overrides={"smart_host[0].send.count": 4300, "smart_host[0].send.per_chunk": 43, "smart_host[1].receive.coalesce_frames": 42})
+    plain = nicsim.run(path, overrides={"host[0].send.count": 4300})
+    batched = nicsim.run(path, overrides={"host[0].send.count": 4300, "host[0].send.per_chunk": 43, "host[1].adapter[0].programmable.receive.coalesce_frames": 42})
     for r in (plain, batched):
         rx = r.component("receiver").metrics
         assert rx["rx_delivered_frames"] == 4300 and rx["rx_host_bad"] == 0 and rx["rx_overruns"] == 0
@@ -102,15 +103,15 @@ def test_fragmentation_and_coalescing_carry_every_frame_with_fewer_dmas(scenario
 
 def test_a_coalescing_timeout_moves_a_part_filled_buffer(scenarios):
     path = scenarios / MALTA / "host-to-host.toml"
-    r = nicsim.run(path, overrides={"smart_host[0].send.count": 50, "smart_host[1].receive.coalesce_frames": 42, "smart_host[1].receive.coalesce_timeout": "50us"})
+    r = nicsim.run(path, overrides={"host[0].send.count": 50, "host[1].adapter[0].programmable.receive.coalesce_frames": 42, "host[1].adapter[0].programmable.receive.coalesce_timeout": "50us"})
     rx = r.component("receiver").metrics
     assert rx["rx_delivered_frames"] == 50
     assert rx["rx_host_buffers"] >= 2, "frames trickle in slower than 42 per 50 us, so the timeout moves them"
 
 
 def test_lro_and_gro_merge_segments_and_deliver_every_byte(scenarios, tmp_path):
-    base = {"smart_host[0].send.bytes": ONE_MB}
-    # A second smart host receives the stream instead of the sink.
+    base = {"host[0].send.bytes": ONE_MB}
+    # A second host with a programmable adapter receives the stream instead of the sink.
     for where in ("lro_timeout", "gro_timeout"):
         text = (scenarios / TSO).read_text().replace('[[sink]]\nname = "receiver"\n', "")
         text = text.replace('to = "receiver"', 'to = "peer"').replace('b = "receiver"', 'b = "peer"')
@@ -125,18 +126,27 @@ def test_lro_and_gro_merge_segments_and_deliver_every_byte(scenarios, tmp_path):
 
 
 RECEIVER = """
-[[smart_host]]
+[[host]]
 name = "peer"
-zero_copy = true
-rx_buffers = 256
-[smart_host.host]
 clock = "2 GHz"
-[smart_host.bus]
+zero_copy = true
+[host.costs]
+interrupt_entry = 0
+interrupt_exit = 0
+rx_frame = 300
+protocol_segment = 1000
+tx_frame = 500
+gro_segment = 200
+completion = 200
+[host.bus]
 kind = "pcie"
-[smart_host.adapter]
+[[host.adapter]]
+kind = "programmable"
+[host.adapter.programmable]
 clock = "500 MHz"
 memory_bandwidth = "12.8 Gb/s"
-[smart_host.receive]
+rx_buffers = 256
+[host.adapter.programmable.receive]
 {where} = "20us"
 """
 
@@ -144,11 +154,11 @@ memory_bandwidth = "12.8 Gb/s"
 @pytest.mark.parametrize(
     "key, value, path, message",
     [
-        ("smart_host[0].adapter.checksum", "firmware", "smart_host[0].adapter.checksum", "direct segmentation"),
-        ("smart_host[0].send.frame_size", 100, "smart_host[0].send.frame_size", "does not apply"),
-        ("smart_host[0].send.outstanding", 0, "smart_host[0].send.outstanding", "must be 1 to 64"),
-        ("smart_host[0].adapter.memory", 1000, "smart_host[0].adapter.memory", "must be"),
-        ("smart_host[0].send.to", "nobody", "smart_host[0].send.to", "no station"),
+        ("host[0].adapter[0].programmable.checksum", "firmware", "host[0].adapter[0].programmable.checksum", "direct segmentation"),
+        ("host[0].send.frame_size", 100, "host[0].send.frame_size", "does not apply"),
+        ("host[0].send.outstanding", 0, "host[0].send.outstanding", "must be 1 to 64"),
+        ("host[0].adapter[0].programmable.memory", 1000, "host[0].adapter[0].programmable.memory", "must be"),
+        ("host[0].send.to", "nobody", "host[0].send.to", "no station"),
     ],
 )
 def test_bad_adapter_settings_are_named(scenarios, key, value, path, message):
@@ -158,7 +168,7 @@ def test_bad_adapter_settings_are_named(scenarios, key, value, path, message):
 
 
 def test_lro_with_coalescing_is_refused(scenarios):
-    sets = {"smart_host[0].receive.lro_timeout": "20us", "smart_host[0].receive.coalesce_frames": 8}
+    sets = {"host[0].adapter[0].programmable.receive.lro_timeout": "20us", "host[0].adapter[0].programmable.receive.coalesce_frames": 8}
     with pytest.raises(nicsim.ScenarioError) as e:
         nicsim.check(scenarios / TSO, overrides=sets)
-    assert "smart_host[0].receive.lro_timeout" in str(e.value) and "one or the other" in str(e.value)
+    assert "host[0].adapter[0].programmable.receive.lro_timeout" in str(e.value) and "one or the other" in str(e.value)

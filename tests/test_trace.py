@@ -44,10 +44,10 @@ def test_a_host_with_a_tcp_offload_engine_draws_its_processors_and_both_buses(sc
 
 def test_a_host_with_a_programmable_adapter_draws_its_firmware_and_bus(scenarios, tmp_path):
     path = tmp_path / "tso.json"
-    r = nicsim.run(scenarios / TSO, trace=path, overrides={"smart_host[0].send.bytes": 1 << 20})
+    r = nicsim.run(scenarios / TSO, trace=path, overrides={"host[0].send.bytes": 1 << 20})
     tracks = spans_by_track(path)
     firmware = [e for (proc, thread), spans in tracks.items() if proc == "server" and thread.startswith("adapter cpu") for e in spans]
-    assert firmware and tracks[("server", "host cpu")]
+    assert firmware and tracks[("server", "cpu0")], "the host processor's send calls and event polls"
     assert tracks[("server", "PCIe upstream (device to host)")] and tracks[("server", "PCIe downstream (host to device)")]
     for (proc, thread), spans in tracks.items():
         if thread.startswith("adapter cpu"):

@@ -4,6 +4,7 @@
 use crate::bus::BusConfig;
 use crate::host::sessions::SessionConfig;
 use crate::link::SourceConfig;
+use crate::nic::smart::config::SmartConfig;
 use crate::nic::NicConfig;
 use crate::stack::StackConfig;
 use crate::time::{Clock, Duration};
@@ -39,8 +40,11 @@ pub struct Costs {
     /// the adapter writes to.
     pub rx_alloc: u64,
     pub alloc_stall: Duration,
-    /// Handling one completion or delivery message from an offload engine.
+    /// Handling one completion or delivery message from an offload engine, or
+    /// one event of a programmable adapter.
     pub completion: u64,
+    /// GRO in the driver, per segment merged.
+    pub gro_segment: u64,
 }
 
 /// How the driver learns of received frames (BRIEF.md mechanism 8, so far).
@@ -116,6 +120,8 @@ pub struct AdapterSlot {
     pub bus: usize,
     /// A TCP offload engine, with the TTCP transfer the host runs over it.
     pub offload: Option<OffloadConfig>,
+    /// A programmable adapter, with the workload the host runs through it.
+    pub programmable: Option<SmartConfig>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -50,6 +50,8 @@ pub enum Item {
     Start,
     /// The application's work with the offload engine of adapter `p`.
     Offload(usize, OffloadStep),
+    /// Host work a programmable adapter `p` calls for (a send, an event).
+    Programmable(usize, crate::nic::smart::HostWork),
 }
 
 /// What the application does with an offload engine (`host::offload`).
@@ -74,6 +76,8 @@ pub struct Effects {
     pub leave_handler: bool,
     /// Messages to an adapter's offload engine.
     pub to_adapter: Vec<(usize, crate::toe::exec::Work)>,
+    /// A programmable adapter's host step ended: its doorbell and deliveries.
+    pub programmable: Option<(usize, crate::nic::smart::HostCost)>,
 }
 
 /// The step a processor is running: what it changes when it ends.

@@ -14,6 +14,7 @@ use crate::host::port::Port;
 use crate::host::sessions::Sessions;
 pub(super) use crate::host::tag::{wake, Tag};
 use crate::host::transfer::Wires;
+use crate::nic::smart::{Due, Programmable};
 use crate::observe::{Report, SharedTrace, TrackId};
 use crate::time::{Duration, Time};
 use crate::toe::engine::Engine;
@@ -54,18 +55,25 @@ impl Machine {
         // The bus keeps its bookings for as long as the slowest adapter takes to
         // receive a jumbo frame.
         let slowest = cfg.adapters.iter().map(|a| a.nic.link_rate_bps).min().unwrap_or(1);
-        let reach_back = Duration::for_bits(10_000 * 8, slowest);
+        let mut reach_back = Duration::for_bits(10_000 * 8, slowest);
+        // A programmable adapter's firmware books its transfers ahead of time
+        // and out of order (a DMA loop, a segmented send).
+        if cfg.adapters.iter().any(|a| a.programmable.is_some()) {
+            reach_back = reach_back.max(Duration::from_ms(10));
+        }
         let mut buses: Vec<HostBus> = (0..cfg.buses).map(|_| HostBus::new(cfg.bus.clone(), reach_back)).collect();
         let mut ports = cfg
             .adapters
             .iter()
-            .map(|a| {
+            .enumerate()
+            .map(|(i, a)| {
                 let mut port = Port::new(&a.nic, a.bus);
                 port.offload = a.offload.as_ref().map(|o| Box::new(Offload::new(Engine::new(o.engine.clone()), o.ttcp.clone())));
+                port.programmable = a.programmable.as_ref().map(|c| Box::new(Programmable::new(c.clone(), i, name, trace.clone())));
                 port
             })
             .collect::<Vec<Port>>();
-        let rings = (0..ports.len()).filter(|p| ports[*p].offload.is_none()).collect();
+        let rings = (0..ports.len()).filter(|p| ports[*p].offload.is_none() && ports[*p].programmable.is_none()).collect();
         let mut cpus: Vec<Cpu> = (0..cfg.cpus).map(|_| Cpu::default()).collect();
         let mut wire_tracks = Vec::new();
         if let Some(t) = &trace {
@@ -164,7 +172,10 @@ impl Machine {
         let Some(step) = self.cpus[k].step.take() else { return };
         self.cpus[k].running = None;
         let now = ctx.now();
-        let Effects { transmit, refill, enable_irq, queue, leave_handler, to_adapter } = step.effects;
+        let Effects { transmit, refill, enable_irq, queue, leave_handler, to_adapter, programmable } = step.effects;
+        if let Some((p, cost)) = programmable {
+            self.programmable_step_end(p, cost, now, ctx);
+        }
         for (p, w) in to_adapter {
             self.hand_to_engine(p, w, ctx);
         }
@@ -250,6 +261,7 @@ impl Component for Machine {
 
     fn start(&mut self, ctx: &mut Ctx) {
         self.offload_start();
+        self.programmable_start(ctx);
         for p in self.rings.clone() {
             let nic = &self.cfg.adapters[p].nic;
             let masked = match self.cfg.driver.mode {
@@ -287,11 +299,19 @@ impl Component for Machine {
                 if self.ports[p].offload.is_some() {
                     return self.offload_frame(p, frame.bytes, ctx);
                 }
+                if self.ports[p].programmable.is_some() {
+                    return self.programmable_frame(p, frame.bytes, ctx);
+                }
                 let bus = &mut self.buses[self.ports[p].bus];
                 let done = self.ports[p].rx.arrive(*frame, now, bus);
                 self.completed(p, done, ctx);
             }
             Msg::TxReady => {}
+            Msg::Timer(tag) if Tag::decode(tag).is_none() => {
+                if let Some((p, due)) = Due::decode(tag) {
+                    self.programmable_due(p, due, ctx);
+                }
+            }
             Msg::Timer(tag) => match Tag::decode(tag) {
                 Some(Tag::Irq(p, generation)) if self.ports[p].irq.fire(generation, now) => self.interrupt(p, ctx),
                 Some(Tag::RxPost(p, n)) => {

@@ -10,6 +10,7 @@ mod offload_steps;
 pub mod peer;
 mod port;
 mod processes;
+mod programmable_steps;
 mod report;
 pub mod segment;
 pub mod sessions;

@@ -3,6 +3,7 @@
 
 use crate::bus::HostBus;
 use crate::host::offload::Offload;
+use crate::nic::smart::Programmable;
 use crate::nic::{Irq, NicConfig, Rx, Tx};
 use crate::time::Time;
 use crate::wire::Frame;
@@ -29,6 +30,9 @@ pub struct Port {
     /// A TCP offload engine: the adapter's own stack carries the host's TCP,
     /// and its ring is not used.
     pub offload: Option<Box<Offload>>,
+    /// A programmable adapter: its firmware works through host memory, rings
+    /// and an event ring; its descriptor ring here is not used.
+    pub programmable: Option<Box<Programmable>>,
 }
 
 impl Port {
@@ -45,6 +49,7 @@ impl Port {
             taken: 0,
             delivered: 0,
             offload: None,
+            programmable: None,
         }
     }
 

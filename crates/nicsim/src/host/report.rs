@@ -46,8 +46,20 @@ pub fn report(m: &Machine, end: Time) -> Report {
     if let Some(w) = &m.wires {
         transfer_report(m, &mut r, w, end);
     }
-    // An offload engine's ring is not used: its figures are the engine's.
-    let rings: Vec<(usize, &crate::host::port::Port)> = m.ports.iter().enumerate().filter(|(_, p)| p.offload.is_none()).collect();
+    // An offload engine's or programmable adapter's ring is not used: their figures are their own.
+    let rings: Vec<(usize, &crate::host::port::Port)> =
+        m.ports.iter().enumerate().filter(|(_, p)| p.offload.is_none() && p.programmable.is_none()).collect();
+    let host_busy = m.cpus.iter().map(|c| c.busy()).fold(Duration::ZERO, |a, b| a + b);
+    for (i, p) in m.ports.iter().enumerate() {
+        let Some(prog) = &p.programmable else { continue };
+        if m.ports.len() > 1 {
+            let mut a = Report::default();
+            prog.report(&mut a, end, host_busy);
+            prefixed(&mut r, &format!("adapter{i}_"), &a);
+        } else {
+            prog.report(&mut r, end, host_busy);
+        }
+    }
     let adapters: Vec<Report> = rings
         .iter()
         .map(|(_, p)| {
@@ -58,14 +70,16 @@ pub fn report(m: &Machine, end: Time) -> Report {
             a
         })
         .collect();
-    let total = if adapters.is_empty() { Report::default() } else { summed(&adapters) };
-    for (name, v) in total.entries() {
-        r.count(name, v.as_f64() as u64);
+    if !adapters.is_empty() {
+        let total = summed(&adapters);
+        for (name, v) in total.entries() {
+            r.count(name, v.as_f64() as u64);
+        }
+        let (frames, lost) = (total.get("rx_frames").unwrap_or(0.0), total.get("rx_fifo_overruns").unwrap_or(0.0));
+        r.real("rx_frames_per_s", per_s(frames as u64));
+        r.real("rx_loss", if frames + lost > 0.0 { lost / (frames + lost) } else { 0.0 });
+        r.real("interrupts_per_s", per_s(total.get("interrupts").unwrap_or(0.0) as u64));
     }
-    let (frames, lost) = (total.get("rx_frames").unwrap_or(0.0), total.get("rx_fifo_overruns").unwrap_or(0.0));
-    r.real("rx_frames_per_s", per_s(frames as u64));
-    r.real("rx_loss", if frames + lost > 0.0 { lost / (frames + lost) } else { 0.0 });
-    r.real("interrupts_per_s", per_s(total.get("interrupts").unwrap_or(0.0) as u64));
     r.count("polls", m.polls);
     r.real("polls_per_s", per_s(m.polls));
     r.count("preemptions", m.preemptions);

@@ -164,7 +164,8 @@ impl Machine {
                     self.gro_segments += 1 + merged.len() as u64;
                 }
                 self.ports[p].delivered += 1 + merged.len() as u64;
-                plan.cycles = self.protocol(p, frame, merged, ctx, &mut plan.effects.transmit);
+                let gro = if self.cfg.driver.gro { self.cfg.costs.gro_segment * (1 + merged.len() as u64) } else { 0 };
+                plan.cycles = gro + self.protocol(p, frame, merged, ctx, &mut plan.effects.transmit);
                 plan.releases_order = true;
             }
             Item::Poll(p, left) => {
@@ -194,6 +195,7 @@ impl Machine {
                 self.arm_sessions(ctx);
             }
             Item::Offload(p, step) => return self.offload_step(p, step, ctx),
+            Item::Programmable(p, work) => return self.programmable_step(p, work, ctx),
             Item::Start => {
                 plan.activity = Activity::App;
                 if let Some(s) = &mut self.sessions {

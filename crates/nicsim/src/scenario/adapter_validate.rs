@@ -1,11 +1,12 @@
 //! Checks a host's `[[host.adapter]]` entries: each ring adapter's hardware and
 //! moderation, each offload engine's, and the TTCP session an engine carries.
 
-use crate::host::config::{AdapterSlot, OffloadConfig};
+use crate::host::config::{AdapterSlot, Costs, OffloadConfig};
 use crate::host::sessions::{Role, SessionConfig};
 use crate::nic::{Moderation, NicConfig, ProcessorConfig, ITR_UNIT, RDTR_UNIT};
 use crate::scenario::host_schema::{AdapterKindSpec, AdapterSpec, HostSpec, InterruptSpec};
 use crate::scenario::host_validate::{within, Surroundings};
+use crate::scenario::smart_validate::programmable_config;
 use crate::scenario::tcp_schema::OffloadSpec;
 use crate::scenario::tcp_validate::offload_adapter;
 use crate::scenario::ttcp_validate::socket;
@@ -21,12 +22,18 @@ fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, Scen
 
 /// The host's adapters in port order, each entry's copies one after another;
 /// port `i` is on bus `i % buses` unless its entry names a bus.
+/// A programmable adapter's table is checked with the host's costs, and the
+/// host's first one runs its `send` workload (`needs_end`: it would run for ever
+/// without a scenario duration).
 pub(crate) fn adapter_slots(
     h: &HostSpec,
     path: &str,
     buses: u32,
-    link_rates: &[u64],
+    costs: &Costs,
+    s: &Surroundings,
+    needs_end: &mut bool,
 ) -> Result<Vec<(AdapterSlot, Option<AdapterConfig>)>, ScenarioError> {
+    let link_rates = &s.link_rates;
     if h.adapter.is_empty() {
         return err(format!("{path}.adapter"), "give the host at least one adapter");
     }
@@ -42,13 +49,28 @@ pub(crate) fn adapter_slots(
             };
             let nic = nic_config(a, &ap, rate)?;
             let bus = bus.map_or(port % buses as usize, |b| b as usize);
+            if a.toe.is_some() && a.kind != AdapterKindSpec::Toe {
+                return err(format!("{ap}.toe"), "applies only with kind = \"toe\"");
+            }
+            if a.programmable.is_some() && a.kind != AdapterKindSpec::Programmable {
+                return err(format!("{ap}.programmable"), "applies only with kind = \"programmable\"");
+            }
             let offload = match (a.kind, &a.toe) {
-                (AdapterKindSpec::Ring, Some(_)) => return err(format!("{ap}.toe"), "applies only with kind = \"toe\""),
-                (AdapterKindSpec::Ring, None) => None,
                 (AdapterKindSpec::Toe, t) => Some(offload_adapter(t.as_ref().unwrap_or(&OffloadSpec::default()), &format!("{ap}.toe"))?),
+                _ => None,
             };
-            slots.push((AdapterSlot { nic, bus, offload: None }, offload));
+            let programmable = match a.kind {
+                AdapterKindSpec::Programmable => {
+                    let first = !slots.iter().any(|(a, _): &(AdapterSlot, _)| a.programmable.is_some());
+                    Some(programmable_config(h, a.programmable.as_ref(), costs, &ap, rate, first, s, needs_end)?)
+                }
+                _ => None,
+            };
+            slots.push((AdapterSlot { nic, bus, offload: None, programmable }, offload));
         }
+    }
+    if h.send.is_some() && !slots.iter().any(|(a, _)| a.programmable.is_some()) {
+        return err(format!("{path}.send"), "runs through a programmable adapter: give the host one (kind = \"programmable\")");
     }
     Ok(slots)
 }

@@ -29,7 +29,6 @@ pub fn assemble(
             PartPlan::Host(cfg) => {
                 Box::new(Machine::new((**cfg).clone(), &part.name, trace.cloned()).map_err(|e| format!("{}: {e}", part.name))?)
             }
-            PartPlan::Smart(cfg) => Box::new(crate::nic::smart::Node::traced((**cfg).clone(), &part.name, trace.cloned())),
             PartPlan::Tap(tap) => {
                 let device = TapDevice::open(&tap.cfg.device)
                     .map_err(|e| format!("tap {:?}: cannot open TAP device {:?}: {e}", part.name, tap.cfg.device))?;

@@ -43,6 +43,8 @@ pub struct Surroundings<'a> {
     pub clients: &'a [Addr],
     /// Seeds the host's TCP initial sequence numbers.
     pub seed: u64,
+    /// The scenario has a duration (a workload without an end may run).
+    pub bounded: bool,
 }
 
 /// The port a peer serves files on.
@@ -101,6 +103,7 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
         rx_alloc: cyc("rx_alloc", c.rx_alloc)?,
         alloc_stall: c.alloc_stall.map_or(Duration::ZERO, |t| t.0),
         completion: cyc("completion", c.completion)?,
+        gro_segment: cyc("gro_segment", c.gro_segment)?,
     };
     let d = &h.driver;
     let dp = format!("{path}.driver");
@@ -138,7 +141,16 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
         }
     };
     let bus = bus_config(&h.bus, &format!("{path}.bus"))?;
-    let adapters = adapter_slots(h, path, buses, &s.link_rates)?;
+    let mut needs_end = false;
+    let adapters = adapter_slots(h, path, buses, &costs, s, &mut needs_end)?;
+    if needs_end && !s.bounded {
+        return err("duration", format!("needed: {path}.send has no count and would run for ever"));
+    }
+    if adapters.iter().any(|(a, _)| a.programmable.is_some())
+        && (h.file_request.is_some() || h.file_serve.is_some() || h.ttcp.is_some() || h.blast.is_some())
+    {
+        return err(format!("{path}.adapter"), "a host with a programmable adapter runs its `send` workload; file sessions, TTCP and blasts need its other adapter kinds, so far");
+    }
     if let Some((a, _)) = adapters.iter().find(|(a, _)| driver.refill_batch >= a.nic.rx_ring) {
         return err(format!("{dp}.refill_batch"), format!("must be below the receive ring of {} descriptors", a.nic.rx_ring));
     }

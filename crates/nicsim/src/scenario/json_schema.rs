@@ -28,7 +28,7 @@ mod tests {
     fn the_schema_knows_every_table_and_refuses_unknown_keys() {
         let v: serde_json::Value = serde_json::from_str(&json_schema()).unwrap();
         let props = v["properties"].as_object().unwrap();
-        for table in ["source", "sink", "switch", "link", "host", "peer", "smart_host", "tap", "sweep"] {
+        for table in ["source", "sink", "switch", "link", "host", "peer", "tap", "sweep"] {
             assert!(props.contains_key(table), "no {table}");
         }
         assert_eq!(v["additionalProperties"], false);

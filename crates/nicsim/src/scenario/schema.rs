@@ -5,7 +5,6 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::scenario::host_schema::{HostSpec, PeerSpec};
-use crate::scenario::smart_schema::SmartSpec;
 use crate::scenario::units::{BitRate, SourceRate, TimeSpan};
 
 fn default_seed() -> u64 {
@@ -60,9 +59,6 @@ pub struct Scenario {
     /// Ideal TCP hosts that cost nothing (`[[peer]]`).
     #[serde(default)]
     pub peer: Vec<PeerSpec>,
-    /// Hosts with a programmable adapter (`[[smart_host]]`).
-    #[serde(default)]
-    pub smart_host: Vec<SmartSpec>,
     /// Linux TAP devices bridging the simulation to the kernel (`[[tap]]`).
     #[serde(default)]
     pub tap: Vec<TapSpec>,
@@ -213,7 +209,7 @@ pub struct SwitchSpec {
 pub struct LinkSpec {
     /// Unique among all parts.
     pub name: String,
-    /// One end: a station's name (a source, sink, host, peer, smart host or tap;
+    /// One end: a station's name (a source, sink, host, peer or tap;
     /// "HOST:I" for adapter I of a host with several), or "SWITCH:PORT".
     pub a: String,
     /// The other end, as `a`.

@@ -1,61 +1,11 @@
-//! The `[[smart_host]]` table: a host with an intelligent adapter, as serde reads
-//! it. docs/scenarios.md documents every key and default.
+//! A host's programmable adapter (`[host.adapter.programmable]`) and the
+//! workload it runs (`[host.send]`), as serde reads them. docs/scenarios.md
+//! documents every key and default.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::scenario::host_schema::BusSpec;
 use crate::scenario::units::{BitRate, Frequency, TimeSpan};
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SmartSpec {
-    /// Unique among all parts; no `:`.
-    pub name: String,
-    /// Applications own pinned buffers the adapter reads and writes (else data is copied through
-    /// kernel buffers).
-    #[serde(default)]
-    pub zero_copy: bool,
-    /// Receive buffers (64 KB each) the host keeps posted, 1 to 4096 (default 64).
-    #[serde(default)]
-    pub rx_buffers: Option<i64>,
-    /// Buffers returned per doorbell (default 1).
-    #[serde(default)]
-    pub repost_batch: Option<i64>,
-    /// The host processor and its costs.
-    pub host: SmartHostSpec,
-    /// The host bus, as `[host.bus]`.
-    pub bus: BusSpec,
-    /// The programmable adapter.
-    pub adapter: SmartAdapterSpec,
-    /// What the host (or the firmware) sends.
-    #[serde(default)]
-    pub send: Option<SendSpec>,
-    /// What happens to received frames.
-    #[serde(default)]
-    pub receive: ReceiveSpec,
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SmartHostSpec {
-    /// Host processor clock.
-    pub clock: Frequency,
-    /// Cycles per send call: system call, header template, descriptor (default 2000).
-    pub send_call: Option<i64>,
-    /// Cycles to build one frame in a buffer (default 500).
-    pub frame_build: Option<i64>,
-    /// Cycles to notice an event and act on it (default 200).
-    pub event: Option<i64>,
-    /// Cycles to take one filled receive buffer (default 300).
-    pub rx_buffer: Option<i64>,
-    /// Cycles of protocol work per received frame (default 1000).
-    pub rx_frame: Option<i64>,
-    /// Cycles per segment GRO merges (default 200).
-    pub gro_segment: Option<i64>,
-    /// Copy through kernel buffers, ns per byte (default 1.0).
-    pub copy_ns_per_byte: Option<f64>,
-}
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -73,9 +23,12 @@ pub enum SegmentationSpec {
     StoreAndForward,
 }
 
+/// A programmable adapter (`kind = "programmable"`): embedded processors and
+/// memory running firmware; the host drives it through rings and doorbells and
+/// polls its event ring.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct SmartAdapterSpec {
+pub struct ProgrammableSpec {
     /// Embedded processors; 0 sends, 1 receives (default 2).
     pub processors: Option<i64>,
     /// Their clock.
@@ -98,6 +51,15 @@ pub struct SmartAdapterSpec {
     /// Firmware cycles of each operation.
     #[serde(default)]
     pub costs: FirmwareCostsSpec,
+    /// Receive buffers (64 KB each) the host keeps posted, 1 to 4096 (default 64).
+    #[serde(default)]
+    pub rx_buffers: Option<i64>,
+    /// Buffers the host returns per doorbell (default 1).
+    #[serde(default)]
+    pub repost_batch: Option<i64>,
+    /// What happens to received frames.
+    #[serde(default)]
+    pub receive: ReceiveSpec,
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Default)]

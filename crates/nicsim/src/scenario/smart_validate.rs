@@ -1,13 +1,15 @@
-//! Checks `[[smart_host]]` tables and turns them into configurations; errors name
-//! the key path. Defaults are documented in docs/scenarios.md and their sources
-//! in docs/model.md.
+//! Checks a host's programmable adapter (`[host.adapter.programmable]`) and the
+//! workload it runs (`[host.send]`); errors name the key path. Defaults are
+//! documented in docs/scenarios.md and their sources in docs/model.md.
 
+use crate::host::config::Costs;
 use crate::host::segment::Addr;
 use crate::nic::firmware::chunk;
 use crate::nic::firmware::coalesce::CoalesceConfig;
 use crate::nic::smart::config::*;
 use crate::nic::smart::layout::{A_RESERVED, RX_BUFFER, SEND_SLOTS};
-use crate::scenario::host_validate::{bus_config, within, Surroundings};
+use crate::scenario::host_schema::HostSpec;
+use crate::scenario::host_validate::{within, Surroundings};
 use crate::scenario::smart_schema::*;
 use crate::scenario::ScenarioError;
 use crate::time::Duration;
@@ -48,24 +50,24 @@ fn per_byte(path: String, v: Option<f64>, default: f64) -> Result<f64, ScenarioE
     Ok(v)
 }
 
-fn host_side(s: &SmartSpec, path: &str) -> Result<HostSide, ScenarioError> {
-    let h = &s.host;
-    let p = |k: &str| format!("{path}.host.{k}");
+/// The host's side of a programmable adapter: its processor's costs, taken
+/// from the host's (`[host.costs]`), and the receive buffers it keeps posted.
+fn host_side(h: &HostSpec, c: &Costs, a: &ProgrammableSpec, path: &str) -> Result<HostSide, ScenarioError> {
     let costs = HostCosts {
-        send_call: cycles(p("send_call"), h.send_call, 2000)?,
-        frame_build: cycles(p("frame_build"), h.frame_build, 500)?,
-        event: cycles(p("event"), h.event, 200)?,
-        rx_buffer: cycles(p("rx_buffer"), h.rx_buffer, 300)?,
-        rx_frame: cycles(p("rx_frame"), h.rx_frame, 1000)?,
-        gro_segment: cycles(p("gro_segment"), h.gro_segment, 200)?,
-        copy_ns_per_byte: per_byte(p("copy_ns_per_byte"), h.copy_ns_per_byte, 1.0)?,
+        send_call: c.app_request,
+        frame_build: c.tx_frame,
+        event: c.completion,
+        rx_buffer: c.rx_frame,
+        rx_frame: c.protocol_segment,
+        gro_segment: c.gro_segment,
+        copy_ns_per_byte: c.copy_ns_per_byte,
     };
-    let rx_buffers = within(format!("{path}.rx_buffers"), s.rx_buffers.unwrap_or(64), 1, 4096)? as u32;
-    let repost_batch = within(format!("{path}.repost_batch"), s.repost_batch.unwrap_or(1), 1, rx_buffers as i64)? as u32;
-    Ok(HostSide { clock: h.clock.0, costs, zero_copy: s.zero_copy, rx_buffers, repost_batch })
+    let rx_buffers = within(format!("{path}.rx_buffers"), a.rx_buffers.unwrap_or(64), 1, 4096)? as u32;
+    let repost_batch = within(format!("{path}.repost_batch"), a.repost_batch.unwrap_or(1), 1, rx_buffers as i64)? as u32;
+    Ok(HostSide { clock: h.clock.0, costs, zero_copy: h.zero_copy, rx_buffers, repost_batch })
 }
 
-fn adapter(a: &SmartAdapterSpec, path: &str, s: &Surroundings) -> Result<AdapterConfig, ScenarioError> {
+fn adapter(a: &ProgrammableSpec, path: &str, link_rate: u64, mtu: u32) -> Result<AdapterConfig, ScenarioError> {
     let c = &a.costs;
     let d = FIRMWARE_DEFAULTS;
     let p = |k: &str| format!("{path}.costs.{k}");
@@ -106,8 +108,8 @@ fn adapter(a: &SmartAdapterSpec, path: &str, s: &Surroundings) -> Result<Adapter
         memory_bytes_per_s: a.memory_bandwidth.0 / 8,
         rx_memory_bytes: rx_memory,
         mac_tx_frames: within(format!("{path}.mac_tx_frames"), a.mac_tx_frames.unwrap_or(2), 1, 1024)? as u32,
-        link_rate_bps: s.link_rates[0],
-        mtu: s.mtu,
+        link_rate_bps: link_rate,
+        mtu,
         costs,
         checksum,
         segmentation,
@@ -207,18 +209,34 @@ fn receive(r: &ReceiveSpec, path: &str) -> Result<Receive, ScenarioError> {
     Ok(Receive { to_host: r.to_host, coalesce, lro: r.lro_timeout.map(|t| t.0), gro: r.gro_timeout.map(|t| t.0) })
 }
 
-/// The configuration of `[[smart_host]]` table `path`; `needs_end` is set when
-/// its workload would run for ever without a scenario duration.
-pub fn smart_config(sp: &SmartSpec, path: &str, s: &Surroundings, needs_end: &mut bool) -> Result<SmartConfig, ScenarioError> {
-    let workload = match &sp.send {
-        Some(w) => workload(w, &format!("{path}.send"), s, needs_end)?,
-        None => Workload::Idle,
+/// A programmable adapter at `path` (its `programmable` table), on a link of
+/// `link_rate`, with the host's `send` workload when `runs` (the host's first
+/// programmable adapter); `needs_end` is set when that would run for ever
+/// without a scenario duration.
+#[allow(clippy::too_many_arguments)]
+pub fn programmable_config(
+    h: &HostSpec,
+    spec: Option<&ProgrammableSpec>,
+    costs: &Costs,
+    path: &str,
+    link_rate: u64,
+    runs: bool,
+    s: &Surroundings,
+    needs_end: &mut bool,
+) -> Result<SmartConfig, ScenarioError> {
+    let Some(a) = spec else {
+        return err(format!("{path}.programmable"), "is required with kind = \"programmable\"");
+    };
+    let ap = format!("{path}.programmable");
+    let hp = path.split(".adapter").next().unwrap_or(path);
+    let workload = match (&h.send, runs) {
+        (Some(w), true) => workload(w, &format!("{hp}.send"), s, needs_end)?,
+        _ => Workload::Idle,
     };
     Ok(SmartConfig {
-        host: host_side(sp, path)?,
-        bus: bus_config(&sp.bus, &format!("{path}.bus"))?,
-        adapter: adapter(&sp.adapter, &format!("{path}.adapter"), s)?,
+        host: host_side(h, costs, a, &ap)?,
+        adapter: adapter(a, &ap, link_rate, s.mtu)?,
         workload,
-        receive: receive(&sp.receive, &format!("{path}.receive"))?,
+        receive: receive(&a.receive, &format!("{ap}.receive"))?,
     })
 }

@@ -9,10 +9,8 @@ use crate::host::peer::PeerConfig;
 use crate::host::segment::Addr;
 use crate::host::sessions::{Role, SessionConfig};
 use crate::link::{Impairment, LinkConfig, SourceConfig, SwitchConfig};
-use crate::nic::smart::config::SmartConfig;
 use crate::scenario::host_validate::{host_config, within, Surroundings};
 use crate::scenario::schema::{LinkSpec, Scenario};
-use crate::scenario::smart_validate::smart_config;
 use crate::scenario::source_validate::source_config;
 use crate::scenario::tap_validate::{tap_plans, TapPlan};
 use crate::scenario::ScenarioError;
@@ -27,7 +25,6 @@ pub enum PartPlan {
     Sink,
     Peer(PeerConfig),
     Host(Box<HostConfig>),
-    Smart(Box<SmartConfig>),
     Tap(TapPlan),
     Switch(SwitchConfig),
     Link(LinkConfig, Option<Impairment>),
@@ -87,7 +84,7 @@ fn endpoint(text: &str, path: &str, index: &Index) -> Result<(usize, PortId), Sc
         None => (text, None),
     };
     let Some(&(part, switch_ports)) = index.get(name) else {
-        return err(path, format!("no source, sink, peer, host, smart_host or switch is named {name:?}"));
+        return err(path, format!("no source, sink, peer, host or switch is named {name:?}"));
     };
     match (switch_ports, port) {
         (None, None) => Ok((part, 0)),
@@ -118,11 +115,11 @@ fn link_config(l: &LinkSpec, path: &str) -> Result<(LinkConfig, Option<Impairmen
     Ok((cfg, impaired.then_some(Impairment { loss: l.loss, reorder: l.reorder, reorder_delay: delay })))
 }
 
-/// Sources, sinks, peers, hosts, smart hosts then taps, with their table names: the parts that are
+/// Sources, sinks, peers, hosts then taps, with their table names: the parts that are
 /// stations, in the order that numbers their addresses and their places in the plan.
 fn stations_of(sc: &Scenario) -> impl Iterator<Item = (&'static str, &String)> {
     let ends = sc.source.iter().map(|s| ("source", &s.name)).chain(sc.sink.iter().map(|s| ("sink", &s.name)));
-    let hosts = sc.host.iter().map(|h| ("host", &h.name)).chain(sc.smart_host.iter().map(|h| ("smart_host", &h.name)));
+    let hosts = sc.host.iter().map(|h| ("host", &h.name));
     let taps = sc.tap.iter().map(|t| ("tap", &t.name));
     ends.chain(sc.peer.iter().map(|p| ("peer", &p.name))).chain(hosts).chain(taps)
 }
@@ -176,8 +173,16 @@ fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<V
         let me = &stations[h.name.as_str()];
         let served = clients.get(h.name.as_str()).map_or(&[][..], |c| c.as_slice());
         let seed = station_seed(sc.seed, sc.source.len() + sc.sink.len() + i);
-        let around =
-            Surroundings { me, link_rates, mtu: sc.mtu, station: &lookup, flow: (sc.source.len() + i) as u32, clients: served, seed };
+        let around = Surroundings {
+            me,
+            link_rates,
+            mtu: sc.mtu,
+            station: &lookup,
+            flow: (sc.source.len() + i) as u32,
+            clients: served,
+            seed,
+            bounded: sc.duration.is_some(),
+        };
         let mut cfg = host_config(h, &path, &around)?;
         cfg.stack.neighbors = neighbors(cfg.ip);
         for o in cfg.adapters.iter_mut().filter_map(|a| a.offload.as_mut()) {
@@ -217,21 +222,6 @@ fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<V
         parts.push(Part { name: p.name.clone(), plan: PartPlan::Peer(PeerConfig { stack, seed, sessions }) });
     }
     parts.extend(hosts);
-    for (i, h) in sc.smart_host.iter().enumerate() {
-        let path = format!("smart_host[{i}]");
-        let Some(link) = sc.link.iter().find(|l| l.a == h.name || l.b == h.name) else {
-            return err(path, format!("smart_host {:?} is not connected to any link", h.name));
-        };
-        let me = &stations[h.name.as_str()];
-        let flow = (sc.source.len() + sc.host.len() + i) as u32;
-        let around = Surroundings { me, link_rates: vec![link.rate.0], mtu: sc.mtu, station: &lookup, flow, clients: &[], seed: sc.seed };
-        let mut needs_end = false;
-        let cfg = smart_config(h, &path, &around, &mut needs_end)?;
-        if needs_end && sc.duration.is_none() {
-            return err("duration", format!("needed: {path}.send ({:?}) has no count and would run for ever", h.name));
-        }
-        parts.push(Part { name: h.name.clone(), plan: PartPlan::Smart(Box::new(cfg)) });
-    }
     Ok(parts)
 }
 
@@ -278,9 +268,9 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
     let mut parts = Vec::new();
     for (i, s) in sc.source.iter().enumerate() {
         let path = format!("source[{i}]");
-        let receivers = sc.sink.iter().map(|k| &k.name).chain(sc.host.iter().map(|h| &h.name)).chain(sc.smart_host.iter().map(|h| &h.name));
+        let receivers = sc.sink.iter().map(|k| &k.name).chain(sc.host.iter().map(|h| &h.name));
         if !receivers.into_iter().any(|n| *n == s.to) {
-            return err(format!("{path}.to"), format!("no sink, host or smart_host is named {:?}", s.to));
+            return err(format!("{path}.to"), format!("no sink or host is named {:?}", s.to));
         }
         let cfg = source_config(s, &path, i as u32, &stations[s.name.as_str()], &stations[s.to.as_str()], sc.mtu)?;
         if cfg.count.is_none() && sc.duration.is_none() {

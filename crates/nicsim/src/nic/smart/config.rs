@@ -2,7 +2,6 @@
 //! processors, memory and firmware modules, the host's costs, and the workload.
 //! docs/model.md gives each cost's source.
 
-use crate::bus::BusConfig;
 use crate::host::segment::Addr;
 use crate::nic::firmware::coalesce::CoalesceConfig;
 use crate::time::{Clock, Duration};
@@ -151,7 +150,6 @@ pub struct Receive {
 #[derive(Clone, Debug, PartialEq)]
 pub struct SmartConfig {
     pub host: HostSide,
-    pub bus: BusConfig,
     pub adapter: AdapterConfig,
     pub workload: Workload,
     pub receive: Receive,

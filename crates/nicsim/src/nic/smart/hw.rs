@@ -37,7 +37,6 @@ pub struct Counters {
 
 pub struct Hw {
     pub cfg: AdapterConfig,
-    pub bus: HostBus,
     pub mem: Memory,
     host: SpaceId,
     cpu_free: Vec<Time>,
@@ -52,7 +51,7 @@ pub struct Hw {
 }
 
 impl Hw {
-    pub fn new(cfg: AdapterConfig, bus: HostBus) -> Self {
+    pub fn new(cfg: AdapterConfig) -> Self {
         let mut mem = Memory::default();
         let host = mem.add_space(AddressSpace::new("host memory", HOST_BYTES));
         let adapter = mem.add_space(AddressSpace::new("adapter memory", cfg.memory_bytes));
@@ -60,7 +59,6 @@ impl Hw {
         mem.map(ADAPTER_BASE, cfg.memory_bytes, adapter, 0).expect("adapter memory maps");
         let n = cfg.processors as usize;
         Hw {
-            bus,
             mem,
             host,
             cpu_free: vec![Time::ZERO; n],
@@ -74,9 +72,8 @@ impl Hw {
         }
     }
 
-    /// Draw each firmware run, and the host bus, into `trace` under `host`.
+    /// Draw each firmware run into `trace` under `host`.
     pub fn trace_into(&mut self, trace: SharedTrace, host: &str) {
-        self.bus.trace_into(trace.clone(), host);
         let tracks = (0..self.cpu_free.len()).map(|k| trace.borrow_mut().track(host, &format!("adapter cpu{k}"))).collect();
         self.trace = Some((trace, tracks));
     }
@@ -121,7 +118,7 @@ impl Hw {
 
     /// The host-to-adapter DMA engine copies `len` bytes from `from` (host) to
     /// `to` (adapter); `payload` marks data bytes for the counters.
-    pub fn to_adapter(&mut self, at: Time, from: u64, to: u64, len: usize, payload: bool) -> Result<Time, MemError> {
+    pub fn to_adapter(&mut self, bus: &mut HostBus, at: Time, from: u64, to: u64, len: usize, payload: bool) -> Result<Time, MemError> {
         let mut buf = vec![0u8; len];
         self.mem.read(from, &mut buf)?;
         self.mem.write(to, &buf)?;
@@ -129,42 +126,42 @@ impl Hw {
         self.bus_tally(len as u64);
         self.c.dma_transfers += 1;
         self.c.memory_payload_written += if payload { len as u64 } else { 0 };
-        let bus_done = self.bus.read(start, len as u64, Purpose::TxData);
+        let bus_done = bus.read(start, len as u64, Purpose::TxData);
         let done = self.memory_streamed(start, bus_done, len as u64);
         self.engine_free[0] = done;
         Ok(done)
     }
 
     /// The adapter-to-host DMA engine copies `len` bytes from `from` (adapter) to `to` (host).
-    pub fn to_host(&mut self, at: Time, from: u64, to: u64, len: usize, purpose: Purpose) -> Result<Time, MemError> {
+    pub fn to_host(&mut self, bus: &mut HostBus, at: Time, from: u64, to: u64, len: usize, purpose: Purpose) -> Result<Time, MemError> {
         let mut buf = vec![0u8; len];
         self.mem.read(from, &mut buf)?;
-        self.write_host(at, to, &buf, purpose)
+        self.write_host(bus, at, to, &buf, purpose)
     }
 
     /// The adapter-to-host engine writes `bytes` it holds (an event, a status) to host memory.
-    pub fn write_host(&mut self, at: Time, to: u64, bytes: &[u8], purpose: Purpose) -> Result<Time, MemError> {
+    pub fn write_host(&mut self, bus: &mut HostBus, at: Time, to: u64, bytes: &[u8], purpose: Purpose) -> Result<Time, MemError> {
         self.mem.write(to, bytes)?;
         let start = at.max(self.engine_free[1]);
         self.bus_tally(bytes.len() as u64);
         self.c.dma_transfers += 1;
-        let bus_done = self.bus.write(start, bytes.len() as u64, Fill::Ready, purpose);
+        let bus_done = bus.write(start, bytes.len() as u64, Fill::Ready, purpose);
         let done = self.memory_streamed(start, bus_done, bytes.len() as u64);
         self.engine_free[1] = done;
         Ok(done)
     }
 
     /// The host processor writes a doorbell register; returns when it reaches the adapter.
-    pub fn doorbell(&mut self, at: Time) -> Time {
+    pub fn doorbell(&mut self, bus: &mut HostBus, at: Time) -> Time {
         self.bus_tally(4);
-        self.bus.register_write(at)
+        bus.register_write(at)
     }
 
     /// The MAC gathers a frame from `pieces` (bus address, length), each routed
     /// by the bridge: adapter memory through its port, host memory across the
     /// host bus. It may start once its FIFO has room. Returns when the frame is
     /// in the MAC, with its bytes.
-    pub fn gather(&mut self, at: Time, pieces: &[(u64, usize)]) -> Result<(Time, Vec<u8>), MemError> {
+    pub fn gather(&mut self, bus: &mut HostBus, at: Time, pieces: &[(u64, usize)]) -> Result<(Time, Vec<u8>), MemError> {
         let room = if self.mac_queue.len() >= self.cfg.mac_tx_frames as usize { self.mac_queue[0] } else { Time::ZERO };
         let mut t = at.max(room);
         let mut out = Vec::with_capacity(pieces.iter().map(|p| p.1).sum());
@@ -174,7 +171,7 @@ impl Hw {
             let space = self.mem.read(addr, &mut out[start..])?;
             t = if space == self.host {
                 self.bus_tally(len as u64);
-                self.bus.read(t, len as u64, Purpose::TxData)
+                bus.read(t, len as u64, Purpose::TxData)
             } else {
                 self.memory(t, len as u64)
             };

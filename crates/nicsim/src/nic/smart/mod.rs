@@ -1,8 +1,8 @@
-//! The intelligent adapter (BRIEF.md mechanisms 1 to 6 and 12): embedded
+//! The programmable adapter (BRIEF.md mechanisms 1 to 6 and 12): embedded
 //! processors, adapter memory, DMA engines each way and a bridge that routes bus
 //! requests by address, running the firmware of `nic::firmware` on real bytes,
-//! together with the host that drives it through rings, doorbells and an event
-//! ring. `Node` is the component.
+//! driven by its host through rings, doorbells and an event ring.
+//! `Programmable` is one such adapter of a host.
 
 pub mod config;
 pub mod hw;
@@ -12,4 +12,4 @@ mod recv;
 mod send;
 mod staging;
 
-pub use node::Node;
+pub use node::{Due, HostCost, HostWork, Programmable};

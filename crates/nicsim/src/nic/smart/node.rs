@@ -1,25 +1,32 @@
-//! A host with an intelligent adapter, as one component: the host processor, the
-//! host bus, and the adapter's processors, memory, DMA engines and MAC (`Hw`).
-//! Port 0 is the adapter's wire. The host drives the adapter through rings in
-//! its memory and doorbells, and learns of completions by polling an event ring
-//! (interrupts masked, as in the Malta study). Sending lives in `send.rs`,
-//! receiving in `recv.rs`; timers carry a `Tag` saying what falls due.
+//! A programmable adapter of a host (BRIEF.md mechanisms 1 to 6 and 12): its
+//! processors, memory, DMA engines and MAC (`Hw`) running the firmware of
+//! `nic::firmware` on real bytes. The host drives it through rings in its
+//! memory and doorbells, and learns of completions from an event ring it polls
+//! (the adapter's interrupt masked, as in the Malta study). Sending lives in
+//! `send.rs`, receiving in `recv.rs`. What the host's processors must do in
+//! answer (a send call, an event to take) is queued in `host_work`; the host
+//! runs it as steps of its own (`host::programmable_steps`).
 
 use crate::bus::HostBus;
 use crate::engine::tag::{pack, unpack};
-use crate::engine::{Component, Ctx, Msg, PortId};
+use crate::engine::{Ctx, PortId};
 use crate::nic::firmware::coalesce::Coalescer;
 use crate::nic::firmware::gro::Gro;
 use crate::nic::smart::config::{SmartConfig, Workload};
 use crate::nic::smart::hw::Hw;
-use crate::observe::{Report, SharedTrace, TrackId};
+use crate::observe::{Report, SharedTrace};
 use crate::time::{Duration, Time};
 
+/// Timer kinds of a programmable adapter, after the host's own
+/// (`host::tag`), so one host's tags never collide.
+pub const FIRST_KIND: u8 = 32;
+
+/// What falls due at a programmable adapter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Tag {
-    /// A send doorbell reaches the adapter for this send slot.
+pub enum Due {
+    /// A send doorbell reaches the adapter for this send.
     Doorbell(u64),
-    /// The host sees the completion event of this send slot.
+    /// The host sees the completion event of this send.
     SendDone(u64),
     /// The firmware makes its next frames.
     Generate,
@@ -35,38 +42,61 @@ pub(super) enum Tag {
     DmaEnd,
 }
 
-impl Tag {
-    fn encode(self) -> u64 {
+impl Due {
+    /// The timer tag for adapter `port`.
+    pub fn encode(self, port: usize) -> u64 {
         let (kind, v) = match self {
-            Tag::Doorbell(v) => (1, v),
-            Tag::SendDone(v) => (2, v),
-            Tag::Generate => (3, 0),
-            Tag::RxPost(v) => (4, v),
-            Tag::RxDone(v) => (5, v),
-            Tag::RxFlush => (6, 0),
-            Tag::GroFlush => (7, 0),
-            Tag::DmaEnd => (8, 0),
+            Due::Doorbell(v) => (0, v),
+            Due::SendDone(v) => (1, v),
+            Due::Generate => (2, 0),
+            Due::RxPost(v) => (3, v),
+            Due::RxDone(v) => (4, v),
+            Due::RxFlush => (5, 0),
+            Due::GroFlush => (6, 0),
+            Due::DmaEnd => (7, 0),
         };
-        pack(kind, 0, v)
+        pack(FIRST_KIND + kind, port, v)
     }
-    fn decode(t: u64) -> Option<Tag> {
-        let (kind, _, v) = unpack(t);
-        Some(match kind {
-            1 => Tag::Doorbell(v),
-            2 => Tag::SendDone(v),
-            3 => Tag::Generate,
-            4 => Tag::RxPost(v),
-            5 => Tag::RxDone(v),
-            6 => Tag::RxFlush,
-            7 => Tag::GroFlush,
-            8 => Tag::DmaEnd,
+    /// The adapter port and what falls due, if `tag` is a programmable adapter's.
+    pub fn decode(tag: u64) -> Option<(usize, Due)> {
+        let (kind, port, v) = unpack(tag);
+        let due = match kind.checked_sub(FIRST_KIND)? {
+            0 => Due::Doorbell(v),
+            1 => Due::SendDone(v),
+            2 => Due::Generate,
+            3 => Due::RxPost(v),
+            4 => Due::RxDone(v),
+            5 => Due::RxFlush,
+            6 => Due::GroFlush,
+            7 => Due::DmaEnd,
             _ => return None,
-        })
+        };
+        Some((port, due))
     }
 }
 
-pub(super) fn wake(ctx: &mut Ctx, at: Time, tag: Tag) {
-    ctx.wake_at(at, tag.encode());
+/// Work for the host's processors that the adapter's events call for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostWork {
+    /// The application's next send call.
+    Send,
+    /// A send's completion event: take it, then make the next send.
+    SendDone,
+    /// A filled receive buffer in this slot: take it up the stack.
+    Receive(u64),
+    /// The driver's GRO timeout passed: hand up what it holds.
+    GroFlush,
+}
+
+/// A host step's cost: processor cycles and bytes copied (none with zero copy).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HostCost {
+    pub cycles: u64,
+    pub copy_bytes: u64,
+    /// A doorbell to ring when the step ends: a send (by number), or receive buffers (a count).
+    pub doorbell: Option<Due>,
+    /// The step hands received data to the application (it ends a receive interval).
+    pub delivers: bool,
 }
 
 /// What the sending side has done.
@@ -108,12 +138,11 @@ pub(super) struct RecvState {
     pub slots: std::collections::HashMap<u64, (usize, u32, u32)>,
 }
 
-pub struct Node {
+pub struct Programmable {
     pub(super) cfg: SmartConfig,
     pub(super) hw: Hw,
-    pub(super) host_free: Time,
-    pub(super) host_cycles: u64,
-    pub(super) host_copy: Duration,
+    /// The host port (wire) this adapter is.
+    pub(super) port: usize,
     pub(super) send: SendState,
     pub(super) recv: RecvState,
     pub(super) coalescer: Option<Coalescer>,
@@ -125,31 +154,24 @@ pub struct Node {
     /// Segments in the open coalescing buffer.
     pub(super) pending_segments: u32,
     pub(super) flush_armed: Option<Time>,
-    /// The host processor's timeline track, when the run is traced.
-    host_track: Option<(SharedTrace, TrackId)>,
+    /// What the host's processors must do next, oldest first.
+    pub host_work: Vec<HostWork>,
 }
 
-impl Node {
-    /// A node that draws its host processor, firmware runs and host bus into
-    /// `trace` under `name`, when one is given.
-    pub fn traced(cfg: SmartConfig, name: &str, trace: Option<SharedTrace>) -> Self {
-        let mut node = Node::new(cfg);
-        if let Some(t) = trace {
-            node.hw.trace_into(t.clone(), name);
-            let track = t.borrow_mut().track(name, "host cpu");
-            node.host_track = Some((t, track));
-        }
-        node
-    }
+pub(super) fn wake(ctx: &mut Ctx, port: usize, at: Time, due: Due) {
+    ctx.wake_at(at, due.encode(port));
+}
 
-    pub fn new(cfg: SmartConfig) -> Self {
-        let reach_back = Duration::from_ms(10);
-        let bus = HostBus::new(cfg.bus.clone(), reach_back);
-        Node {
-            hw: Hw::new(cfg.adapter.clone(), bus),
-            host_free: Time::ZERO,
-            host_cycles: 0,
-            host_copy: Duration::ZERO,
+impl Programmable {
+    /// Adapter `port` of a host; its firmware runs drawn into `trace` under `name`.
+    pub fn new(cfg: SmartConfig, port: usize, name: &str, trace: Option<SharedTrace>) -> Self {
+        let mut hw = Hw::new(cfg.adapter.clone());
+        if let Some(t) = trace {
+            hw.trace_into(t, name);
+        }
+        Programmable {
+            hw,
+            port,
             send: SendState::default(),
             recv: RecvState::default(),
             coalescer: cfg.receive.coalesce.map(Coalescer::new),
@@ -159,85 +181,93 @@ impl Node {
             ready: Default::default(),
             pending_segments: 0,
             flush_armed: None,
-            host_track: None,
+            host_work: Vec::new(),
             cfg,
         }
     }
 
-    /// Run `cycles` of host work and copy `copy_bytes` (unless zero copy) from `at`.
-    pub(super) fn host_run(&mut self, at: Time, cycles: u64, copy_bytes: u64) -> Time {
-        let start = at.max(self.host_free);
-        let copy = if self.cfg.host.zero_copy {
-            Duration::ZERO
-        } else {
-            Duration::from_ps((copy_bytes as f64 * self.cfg.host.costs.copy_ns_per_byte * 1e3) as u64)
-        };
-        self.host_cycles += cycles;
-        self.host_copy = self.host_copy + copy;
-        self.host_free = start + self.cfg.host.clock.cycles(cycles) + copy;
-        if let Some((trace, track)) = &self.host_track {
-            trace.borrow_mut().span(
-                *track,
-                "host",
-                start,
-                self.host_free,
-                &[("cycles", cycles), ("copied_bytes", if copy == Duration::ZERO { 0 } else { copy_bytes })],
-            );
-        }
-        self.host_free
-    }
-
-    fn host_busy(&self) -> Duration {
-        self.cfg.host.clock.cycles(self.host_cycles) + self.host_copy
-    }
-}
-
-impl Component for Node {
-    fn kind(&self) -> &'static str {
-        "smart_host"
-    }
-
-    fn start(&mut self, ctx: &mut Ctx) {
+    /// The run starts: buffers are posted, the workload begins.
+    pub fn start(&mut self, bus: &mut HostBus, ctx: &mut Ctx) {
         if self.cfg.receive.to_host {
             self.post_initial_buffers();
         }
         match self.cfg.workload.clone() {
             Workload::Idle => {}
             Workload::Tcp { outstanding, .. } | Workload::Frames { outstanding, .. } => {
-                for _ in 0..outstanding {
-                    self.host_send(ctx.now(), ctx);
-                }
+                self.host_work.extend(std::iter::repeat_n(HostWork::Send, outstanding as usize));
             }
-            Workload::Generate { .. } => wake(ctx, ctx.now(), Tag::Generate),
+            Workload::Generate { .. } => wake(ctx, self.port, ctx.now(), Due::Generate),
             Workload::Dma { to_host, length, count } => {
-                let end = self.dma_loop(to_host, length, count);
-                wake(ctx, end, Tag::DmaEnd);
+                let end = self.dma_loop(bus, to_host, length, count);
+                wake(ctx, self.port, end, Due::DmaEnd);
             }
         }
     }
 
-    fn handle(&mut self, _port: PortId, msg: Msg, ctx: &mut Ctx) {
-        match msg {
-            Msg::Frame(frame) => self.arrive(frame.bytes, ctx),
-            Msg::TxReady => {}
-            Msg::Timer(t) => match Tag::decode(t) {
-                Some(Tag::Doorbell(slot)) => self.adapter_send(slot, ctx),
-                Some(Tag::SendDone(slot)) => self.send_done(slot, ctx),
-                Some(Tag::Generate) => self.generate(ctx),
-                Some(Tag::RxPost(n)) => self.buffers_posted(n, ctx),
-                Some(Tag::RxDone(slot)) => self.host_receive(slot, ctx),
-                Some(Tag::RxFlush) => self.rx_flush(ctx),
-                Some(Tag::GroFlush) => self.gro_flush(ctx),
-                Some(Tag::DmaEnd) | None => {}
-            },
+    /// A timer of this adapter fell due.
+    pub fn due(&mut self, due: Due, bus: &mut HostBus, ctx: &mut Ctx) {
+        match due {
+            Due::Doorbell(n) => self.adapter_send(n, bus, ctx),
+            Due::SendDone(_) => self.host_work.push(HostWork::SendDone),
+            Due::Generate => self.generate(bus, ctx),
+            Due::RxPost(n) => self.buffers_posted(n, bus, ctx),
+            Due::RxDone(slot) => self.host_work.push(HostWork::Receive(slot)),
+            Due::RxFlush => self.rx_flush(bus, ctx),
+            Due::GroFlush => self.host_work.push(HostWork::GroFlush),
+            Due::DmaEnd => {}
         }
     }
 
-    fn report(&self, end: Time) -> Report {
-        let mut r = Report::default();
+    /// A frame from the wire.
+    pub fn frame_in(&mut self, bytes: Vec<u8>, bus: &mut HostBus, ctx: &mut Ctx) {
+        self.arrive(bytes, bus, ctx);
+    }
+
+    /// The host step for `work` at `now`: its cost.
+    pub fn host_step(&mut self, work: HostWork, now: Time, ctx: &mut Ctx) -> HostCost {
+        match work {
+            HostWork::Send => self.host_send(now),
+            HostWork::SendDone => {
+                self.send.completed += 1;
+                self.host_work.push(HostWork::Send);
+                HostCost { cycles: self.cfg.host.costs.event, ..Default::default() }
+            }
+            HostWork::Receive(slot) => self.host_receive(slot, now, ctx),
+            HostWork::GroFlush => self.gro_flush(now, ctx),
+        }
+    }
+
+    /// A host step of this adapter ended at `end`: ring its doorbell, if any.
+    pub fn host_step_end(&mut self, cost: &HostCost, end: Time, bus: &mut HostBus, ctx: &mut Ctx) {
+        if cost.delivers {
+            self.recv.last = self.recv.last.max(end);
+        }
+        if let Some(due) = cost.doorbell {
+            let at = self.hw.doorbell(bus, end);
+            wake(ctx, self.port, at, due);
+        }
+    }
+
+    /// The bytes a host step copies, as time (none with zero copy).
+    pub fn copy_time(&self, bytes: u64) -> Duration {
+        if self.cfg.host.zero_copy {
+            Duration::ZERO
+        } else {
+            Duration::from_ps((bytes as f64 * self.cfg.host.costs.copy_ns_per_byte * 1e3) as u64)
+        }
+    }
+
+    /// Frames out of the MAC go on this adapter's wire.
+    pub(super) fn wire(&self) -> PortId {
+        self.port as PortId
+    }
+
+    /// The adapter's figures; `host_busy` is the host processors' busy time,
+    /// for the host cycles per byte.
+    pub fn report(&self, r: &mut Report, end: Time, host_busy: Duration) {
         let secs = end.as_secs_f64().max(1e-12);
-        self.send_report(&mut r);
-        self.recv_report(&mut r);
+        self.send_report(r);
+        self.recv_report(r);
         let c = &self.hw.c;
         let frames = (self.send.frames + self.recv.frames_in).max(1);
         for (k, busy) in self.hw.busy().into_iter().enumerate() {
@@ -252,10 +282,6 @@ impl Component for Node {
         r.count("host_bus_bytes", c.bus_bytes);
         r.real("bus_bytes_per_payload_byte", c.bus_bytes as f64 / payload as f64);
         r.real("bus_transactions_per_frame", c.bus_transactions as f64 / frames as f64);
-        r.real("host_cpu_utilization", self.host_busy().as_secs_f64() / secs);
-        let host_cycles = self.host_busy().as_secs_f64() * self.cfg.host.clock.hz();
-        r.real("host_cycles_per_byte", host_cycles / payload as f64);
-        self.hw.bus.report(&mut r, end);
-        r
+        r.real("host_cycles_per_byte", host_busy.as_secs_f64() * self.cfg.host.clock.hz() / payload as f64);
     }
 }

@@ -5,13 +5,13 @@
 //! host polls the event ring, optionally merges segments itself (GRO), counts and
 //! checks what arrived, and posts buffers back in batches.
 
-use crate::bus::Purpose;
+use crate::bus::{HostBus, Purpose};
 use crate::engine::Ctx;
 use crate::nic::firmware::gro::Out;
 use crate::nic::firmware::{chunk, csum};
 use crate::nic::smart::config::ChecksumAt;
 use crate::nic::smart::layout::*;
-use crate::nic::smart::node::{wake, Node, Tag};
+use crate::nic::smart::node::{wake, Due, HostCost, Programmable};
 use crate::observe::Report;
 use crate::time::Time;
 use crate::wire::verify_checksums;
@@ -28,7 +28,7 @@ pub(super) struct Ready {
     segments: u32,
 }
 
-impl Node {
+impl Programmable {
     pub(super) fn post_initial_buffers(&mut self) {
         self.recv.posted = self.cfg.host.rx_buffers as u64;
     }
@@ -39,7 +39,7 @@ impl Node {
     }
 
     /// A frame's last bit has arrived from the wire.
-    pub(super) fn arrive(&mut self, bytes: Vec<u8>, ctx: &mut Ctx) {
+    pub(super) fn arrive(&mut self, bytes: Vec<u8>, bus: &mut HostBus, ctx: &mut Ctx) {
         let now = ctx.now();
         self.recv.frames_in += 1;
         self.recv.first.get_or_insert(now);
@@ -78,11 +78,11 @@ impl Node {
             }
             None => vec![Out { bytes, segments: 1, reason: None }],
         };
-        self.take_in(outs, t, ctx);
+        self.take_in(outs, t, bus, ctx);
     }
 
     /// Frames ready for the host: pack them (coalescing) or queue each alone.
-    fn take_in(&mut self, outs: Vec<Out>, mut t: Time, ctx: &mut Ctx) {
+    fn take_in(&mut self, outs: Vec<Out>, mut t: Time, bus: &mut HostBus, ctx: &mut Ctx) {
         for o in outs {
             match &mut self.coalescer {
                 Some(c) => {
@@ -98,7 +98,7 @@ impl Node {
             }
         }
         self.arm_rx_flush(ctx);
-        self.dma_out(t, ctx);
+        self.dma_out(t, bus, ctx);
     }
 
     fn arm_rx_flush(&mut self, ctx: &mut Ctx) {
@@ -106,26 +106,26 @@ impl Node {
         if let Some(due) = due.into_iter().flatten().min() {
             if self.flush_armed.is_none_or(|a| due < a || a < ctx.now()) {
                 self.flush_armed = Some(due);
-                wake(ctx, due, Tag::RxFlush);
+                wake(ctx, self.port, due, Due::RxFlush);
             }
         }
     }
 
-    pub(super) fn rx_flush(&mut self, ctx: &mut Ctx) {
+    pub(super) fn rx_flush(&mut self, bus: &mut HostBus, ctx: &mut Ctx) {
         let now = ctx.now();
         self.flush_armed = None;
         let outs = self.lro.as_mut().map_or_else(Vec::new, |g| g.expire(now));
-        self.take_in(outs, now, ctx);
+        self.take_in(outs, now, bus, ctx);
         if let Some(b) = self.coalescer.as_mut().and_then(|c| c.expire(now)) {
             let segments = std::mem::take(&mut self.pending_segments);
             self.ready.push_back(Ready { bytes: b.bytes, frames: b.frames, segments });
-            self.dma_out(now, ctx);
+            self.dma_out(now, bus, ctx);
         }
         self.arm_rx_flush(ctx);
     }
 
     /// Move ready buffers into posted host buffers, each with its event.
-    fn dma_out(&mut self, mut t: Time, ctx: &mut Ctx) {
+    fn dma_out(&mut self, mut t: Time, bus: &mut HostBus, ctx: &mut Ctx) {
         let (dma_setup, event_cost) = (self.cfg.adapter.costs.dma_setup, self.cfg.adapter.costs.event);
         while self.recv.posted > 0 {
             let Some(r) = self.ready.pop_front() else { break };
@@ -133,29 +133,32 @@ impl Node {
             let slot = self.recv.next_slot % self.cfg.host.rx_buffers as u64;
             self.recv.next_slot += 1;
             t = self.hw.run(RX_CPU, t, dma_setup);
-            let done = self.hw.write_host(t, RX_BUFFERS + slot * RX_SLOT, &r.bytes, Purpose::RxData).expect("mapped");
+            let done = self.hw.write_host(bus, t, RX_BUFFERS + slot * RX_SLOT, &r.bytes, Purpose::RxData).expect("mapped");
             self.recv.held -= r.segments as u64;
             t = self.hw.run(RX_CPU, done, event_cost);
             let mut event = [0u8; 16];
             event[..4].copy_from_slice(&(r.bytes.len() as u32).to_le_bytes());
             event[4..8].copy_from_slice(&r.frames.to_le_bytes());
-            let seen = self.hw.write_host(t, RX_EVENTS + (slot % EVENT_SLOTS) * 16, &event, Purpose::RxStatus).expect("mapped");
+            let seen = self.hw.write_host(bus, t, RX_EVENTS + (slot % EVENT_SLOTS) * 16, &event, Purpose::RxStatus).expect("mapped");
             self.recv.batches += 1;
             self.recv.slots.insert(slot, (r.bytes.len(), r.frames, r.segments));
-            wake(ctx, seen, Tag::RxDone(slot));
+            wake(ctx, self.port, seen, Due::RxDone(slot));
         }
     }
 
     /// The host adapter posted `n` more buffers.
-    pub(super) fn buffers_posted(&mut self, n: u64, ctx: &mut Ctx) {
+    pub(super) fn buffers_posted(&mut self, n: u64, bus: &mut HostBus, ctx: &mut Ctx) {
         let t = self.hw.run(RX_CPU, ctx.now(), self.cfg.adapter.costs.doorbell);
         self.recv.posted += n;
-        self.dma_out(t, ctx);
+        self.dma_out(t, bus, ctx);
     }
 
-    /// The host finds a filled buffer in its event ring.
-    pub(super) fn host_receive(&mut self, slot: u64, ctx: &mut Ctx) {
-        let Some((len, frames, segments)) = self.recv.slots.remove(&slot) else { return };
+    /// The host finds a filled buffer in its event ring: it takes the buffer,
+    /// merges segments (GRO, if on), hands each frame or merged segment to the
+    /// protocol (copying its payload unless zero copy) and posts buffers back
+    /// in batches.
+    pub(super) fn host_receive(&mut self, slot: u64, now: Time, ctx: &mut Ctx) -> HostCost {
+        let Some((len, frames, segments)) = self.recv.slots.remove(&slot) else { return HostCost::default() };
         self.recv.delivered_segments += segments as u64;
         let mut buf = vec![0u8; len];
         self.hw.mem.read(RX_BUFFERS + slot * RX_SLOT, &mut buf).expect("mapped");
@@ -163,7 +166,6 @@ impl Node {
         if list.len() != frames as usize {
             self.recv.host_bad += frames as u64;
         }
-        let now = ctx.now();
         let mut outs = Vec::new();
         let mut gro_in = 0u64;
         for r in list {
@@ -175,22 +177,20 @@ impl Node {
                 None => outs.push(Out { bytes: buf[r].to_vec(), segments: 1, reason: None }),
             }
         }
-        let h = self.cfg.host.costs.clone();
-        let cycles = h.event + h.rx_buffer + gro_in * h.gro_segment;
-        let t = self.host_run(now, cycles, 0);
-        self.deliver(outs, t);
+        let mut cost = self.deliver(outs);
+        let h = &self.cfg.host.costs;
+        cost.cycles += h.event + h.rx_buffer + gro_in * h.gro_segment;
         self.recv.to_repost += 1;
         if self.recv.to_repost >= self.cfg.host.repost_batch as u64 {
-            let n = std::mem::take(&mut self.recv.to_repost);
-            let at = self.hw.doorbell(self.host_free);
-            wake(ctx, at, Tag::RxPost(n));
+            cost.doorbell = Some(Due::RxPost(std::mem::take(&mut self.recv.to_repost)));
         }
         self.arm_gro(ctx);
+        cost
     }
 
     /// The protocol takes frames (or merged segments): checked, counted, copied.
-    fn deliver(&mut self, outs: Vec<Out>, at: Time) {
-        let mut t = at;
+    fn deliver(&mut self, outs: Vec<Out>) -> HostCost {
+        let mut cost = HostCost { delivers: true, ..Default::default() };
         for o in outs {
             let payload = match verify_checksums(&o.bytes) {
                 Ok(v) => v.payload.len() as u64,
@@ -199,28 +199,30 @@ impl Node {
                     0
                 }
             };
-            t = self.host_run(t, self.cfg.host.costs.rx_frame, payload);
+            cost.cycles += self.cfg.host.costs.rx_frame;
+            cost.copy_bytes += payload;
             self.recv.delivered_frames += 1;
             self.recv.delivered_payload += payload;
         }
-        self.recv.last = self.recv.last.max(t);
+        cost
     }
 
     fn arm_gro(&mut self, ctx: &mut Ctx) {
         if let Some(due) = self.gro.as_ref().and_then(|g| g.deadline()) {
             if self.gro_armed.is_none_or(|a| due < a || a < ctx.now()) {
                 self.gro_armed = Some(due);
-                wake(ctx, due, Tag::GroFlush);
+                wake(ctx, self.port, due, Due::GroFlush);
             }
         }
     }
 
-    pub(super) fn gro_flush(&mut self, ctx: &mut Ctx) {
+    /// The driver's GRO timeout: what it holds goes up the stack.
+    pub(super) fn gro_flush(&mut self, now: Time, ctx: &mut Ctx) -> HostCost {
         self.gro_armed = None;
-        let outs = self.gro.as_mut().map_or_else(Vec::new, |g| g.expire(ctx.now()));
-        let t = self.host_free.max(ctx.now());
-        self.deliver(outs, t);
+        let outs = self.gro.as_mut().map_or_else(Vec::new, |g| g.expire(now));
+        let cost = self.deliver(outs);
         self.arm_gro(ctx);
+        cost
     }
 
     pub(super) fn recv_report(&self, r: &mut Report) {

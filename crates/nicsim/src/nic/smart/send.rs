@@ -3,14 +3,14 @@
 //! chunks of ready frames (fragmentation; one frame per chunk is the standard
 //! firmware); the firmware can also make frames itself or run a DMA loop.
 
-use crate::bus::Purpose;
+use crate::bus::{HostBus, Purpose};
 use crate::engine::{Ctx, Msg};
 use crate::host::segment::{ipv4_headers, pattern, Addr};
 use crate::nic::firmware::tso::{plan, Template};
 use crate::nic::firmware::{chunk, csum};
 use crate::nic::smart::config::{ChecksumAt, Segmentation, Workload};
 use crate::nic::smart::layout::*;
-use crate::nic::smart::node::{wake, Node, Tag};
+use crate::nic::smart::node::{wake, Due, HostCost, Programmable};
 use crate::observe::Report;
 use crate::time::Time;
 use crate::wire::checksum::accumulate;
@@ -34,21 +34,23 @@ fn udp_frame(from: Addr, to: Addr, n: u64, frame_size: u32, offload: bool) -> Ve
     bytes
 }
 
-impl Node {
+impl Programmable {
     /// Write bytes the host produced into host memory.
     fn host_write(&mut self, addr: u64, bytes: &[u8]) {
         self.hw.mem.write(addr, bytes).expect("host buffers are mapped");
     }
 
-    /// The host starts its next send, if any is left, from `at`.
-    pub(super) fn host_send(&mut self, at: Time, ctx: &mut Ctx) {
+    /// The host's next send call, if any is left, at `at`: it writes the data
+    /// (and, unless zero copy, copies it to kernel buffers) and a descriptor,
+    /// and rings the doorbell when done.
+    pub(super) fn host_send(&mut self, at: Time) -> HostCost {
         let n = self.send.issued;
         let slot = n % SEND_SLOTS;
         match self.cfg.workload.clone() {
             Workload::Tcp { from, to, bytes, message, outstanding } => {
                 let offset = n * message as u64;
                 if offset >= bytes {
-                    return;
+                    return HostCost::default();
                 }
                 let len = (message as u64).min(bytes - offset) as usize;
                 let stride = (message as u64).next_multiple_of(4096);
@@ -82,14 +84,13 @@ impl Node {
                 let d = SEND_RING + slot * SEND_SLOT;
                 self.host_write(d, &descriptor(src, len as u32, hlen as u32));
                 self.host_write(d + 16, &template[..hlen]);
-                let t = self.host_run(at, self.cfg.host.costs.send_call, len as u64);
-                self.ring_doorbell(t, n, at, ctx);
+                self.issued(n, at, self.cfg.host.costs.send_call, len as u64)
             }
             Workload::Frames { from, to, frame_size, per_chunk, count, .. } => {
                 let first = n * per_chunk as u64;
                 let k = count.map_or(per_chunk as u64, |c| c.saturating_sub(first).min(per_chunk as u64));
                 if k == 0 {
-                    return;
+                    return HostCost::default();
                 }
                 let mut buf = Vec::new();
                 for i in 0..k {
@@ -104,62 +105,62 @@ impl Node {
                 self.host_write(addr, &buf);
                 self.host_write(SEND_RING + slot * SEND_SLOT, &descriptor(addr, buf.len() as u32, k as u32));
                 let cycles = self.cfg.host.costs.send_call + k * self.cfg.host.costs.frame_build;
-                let t = self.host_run(at, cycles, buf.len() as u64);
-                self.ring_doorbell(t, n, at, ctx);
+                self.issued(n, at, cycles, buf.len() as u64)
             }
-            _ => {}
+            _ => HostCost::default(),
         }
     }
 
-    fn ring_doorbell(&mut self, t: Time, n: u64, at: Time, ctx: &mut Ctx) {
-        let t = self.hw.doorbell(t);
-        wake(ctx, t, Tag::Doorbell(n));
+    /// Send `n` is issued at `at`, costing `cycles` and a copy of `bytes`.
+    fn issued(&mut self, n: u64, at: Time, cycles: u64, bytes: u64) -> HostCost {
         self.send.issued += 1;
         self.send.first.get_or_insert(at);
+        HostCost { cycles, copy_bytes: bytes, doorbell: Some(Due::Doorbell(n)), delivers: false }
     }
 
     /// The firmware takes send `n`: fetch its descriptor, then cut and send it.
-    pub(super) fn adapter_send(&mut self, n: u64, ctx: &mut Ctx) {
+    pub(super) fn adapter_send(&mut self, n: u64, bus: &mut HostBus, ctx: &mut Ctx) {
         let costs = self.cfg.adapter.costs.clone();
         let slot = n % SEND_SLOTS;
         let t = self.hw.run(TX_CPU, ctx.now(), costs.doorbell + costs.dma_setup);
         let desc = A_DESC + slot * SEND_SLOT;
-        let t = self.hw.to_adapter(t, SEND_RING + slot * SEND_SLOT, desc, SEND_SLOT as usize, false).expect("mapped");
+        let t = self.hw.to_adapter(bus, t, SEND_RING + slot * SEND_SLOT, desc, SEND_SLOT as usize, false).expect("mapped");
         let mut d = [0u8; SEND_SLOT as usize];
         self.hw.mem.read(desc, &mut d).expect("mapped");
         let (addr, len, extra) = parse_descriptor(&d);
         // The host buffer is free once its payload has been read: after the
         // last gather in direct segmentation, after the copy in store and forward.
         let (fw, released) = match self.cfg.workload {
-            Workload::Tcp { .. } => self.segment_send(t, addr, len as usize, &d[16..16 + extra as usize], ctx),
-            _ => self.chunk_send(t, addr, len as usize, ctx),
+            Workload::Tcp { .. } => self.segment_send(bus, t, addr, len as usize, &d[16..16 + extra as usize], ctx),
+            _ => self.chunk_send(bus, t, addr, len as usize, ctx),
         };
         let done = fw.max(released);
         let t = self.hw.run(TX_CPU, done, costs.event);
         let mut event = [0u8; 16];
         event[..8].copy_from_slice(&n.to_le_bytes());
-        let at = self.hw.write_host(t, EVENT_RING + (n % EVENT_SLOTS) * 16, &event, Purpose::TxStatus).expect("mapped");
-        wake(ctx, at, Tag::SendDone(n));
+        let at = self.hw.write_host(bus, t, EVENT_RING + (n % EVENT_SLOTS) * 16, &event, Purpose::TxStatus).expect("mapped");
+        wake(ctx, self.port, at, Due::SendDone(n));
     }
 
     /// Hand one frame to the MAC: gather it, finish its checksums if the MAC does
     /// them, and send it when the wire is free. Returns when the gather is done.
     fn mac_send(
         &mut self,
+        bus: &mut HostBus,
         at: Time,
         pieces: &[(u64, usize)],
         fix: impl FnOnce(&mut Vec<u8>),
         payload: usize,
         ctx: &mut Ctx,
     ) -> (Time, Time) {
-        let (ready, mut bytes) = self.hw.gather(at, pieces).expect("mapped");
+        let (ready, mut bytes) = self.hw.gather(bus, at, pieces).expect("mapped");
         fix(&mut bytes);
         if bytes.len() < MIN_FRAME - FCS {
             bytes.resize(MIN_FRAME - FCS, 0);
         }
         let start = self.hw.transmit(ready, bytes.len());
         let meta = FrameMeta { created: at, ..Default::default() };
-        ctx.send_at(0, start, Msg::frame(Frame { bytes, meta }));
+        ctx.send_at(self.wire(), start, Msg::frame(Frame { bytes, meta }));
         self.send.frames += 1;
         self.send.payload += payload as u64;
         self.send.last_wire_end = self.hw.wire_idle_at();
@@ -167,7 +168,7 @@ impl Node {
     }
 
     /// Segmentation of one large send (mechanism 1), directly or by store and forward.
-    fn segment_send(&mut self, at: Time, addr: u64, len: usize, template: &[u8], ctx: &mut Ctx) -> (Time, Time) {
+    fn segment_send(&mut self, bus: &mut HostBus, at: Time, addr: u64, len: usize, template: &[u8], ctx: &mut Ctx) -> (Time, Time) {
         let Ok(template) = Template::parse(template) else { return (at, at) };
         let mut released = at;
         let a = self.cfg.adapter.clone();
@@ -190,7 +191,7 @@ impl Node {
                             let run = ((STAGING_HALF as usize / mss.max(1)).max(1) * mss).min(len - piece.offset);
                             let (dst, free) = self.send.staging.take(run as u64);
                             let t = self.hw.run(TX_CPU, fw.max(free), a.costs.dma_setup);
-                            fw = self.hw.to_adapter(t, addr + piece.offset as u64, dst, run, true).expect("mapped");
+                            fw = self.hw.to_adapter(bus, t, addr + piece.offset as u64, dst, run, true).expect("mapped");
                             released = fw;
                             staged = Some((piece.offset as u64, run as u64, dst));
                             dst
@@ -220,7 +221,7 @@ impl Node {
                     template.write_header(piece, accumulate(0, p), h);
                 }
             };
-            let (gathered, _) = self.mac_send(fw, &[(hdr_addr, hlen), (payload_addr, piece.len)], fix, piece.len, ctx);
+            let (gathered, _) = self.mac_send(bus, fw, &[(hdr_addr, hlen), (payload_addr, piece.len)], fix, piece.len, ctx);
             if staged.is_some() {
                 self.send.staging.used_until(gathered);
             } else {
@@ -232,12 +233,12 @@ impl Node {
 
     /// A chunk of ready frames: one DMA into adapter memory, then each frame to the
     /// MAC (split from the chunk when it holds more than one), checksums inserted.
-    fn chunk_send(&mut self, at: Time, addr: u64, len: usize, ctx: &mut Ctx) -> (Time, Time) {
+    fn chunk_send(&mut self, bus: &mut HostBus, at: Time, addr: u64, len: usize, ctx: &mut Ctx) -> (Time, Time) {
         let a = self.cfg.adapter.clone();
         let Workload::Frames { per_chunk, .. } = self.cfg.workload else { return (at, at) };
         let (dst, free) = self.send.staging.take(len as u64);
         let t = self.hw.run(TX_CPU, at.max(free), a.costs.dma_setup);
-        let mut fw = self.hw.to_adapter(t, addr, dst, len, true).expect("mapped");
+        let mut fw = self.hw.to_adapter(bus, t, addr, dst, len, true).expect("mapped");
         let released = fw;
         let mut buf = vec![0u8; len];
         self.hw.mem.read(dst, &mut buf).expect("mapped");
@@ -254,22 +255,15 @@ impl Node {
             let fix = |b: &mut Vec<u8>| {
                 let _ = csum::insert(b);
             };
-            let (gathered, _) = self.mac_send(fw, &[(dst + r.start as u64, r.len())], fix, payload, ctx);
+            let (gathered, _) = self.mac_send(bus, fw, &[(dst + r.start as u64, r.len())], fix, payload, ctx);
             self.send.staging.used_until(gathered);
         }
         (fw, released)
     }
 
-    /// The host sees a send's completion event and starts the next send.
-    pub(super) fn send_done(&mut self, _n: u64, ctx: &mut Ctx) {
-        let t = self.host_run(ctx.now(), self.cfg.host.costs.event, 0);
-        self.send.completed += 1;
-        self.host_send(t, ctx);
-    }
-
     /// The firmware makes one frame in adapter memory and sends it, then comes
     /// back for the next when that frame starts on the wire.
-    pub(super) fn generate(&mut self, ctx: &mut Ctx) {
+    pub(super) fn generate(&mut self, bus: &mut HostBus, ctx: &mut Ctx) {
         let Workload::Generate { from, to, frame_size, count } = self.cfg.workload else { return };
         if count.is_some_and(|c| self.send.frames >= c) {
             return;
@@ -282,13 +276,13 @@ impl Node {
         let fw = self.hw.memory(fw, f.len() as u64);
         self.send.first.get_or_insert(ctx.now());
         let payload = f.len() - 42;
-        let (_, start) = self.mac_send(fw, &[(at, f.len())], |_| {}, payload, ctx);
-        wake(ctx, start.max(fw), Tag::Generate);
+        let (_, start) = self.mac_send(bus, fw, &[(at, f.len())], |_| {}, payload, ctx);
+        wake(ctx, self.port, start.max(fw), Due::Generate);
     }
 
     /// A firmware loop of `count` DMA transfers of `length` bytes, each programmed
     /// after the last completes. Returns when the last completes.
-    pub(super) fn dma_loop(&mut self, to_host: bool, length: u32, count: u64) -> Time {
+    pub(super) fn dma_loop(&mut self, bus: &mut HostBus, to_host: bool, length: u32, count: u64) -> Time {
         let setup = self.cfg.adapter.costs.dma_setup;
         let mut t = Time::ZERO;
         self.send.first = Some(t);
@@ -296,9 +290,9 @@ impl Node {
             t = self.hw.run(TX_CPU, t, setup);
             let host = RX_BUFFERS + (i % 16) * RX_SLOT;
             t = if to_host {
-                self.hw.to_host(t, A_STAGING, host, length as usize, Purpose::RxData)
+                self.hw.to_host(bus, t, A_STAGING, host, length as usize, Purpose::RxData)
             } else {
-                self.hw.to_adapter(t, host, A_STAGING, length as usize, true)
+                self.hw.to_adapter(bus, t, host, A_STAGING, length as usize, true)
             }
             .expect("mapped");
             self.send.dma_bytes += length as u64;

@@ -1,0 +1,188 @@
+//! A host's bus (`[host.bus]`) and adapters (`[[host.adapter]]`: ring, TCP
+//! offload engine or programmable), as serde reads them. docs/scenario-keys.md
+//! lists every key with its default.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::scenario::smart_schema::ProgrammableSpec;
+use crate::scenario::tcp_schema::OffloadSpec;
+use crate::scenario::units::{Frequency, TimeSpan};
+
+fn one() -> i64 {
+    1
+}
+
+#[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum BusKind {
+    Pci,
+    Pcie,
+}
+
+/// One table for every bus kind; a key that does not apply to `kind` is an error.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BusSpec {
+    /// "pci" (also PCI-X) or "pcie"; a key of the other kind is an error.
+    pub kind: BusKind,
+    // PCI / PCI-X
+    /// PCI: data width in bits, 32 or 64 (default 64).
+    pub width: Option<i64>,
+    /// PCI: bus clock (default "33MHz").
+    pub clock: Option<Frequency>,
+    /// PCI: the host's cache line, bytes (default 32).
+    pub cache_line: Option<i64>,
+    /// PCI: clocks of address phase and turnaround per transaction (default 6).
+    pub overhead_clocks: Option<i64>,
+    /// PCI: clocks before a read's first data (default 10).
+    pub read_latency_clocks: Option<i64>,
+    /// PCI: memory write and invalidate for whole lines (default true).
+    pub mwi: Option<bool>,
+    // PCIe
+    /// PCIe: generation 1 to 5 (default 3).
+    pub generation: Option<i64>,
+    /// PCIe: lanes (default 8).
+    pub lanes: Option<i64>,
+    /// PCIe: maximum payload size, bytes (default 256).
+    pub mps: Option<i64>,
+    /// PCIe: maximum read request size, bytes (default 512).
+    pub mrrs: Option<i64>,
+    /// PCIe: read completion boundary, bytes (default 64).
+    pub rcb: Option<i64>,
+    /// PCIe: from a read request to its first completion (default "500ns").
+    pub read_latency: Option<TimeSpan>,
+    /// PCIe: TLPs acknowledged per ACK DLLP (default 4).
+    pub tlps_per_ack: Option<i64>,
+    /// PCIe: TLPs per flow-control update DLLP (default 4).
+    pub tlps_per_fc_update: Option<i64>,
+}
+
+#[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum InterruptSpec {
+    #[default]
+    PerFrame,
+    MinInterval,
+    Coalesce,
+    /// Polling with interrupt backup.
+    Backup,
+}
+
+#[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum AdapterKindSpec {
+    #[default]
+    Ring,
+    Toe,
+    Programmable,
+}
+
+/// A ring adapter's defaults: the 8254x's (`NicConfig::gigabit`).
+mod ring {
+    use crate::nic::NicConfig;
+    macro_rules! from_gigabit {
+        ($($key:ident),*) => {
+            $(pub fn $key() -> i64 {
+                NicConfig::gigabit().$key as i64
+            })*
+        };
+    }
+    from_gigabit!(rx_fifo, tx_fifo, rx_dma_threshold, rx_ring, tx_ring, rx_desc_cache, rx_desc_fetch, tx_desc_fetch);
+    from_gigabit!(rx_writeback, tx_writeback, status_wait_clocks);
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AdapterSpec {
+    /// Copies of this adapter, each a port of its own.
+    #[serde(default = "one")]
+    pub count: i64,
+    /// The peer bus it is on (all its copies); without it, port `i` is on bus `i % buses`.
+    pub bus: Option<i64>,
+    /// "ring": a bus-master adapter with descriptor rings; "toe": a TCP offload
+    /// engine whose processor runs the host's TCP (settings in `toe`);
+    /// "programmable": embedded processors and memory running firmware
+    /// (settings in `programmable`).
+    #[serde(default)]
+    pub kind: AdapterKindSpec,
+    /// The offload engine's processor and host interface (with kind = "toe").
+    #[serde(default)]
+    pub toe: Option<OffloadSpec>,
+    /// The programmable adapter's processors, memory, firmware and receive
+    /// stages (required with kind = "programmable").
+    #[serde(default)]
+    pub programmable: Option<ProgrammableSpec>,
+    /// Receive packet buffer, bytes.
+    #[serde(default = "ring::rx_fifo")]
+    pub rx_fifo: i64,
+    /// Transmit packet buffer, bytes.
+    #[serde(default = "ring::tx_fifo")]
+    pub tx_fifo: i64,
+    /// Bytes of a frame in the receive FIFO before its DMA may start.
+    #[serde(default = "ring::rx_dma_threshold")]
+    pub rx_dma_threshold: i64,
+    /// Receive descriptors, a multiple of 8.
+    #[serde(default = "ring::rx_ring")]
+    pub rx_ring: i64,
+    /// Transmit descriptors, a multiple of 8.
+    #[serde(default = "ring::tx_ring")]
+    pub tx_ring: i64,
+    /// Receive descriptors the adapter holds on chip.
+    #[serde(default = "ring::rx_desc_cache")]
+    pub rx_desc_cache: i64,
+    /// Receive descriptors fetched in one read.
+    #[serde(default = "ring::rx_desc_fetch")]
+    pub rx_desc_fetch: i64,
+    /// Transmit descriptors fetched in one read.
+    #[serde(default = "ring::tx_desc_fetch")]
+    pub tx_desc_fetch: i64,
+    /// Receive descriptors written back in one write.
+    #[serde(default = "ring::rx_writeback")]
+    pub rx_writeback: i64,
+    /// Transmit descriptors written back in one write.
+    #[serde(default = "ring::tx_writeback")]
+    pub tx_writeback: i64,
+    /// PCI target wait states on each descriptor write-back.
+    #[serde(default = "ring::status_wait_clocks")]
+    pub status_wait_clocks: i64,
+    /// The FCS is stripped before DMA (else its 4 bytes cross the bus).
+    #[serde(default)]
+    pub strip_crc: bool,
+    /// "per-frame", "min-interval", "coalesce", or "backup" (polling with interrupt backup).
+    #[serde(default)]
+    pub interrupt: InterruptSpec,
+    /// With "min-interval": the least time between interrupts (in 256 ns units).
+    pub interrupt_interval: Option<TimeSpan>,
+    /// With "coalesce": interrupt after this many completions ...
+    pub coalesce_frames: Option<i64>,
+    /// With "coalesce": ... or this long after the first.
+    pub coalesce_time: Option<TimeSpan>,
+    /// With "backup": the longest a received frame may wait unpolled.
+    pub backup_timeout: Option<TimeSpan>,
+    /// With "backup": interrupt at once when this few receive buffers are left.
+    pub backup_low_buffers: Option<i64>,
+    /// A partial write-back group waits this long for more frames (1.024 us units; none: it goes as
+    /// soon as no frame waits).
+    pub rx_writeback_delay: Option<TimeSpan>,
+    /// Only in-order TCP data of one connection waits for a write-back group;
+    /// any other frame is written back at once.
+    #[serde(default)]
+    pub rx_writeback_data_only: bool,
+    /// An intelligent adapter: its processor does the per-frame media work.
+    #[serde(default)]
+    pub intelligent: bool,
+    /// The processor's clock and per-frame cycles (used when `intelligent`).
+    pub processor_clock: Option<Frequency>,
+    /// An intelligent adapter's cycles per frame, each way.
+    pub processor_frame_cycles: Option<i64>,
+    /// Segmentation offload: the host's transmit work is once per send.
+    #[serde(default)]
+    pub tso: bool,
+}
+
+impl Default for AdapterSpec {
+    fn default() -> Self {
+        toml::from_str("").expect("every adapter key has a default")
+    }
+}
