@@ -53,18 +53,9 @@ fn per_byte(path: String, v: Option<f64>, default: f64) -> Result<f64, ScenarioE
 /// The host's side of a programmable adapter: its processor's costs, taken
 /// from the host's (`[host.costs]`), and the receive buffers it keeps posted.
 fn host_side(h: &HostSpec, c: &Costs, a: &ProgrammableSpec, path: &str) -> Result<HostSide, ScenarioError> {
-    let costs = HostCosts {
-        send_call: c.app_request,
-        frame_build: c.tx_frame,
-        event: c.completion,
-        rx_buffer: c.rx_frame,
-        rx_frame: c.protocol_segment,
-        gro_segment: c.gro_segment,
-        copy_ns_per_byte: c.copy_ns_per_byte,
-    };
     let rx_buffers = within(format!("{path}.rx_buffers"), a.rx_buffers.unwrap_or(64), 1, 4096)? as u32;
     let repost_batch = within(format!("{path}.repost_batch"), a.repost_batch.unwrap_or(1), 1, rx_buffers as i64)? as u32;
-    Ok(HostSide { clock: h.clock.0, costs, zero_copy: h.zero_copy, rx_buffers, repost_batch })
+    Ok(HostSide { clock: h.clock.0, costs: c.clone(), zero_copy: h.zero_copy, rx_buffers, repost_batch })
 }
 
 fn adapter(a: &ProgrammableSpec, path: &str, link_rate: u64, mtu: u32) -> Result<AdapterConfig, ScenarioError> {

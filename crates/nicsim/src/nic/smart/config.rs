@@ -2,6 +2,7 @@
 //! processors, memory and firmware modules, the host's costs, and the workload.
 //! docs/model.md gives each cost's source.
 
+use crate::host::config::Costs;
 use crate::host::segment::Addr;
 use crate::nic::firmware::coalesce::CoalesceConfig;
 use crate::time::{Clock, Duration};
@@ -69,29 +70,14 @@ pub struct AdapterConfig {
     pub segmentation: Segmentation,
 }
 
-/// Host processor costs, in host cycles unless the name says otherwise.
-#[derive(Clone, Debug, PartialEq)]
-pub struct HostCosts {
-    /// One send call: system call, header template, descriptor.
-    pub send_call: u64,
-    /// Build one frame in a buffer (the frame-sending workloads).
-    pub frame_build: u64,
-    /// Notice an event in the event ring and act on it.
-    pub event: u64,
-    /// Take one received buffer and post it back.
-    pub rx_buffer: u64,
-    /// Protocol work per received frame (or merged segment).
-    pub rx_frame: u64,
-    /// GRO in the driver, per segment.
-    pub gro_segment: u64,
-    /// Copying between kernel and application buffers, nanoseconds per byte.
-    pub copy_ns_per_byte: f64,
-}
-
 #[derive(Clone, Debug, PartialEq)]
 pub struct HostSide {
     pub clock: Clock,
-    pub costs: HostCosts,
+    /// The host's costs (`[host.costs]`): `app_request` per send call, `tx_frame`
+    /// per frame it builds, `completion` per event, `rx_frame` per filled
+    /// buffer, `protocol_segment` per frame handed up, `gro_segment` per
+    /// segment GRO takes, `copy_ns_per_byte` for copies.
+    pub costs: Costs,
     /// Applications own pinned buffers the adapter reads and writes (mechanism
     /// 12); otherwise data is copied between them and kernel buffers.
     pub zero_copy: bool,

@@ -230,7 +230,7 @@ impl Programmable {
             HostWork::SendDone => {
                 self.send.completed += 1;
                 self.host_work.push(HostWork::Send);
-                HostCost { cycles: self.cfg.host.costs.event, ..Default::default() }
+                HostCost { cycles: self.cfg.host.costs.completion, ..Default::default() }
             }
             HostWork::Receive(slot) => self.host_receive(slot, now, ctx),
             HostWork::GroFlush => self.gro_flush(now, ctx),

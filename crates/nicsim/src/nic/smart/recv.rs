@@ -179,7 +179,7 @@ impl Programmable {
         }
         let mut cost = self.deliver(outs);
         let h = &self.cfg.host.costs;
-        cost.cycles += h.event + h.rx_buffer + gro_in * h.gro_segment;
+        cost.cycles += h.completion + h.rx_frame + gro_in * h.gro_segment;
         self.recv.to_repost += 1;
         if self.recv.to_repost >= self.cfg.host.repost_batch as u64 {
             cost.doorbell = Some(Due::RxPost(std::mem::take(&mut self.recv.to_repost)));
@@ -199,7 +199,7 @@ impl Programmable {
                     0
                 }
             };
-            cost.cycles += self.cfg.host.costs.rx_frame;
+            cost.cycles += self.cfg.host.costs.protocol_segment;
             cost.copy_bytes += payload;
             self.recv.delivered_frames += 1;
             self.recv.delivered_payload += payload;

@@ -84,7 +84,7 @@ impl Programmable {
                 let d = SEND_RING + slot * SEND_SLOT;
                 self.host_write(d, &descriptor(src, len as u32, hlen as u32));
                 self.host_write(d + 16, &template[..hlen]);
-                self.issued(n, at, self.cfg.host.costs.send_call, len as u64)
+                self.issued(n, at, self.cfg.host.costs.app_request, len as u64)
             }
             Workload::Frames { from, to, frame_size, per_chunk, count, .. } => {
                 let first = n * per_chunk as u64;
@@ -104,7 +104,7 @@ impl Programmable {
                 let addr = APP + slot * chunk::MAX_CHUNK as u64;
                 self.host_write(addr, &buf);
                 self.host_write(SEND_RING + slot * SEND_SLOT, &descriptor(addr, buf.len() as u32, k as u32));
-                let cycles = self.cfg.host.costs.send_call + k * self.cfg.host.costs.frame_build;
+                let cycles = self.cfg.host.costs.app_request + k * self.cfg.host.costs.tx_frame;
                 self.issued(n, at, cycles, buf.len() as u64)
             }
             _ => HostCost::default(),
