@@ -8,7 +8,6 @@ use crate::nic::smart::config::SmartConfig;
 use crate::nic::NicConfig;
 use crate::stack::StackConfig;
 use crate::time::{Clock, Duration};
-use crate::toe::config::TtcpConfig;
 use crate::toe::engine::EngineConfig;
 
 /// Processor costs, in cycles of the host clock unless the name says otherwise.
@@ -127,7 +126,8 @@ pub struct AdapterSlot {
 #[derive(Clone, Debug, PartialEq)]
 pub struct OffloadConfig {
     pub engine: EngineConfig,
-    pub ttcp: TtcpConfig,
+    /// The TTCP end the host's application runs over it.
+    pub role: crate::host::sessions::Role,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -68,7 +68,7 @@ impl Machine {
             .enumerate()
             .map(|(i, a)| {
                 let mut port = Port::new(&a.nic, a.bus);
-                port.offload = a.offload.as_ref().map(|o| Box::new(Offload::new(Engine::new(o.engine.clone()), o.ttcp.clone())));
+                port.offload = a.offload.as_ref().map(|o| Box::new(Offload::new(Engine::new(o.engine.clone()), &o.role)));
                 port.programmable = a.programmable.as_ref().map(|c| Box::new(Programmable::new(c.clone(), i, name, trace.clone())));
                 port
             })
@@ -373,7 +373,7 @@ impl Component for Machine {
     fn text(&self) -> Vec<(&'static str, String)> {
         let offload = self.ports.iter().find_map(|p| p.offload.as_ref());
         match offload {
-            Some(o) => vec![("ttcp_sha256", o.app.stream.sha256_hex())],
+            Some(o) => vec![("ttcp_sha256", o.stream.sha256_hex())],
             None => self.sessions.as_ref().map(|s| s.text()).unwrap_or_default(),
         }
     }

@@ -10,17 +10,22 @@ use std::collections::VecDeque;
 use crate::bus::HostBus;
 use crate::observe::{Report, TrackId};
 use crate::time::{Clock, Duration, Time};
-use crate::toe::config::{Role, TtcpConfig};
+use crate::host::sessions::Role;
+use crate::host::stream::Stream;
 use crate::toe::engine::Engine;
 use crate::toe::exec::Work;
-use crate::toe::ttcp::Ttcp;
 
 /// A message to the adapter is a 16-byte header, then any inline data.
 const MESSAGE_HEADER: usize = 16;
 
 pub struct Offload {
     pub engine: Engine,
-    pub app: Ttcp,
+    /// The TTCP stream through the application, the bytes it is to send (none
+    /// for a receiver) and when the sender starts; send calls made.
+    pub stream: Stream,
+    total: u64,
+    pub start: Duration,
+    pub calls: u64,
     /// Frames from the wire on their way into adapter memory, in order.
     pub arriving: VecDeque<(Time, Vec<u8>)>,
     /// Messages from the adapter the handler has not taken yet.
@@ -47,10 +52,18 @@ pub struct Call {
 }
 
 impl Offload {
-    pub fn new(engine: Engine, ttcp: TtcpConfig) -> Offload {
+    pub fn new(engine: Engine, role: &Role) -> Offload {
+        let (stream, total, start) = match *role {
+            Role::Send { message, bytes, seed, start, .. } => (Stream::new(message, seed), bytes, start),
+            Role::Receive { message } => (Stream::new(message, 0), 0, Duration::ZERO),
+            _ => unreachable!("an offload engine carries a TTCP end"),
+        };
         Offload {
             engine,
-            app: Ttcp::new(ttcp),
+            stream,
+            total,
+            start,
+            calls: 0,
             arriving: VecDeque::new(),
             events: VecDeque::new(),
             outstanding: 0,
@@ -63,7 +76,12 @@ impl Offload {
     }
 
     pub fn sender(&self) -> bool {
-        self.app.cfg.role == Role::Send
+        self.total > 0
+    }
+
+    /// The sender has handed all its bytes to the adapter.
+    fn all_offered(&self) -> bool {
+        self.stream.bytes == self.total
     }
 
     /// The time after `at` when a message with `data` inline bytes has been
@@ -95,11 +113,13 @@ impl Offload {
     /// One send call: the next message goes to the adapter; the last one is
     /// followed by the close.
     pub fn send(&mut self, now: Time, clock: Clock, syscall: u64, copy_ns_per_byte: f64, bus: &mut HostBus) -> Option<Call> {
-        if self.app.all_offered() || self.blocked {
+        if self.all_offered() || self.blocked {
             return None;
         }
-        self.app.begin_call();
-        let bytes = self.app.next_bytes(usize::MAX);
+        // One message per call, the last one shorter when the bytes run out.
+        self.calls += 1;
+        let message = self.stream.message as u64;
+        let bytes = self.stream.next(message.min(self.total - self.stream.bytes) as usize);
         let inline = bytes.len() <= self.engine.cfg.adapter.inline_max as usize;
         let mut at = now + clock.cycles(syscall);
         at = if inline {
@@ -109,10 +129,10 @@ impl Offload {
             let at = at + copy_time(copy_ns_per_byte, bytes.len());
             self.write_message(bus, at, 0)
         };
-        self.app.taken(&bytes);
+        self.stream.through(&bytes);
         self.outstanding += 1;
         let mut call = Call { cycles: syscall, until: at, to_adapter: vec![Work::SendData { bytes, inline }], again: false };
-        if self.app.all_offered() {
+        if self.all_offered() {
             call.until = self.write_message(bus, at, 0);
             call.to_adapter.push(Work::CloseSocket);
         } else if self.outstanding < self.engine.cfg.adapter.queue_depth {
@@ -136,12 +156,12 @@ impl Offload {
             }
             Work::Delivery { bytes, buffers, fin } => {
                 self.deliveries += 1;
-                call.cycles = syscall * self.app.reads_for(bytes.len());
+                call.cycles = syscall * (bytes.len() as u64).div_ceil(self.stream.message as u64);
                 let read = now + clock.cycles(call.cycles) + copy_time(copy_ns_per_byte, bytes.len());
-                self.app.receive(&bytes);
+                self.stream.through(&bytes);
                 call.until = read;
                 if fin {
-                    self.app.stream.done = Some(read);
+                    self.stream.done = Some(read);
                 } else if buffers > 0 {
                     call.cycles += syscall;
                     call.until = self.write_message(bus, read + clock.cycles(syscall), 0);
@@ -158,10 +178,10 @@ impl Offload {
     /// The transfer's figures (named as a host stack's sessions name them), the
     /// engine's TCP counts and its processor's work.
     pub fn report(&self, r: &mut Report, end: Time) {
-        let sent = self.app.all_offered() && self.outstanding == 0;
-        let done = if self.sender() { sent } else { self.app.stream.done.is_some() };
-        r.count("ttcp_bytes", self.app.bytes()).count("transfer_complete", done as u64);
-        r.count("ttcp_messages", self.app.messages).count("ttcp_digest48", self.app.stream.digest48());
+        let sent = self.all_offered() && self.outstanding == 0;
+        let done = if self.sender() { sent } else { self.stream.done.is_some() };
+        r.count("ttcp_bytes", self.stream.bytes).count("transfer_complete", done as u64);
+        r.count("ttcp_messages", self.calls).count("ttcp_digest48", self.stream.digest48());
         let t = &self.engine.stack.tally;
         r.count("tcp_retransmits", t.retransmits).count("tcp_out_of_order", t.out_of_order).count("tcp_connections", t.connections);
         r.count("tcp_data_out", t.data_out)

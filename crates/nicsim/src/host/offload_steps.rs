@@ -121,7 +121,7 @@ impl Machine {
             OffloadStep::Open => {
                 let call = o.open(now, clock, syscall, bus);
                 if o.sender() {
-                    wake(ctx, now + o.app.cfg.start, Tag::OffloadSend(p));
+                    wake(ctx, now + o.start, Tag::OffloadSend(p));
                 }
                 Some(call)
             }

@@ -136,11 +136,11 @@ fn transfer_report(m: &Machine, r: &mut Report, wires: &Wires, end: Time) {
             Transfer {
                 sender: o.sender(),
                 tally: &o.engine.stack.tally,
-                bytes: o.app.bytes(),
+                bytes: o.stream.bytes,
                 host_busy,
                 interrupts,
                 adapter_cycles: Some(o.engine.processor.cycles),
-                messages: o.app.messages,
+                messages: o.calls,
                 line_rate_bps: 0,
             },
         ),

@@ -13,7 +13,7 @@ use crate::scenario::ttcp_validate::socket;
 use crate::scenario::ScenarioError;
 use crate::stack::{AckPolicy, StackConfig};
 use crate::time::Duration;
-use crate::toe::config::{AdapterConfig, Role as TtcpRole, TtcpConfig};
+use crate::toe::config::AdapterConfig;
 use crate::toe::engine::{EngineConfig, Open};
 
 fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, ScenarioError> {
@@ -95,23 +95,9 @@ pub(crate) fn offload_sessions(
         return err(ap, "a TCP offload engine carries the host's TTCP transfer (a ttcp table, and no file sessions)");
     };
     let session = sessions.pop().expect("the ttcp table made a session");
-    let (ttcp, open) = match session.role {
-        Role::Send { ip, port, message, bytes, seed, start } => (
-            TtcpConfig { role: TtcpRole::Send, message, bytes, port, peer_ip: ip, start, content_seed: seed },
-            Open::Connect { ip, port, local: session.port },
-        ),
-        Role::Receive { message } => (
-            TtcpConfig {
-                role: TtcpRole::Receive,
-                message,
-                bytes: 0,
-                port: session.port,
-                peer_ip: [0; 4],
-                start: Duration::ZERO,
-                content_seed: s.seed,
-            },
-            Open::Listen(session.port),
-        ),
+    let (open, buffer) = match session.role {
+        Role::Send { ip, port, message, .. } => (Open::Connect { ip, port, local: session.port }, message),
+        Role::Receive { message } => (Open::Listen(session.port), message),
         _ => unreachable!("a ttcp table makes a send or receive session"),
     };
     let engine = EngineConfig {
@@ -119,10 +105,10 @@ pub(crate) fn offload_sessions(
         stack: StackConfig { mac: s.me.mac, ip: s.me.ipv4, mtu: s.mtu as usize, neighbors: vec![] },
         socket: socket(&h.tcp, &format!("{path}.tcp"), AckPolicy::WindowUpdate)?,
         open,
-        buffer: ttcp.message,
+        buffer,
         seed: s.seed,
     };
-    adapters[first].0.offload = Some(OffloadConfig { engine, ttcp });
+    adapters[first].0.offload = Some(OffloadConfig { engine, role: session.role });
     Ok(())
 }
 

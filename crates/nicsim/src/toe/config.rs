@@ -1,9 +1,8 @@
-//! What a scenario sets on a TCP offload engine (its processor and host
-//! interface) and on the TTCP transfer a host runs over it. docs/model.md gives
-//! each cost's source.
+//! What a scenario sets on a TCP offload engine: its processor and its host
+//! interface. docs/model.md gives each cost's source.
 
 use crate::bus::BusConfig;
-use crate::time::{Clock, Duration};
+use crate::time::Clock;
 
 /// The offloading adapter's processor and its host interface.
 #[derive(Clone, Debug, PartialEq)]
@@ -21,25 +20,4 @@ pub struct AdapterConfig {
     pub queue_depth: u32,
     /// The private bus between adapter memory and the MACs.
     pub private_bus: BusConfig,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Role {
-    Send,
-    Receive,
-}
-
-/// A TTCP-style bulk transfer: `bytes` in messages of `message` bytes (the last
-/// one shorter when `bytes` is not a multiple).
-#[derive(Clone, Debug, PartialEq)]
-pub struct TtcpConfig {
-    pub role: Role,
-    pub message: u32,
-    pub bytes: u64,
-    pub port: u16,
-    /// The receiver's address (for the sender).
-    pub peer_ip: [u8; 4],
-    pub start: Duration,
-    /// Seeds the bytes sent, so the receiver's digest checks them.
-    pub content_seed: u64,
 }
