@@ -18,7 +18,7 @@ import pytest
 from nicsim.netns import Refused, TestHost
 from nicsim.points import toml_value
 
-from conftest import hp_designs, nicsim_cmd
+from conftest import SCENARIOS, hp_designs, nicsim_cmd
 from frames import check_frame, read_pcap
 
 SEND = "bridge/send.toml"
@@ -231,3 +231,21 @@ def test_a_sender_may_name_a_tap_as_its_receiver_but_not_a_stranger(cli, scenari
     done = cli("check", bad)
     assert done.returncode == 2 and "host[0].ttcp.to: no other host or tap is named \"nobody\"" in done.stderr
     assert cli("check", scenarios / SEND).returncode == 0
+
+
+def test_one_host_with_a_programmable_and_a_ring_adapter_talks_tcp_to_real_linux():
+    """NAPI, moderation and GRO on a ring adapter taking a flood, and the host's
+    own TCP over a programmable adapter's event ring, to a real Linux socket."""
+    for host in namespace_host(address="198.18.0.3/24"):
+        bridge = start_bridge(host, SCENARIOS / "bridge" / "mixed-receive.toml", "tap[0].idle='0.5 s'")
+        try:
+            sent = json.loads(host.run(*realpeer("client", "--to", "198.18.0.2", "--bytes", str(TEN_MB)), timeout=120).stdout)
+        finally:
+            result, _ = finish(bridge)
+        m = metrics(result, "sim")
+        assert m["metrics"]["ttcp_bytes"] == sent["bytes"] == TEN_MB
+        assert m["text"]["ttcp_sha256"] == sent["sha256"], "the simulated server received exactly what Linux sent"
+        s = m["metrics"]
+        assert s["adapter0_rx_delivered_frames"] >= TEN_MB // 1460, "every segment came up the programmable adapter's event ring"
+        assert s["adapter1_rx_frames"] == 2000 and s["sink_frames"] == 2000, "the ring adapter took the whole flood"
+        assert s["polls"] > 0 and s["cpu1_poll"] > 0

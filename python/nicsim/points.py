@@ -91,6 +91,8 @@ def toml_value(v: object) -> str:
         return repr(v)
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(toml_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{json.dumps(str(k))} = {toml_value(x)}" for k, x in v.items()) + "}"
     return json.dumps(str(v))
 
 

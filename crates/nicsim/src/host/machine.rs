@@ -185,6 +185,10 @@ impl Machine {
         }
         let mut filled = vec![0u32; self.ports.len()];
         for (p, f) in transmit {
+            if self.ports[p].programmable.is_some() {
+                self.programmable_send(p, f, ctx);
+                continue;
+            }
             let tx = &mut self.ports[p].tx;
             if tx.room() == 0 {
                 tx.reclaim(now);

@@ -8,10 +8,10 @@
 use std::collections::VecDeque;
 
 use crate::bus::HostBus;
-use crate::observe::{Report, TrackId};
-use crate::time::{Clock, Duration, Time};
 use crate::host::sessions::Role;
 use crate::host::stream::Stream;
+use crate::observe::{Report, TrackId};
+use crate::time::{Clock, Duration, Time};
 use crate::toe::engine::Engine;
 use crate::toe::exec::Work;
 

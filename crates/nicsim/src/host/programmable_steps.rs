@@ -4,19 +4,35 @@
 //! polls) runs as a step of the polling processor, and the doorbell it rings
 //! at its end goes back to the adapter.
 
-use crate::engine::Ctx;
+use crate::engine::{Ctx, Msg};
 use crate::host::cpu::{Activity, Item};
 use crate::host::machine::Machine;
 use crate::host::steps::Plan;
 use crate::nic::smart::{Due, HostCost, HostWork, Programmable};
 use crate::time::Time;
+use crate::wire::{Frame, FrameMeta};
 
 impl Machine {
-    /// Adapter `p`'s model and the bus it is on.
-    fn with_programmable<R>(&mut self, p: usize, f: impl FnOnce(&mut Programmable, &mut crate::bus::HostBus) -> R) -> R {
+    /// Run `f` on adapter `p`'s model and the bus it is on; a transfer's data
+    /// frames it puts on the wire are tallied.
+    fn with_programmable<R>(
+        &mut self,
+        p: usize,
+        ctx: &mut Ctx,
+        f: impl FnOnce(&mut Programmable, &mut crate::bus::HostBus, &mut Ctx) -> R,
+    ) -> R {
         let b = self.ports[p].bus;
         let prog = self.ports[p].programmable.as_mut().expect("a programmable adapter's port");
-        f(prog, &mut self.buses[b])
+        let mark = ctx.sent().len();
+        let out = f(prog, &mut self.buses[b], ctx);
+        if let Some(w) = &mut self.wires {
+            for o in &ctx.sent()[mark..] {
+                if let (Some(_), Msg::Frame(frame)) = (o.port, &o.msg) {
+                    w.out.add(&frame.bytes, o.at);
+                }
+            }
+        }
+        out
     }
 
     /// The work adapter `p` asked of the host goes to the polling processor.
@@ -33,19 +49,25 @@ impl Machine {
     pub(super) fn programmable_start(&mut self, ctx: &mut Ctx) {
         for p in 0..self.ports.len() {
             if self.ports[p].programmable.is_some() {
-                self.with_programmable(p, |prog, bus| prog.start(bus, ctx));
+                self.with_programmable(p, ctx, |prog, bus, ctx| prog.start(bus, ctx));
                 self.programmable_host_work(p, ctx);
             }
         }
     }
 
     pub(super) fn programmable_frame(&mut self, p: usize, bytes: Vec<u8>, ctx: &mut Ctx) {
-        self.with_programmable(p, |prog, bus| prog.frame_in(bytes, bus, ctx));
+        self.with_programmable(p, ctx, |prog, bus, ctx| prog.frame_in(bytes, bus, ctx));
         self.programmable_host_work(p, ctx);
     }
 
+    /// A frame of the host's stack leaves by programmable adapter `p`.
+    pub(super) fn programmable_send(&mut self, p: usize, frame: Frame, ctx: &mut Ctx) {
+        let now = ctx.now();
+        self.with_programmable(p, ctx, |prog, bus, ctx| prog.send_frame(frame.bytes, now, bus, ctx));
+    }
+
     pub(super) fn programmable_due(&mut self, p: usize, due: Due, ctx: &mut Ctx) {
-        self.with_programmable(p, |prog, bus| prog.due(due, bus, ctx));
+        self.with_programmable(p, ctx, |prog, bus, ctx| prog.due(due, bus, ctx));
         self.programmable_host_work(p, ctx);
     }
 
@@ -56,15 +78,21 @@ impl Machine {
         let prog = self.ports[p].programmable.as_mut().expect("programmable");
         let cost = prog.host_step(work, now, ctx);
         let copy = prog.copy_time(cost.copy_bytes);
+        let delivered = std::mem::take(&mut prog.delivered);
         let activity = if work == HostWork::Send { Activity::App } else { Activity::Poll };
         let mut plan = Plan::new(activity, cost.cycles);
-        plan.until = Some(now + self.cfg.clock.cycles(cost.cycles) + copy);
+        // Frames for the host's own stack pass its protocol one by one.
+        for bytes in delivered {
+            let frame = Frame { bytes, meta: FrameMeta::default() };
+            plan.cycles += self.protocol(p, frame, Vec::new(), ctx, &mut plan.effects.transmit);
+        }
+        plan.until = Some(now + self.cfg.clock.cycles(plan.cycles) + copy);
         plan.effects.programmable = Some((p, cost));
         plan
     }
 
     pub(super) fn programmable_step_end(&mut self, p: usize, cost: HostCost, end: Time, ctx: &mut Ctx) {
-        self.with_programmable(p, |prog, bus| prog.host_step_end(&cost, end, bus, ctx));
+        self.with_programmable(p, ctx, |prog, bus, ctx| prog.host_step_end(cost, end, bus, ctx));
         self.programmable_host_work(p, ctx);
     }
 }

@@ -139,11 +139,12 @@ impl Sessions {
         self.timer(now, false)
     }
 
-    /// Whether a frame is this stack's to take: ARP, or IPv4 to its address.
+    /// Whether a frame is this stack's to take: ARP, or TCP or ICMP in IPv4 to
+    /// its address (it has no UDP sockets: a sink counts UDP).
     pub fn claims(&self, frame: &[u8]) -> bool {
         match frame.get(12..14) {
             Some([0x08, 0x06]) => true,
-            Some([0x08, 0x00]) => frame.get(30..34) == Some(&self.ip[..]),
+            Some([0x08, 0x00]) => frame.get(30..34) == Some(&self.ip[..]) && matches!(frame.get(23), Some(1 | 6)),
             _ => false,
         }
     }
@@ -348,6 +349,10 @@ impl Sessions {
         r.count("tcp_out_of_order", t.out_of_order);
         r.count("tcp_bad_payload", self.bad_payload);
         r.count("tcp_connections", t.connections);
+        r.count("tcp_data_out", t.data_out)
+            .count("tcp_data_in", t.data_in)
+            .count("tcp_acks_out", t.acks_out)
+            .count("tcp_acks_in", t.acks_in);
     }
 
     /// The first TTCP end: its stream, whether it sends, and the stack's counts.

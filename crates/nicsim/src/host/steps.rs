@@ -265,7 +265,7 @@ impl Machine {
 
     /// Protocol and application work for frames received by adapter `p`: one
     /// frame, or the segments GRO merged, which pass the protocol once.
-    fn protocol(&mut self, p: usize, frame: Frame, merged: Vec<Frame>, ctx: &mut Ctx, out: &mut Vec<(usize, Frame)>) -> u64 {
+    pub(super) fn protocol(&mut self, p: usize, frame: Frame, merged: Vec<Frame>, ctx: &mut Ctx, out: &mut Vec<(usize, Frame)>) -> u64 {
         let now = ctx.now();
         let measuring = self.measuring(now);
         if let Some(s) = self.sessions.as_mut().filter(|s| s.claims(&frame.bytes)) {

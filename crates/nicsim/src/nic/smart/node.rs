@@ -89,7 +89,7 @@ pub enum HostWork {
 }
 
 /// A host step's cost: processor cycles and bytes copied (none with zero copy).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct HostCost {
     pub cycles: u64,
     pub copy_bytes: u64,
@@ -97,6 +97,8 @@ pub struct HostCost {
     pub doorbell: Option<Due>,
     /// The step hands received data to the application (it ends a receive interval).
     pub delivers: bool,
+    /// A frame of the host's stack to send when the step ends (it waited for a slot).
+    pub resend: Option<Vec<u8>>,
 }
 
 /// What the sending side has done.
@@ -156,6 +158,10 @@ pub struct Programmable {
     pub(super) flush_armed: Option<Time>,
     /// What the host's processors must do next, oldest first.
     pub host_work: Vec<HostWork>,
+    /// Frames of the host's stack waiting for a send slot.
+    pub(super) backlog: std::collections::VecDeque<Vec<u8>>,
+    /// Frames handed up to the host's stack, for it to take in.
+    pub delivered: Vec<Vec<u8>>,
 }
 
 pub(super) fn wake(ctx: &mut Ctx, port: usize, at: Time, due: Due) {
@@ -182,6 +188,8 @@ impl Programmable {
             pending_segments: 0,
             flush_armed: None,
             host_work: Vec::new(),
+            backlog: Default::default(),
+            delivered: Vec::new(),
             cfg,
         }
     }
@@ -229,7 +237,14 @@ impl Programmable {
             HostWork::Send => self.host_send(now),
             HostWork::SendDone => {
                 self.send.completed += 1;
-                self.host_work.push(HostWork::Send);
+                if self.stack_frames() {
+                    // A send slot is free: the oldest waiting frame takes it.
+                    if let Some(bytes) = self.backlog.pop_front() {
+                        return HostCost { cycles: self.cfg.host.costs.completion, resend: Some(bytes), ..Default::default() };
+                    }
+                } else {
+                    self.host_work.push(HostWork::Send);
+                }
                 HostCost { cycles: self.cfg.host.costs.completion, ..Default::default() }
             }
             HostWork::Receive(slot) => self.host_receive(slot, now, ctx),
@@ -237,8 +252,17 @@ impl Programmable {
         }
     }
 
+    /// Whether the host's own stack sends and receives through this adapter
+    /// (it runs no workload of its own).
+    pub fn stack_frames(&self) -> bool {
+        self.cfg.workload == Workload::Idle
+    }
+
     /// A host step of this adapter ended at `end`: ring its doorbell, if any.
-    pub fn host_step_end(&mut self, cost: &HostCost, end: Time, bus: &mut HostBus, ctx: &mut Ctx) {
+    pub fn host_step_end(&mut self, cost: HostCost, end: Time, bus: &mut HostBus, ctx: &mut Ctx) {
+        if let Some(bytes) = cost.resend {
+            self.send_frame(bytes, end, bus, ctx);
+        }
         if cost.delivers {
             self.recv.last = self.recv.last.max(end);
         }

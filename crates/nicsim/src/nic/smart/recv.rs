@@ -191,6 +191,8 @@ impl Programmable {
     /// The protocol takes frames (or merged segments): checked, counted, copied.
     fn deliver(&mut self, outs: Vec<Out>) -> HostCost {
         let mut cost = HostCost { delivers: true, ..Default::default() };
+        // The host's own stack pays for its protocol work and copies itself.
+        let stack = self.stack_frames();
         for o in outs {
             let payload = match verify_checksums(&o.bytes) {
                 Ok(v) => v.payload.len() as u64,
@@ -199,10 +201,14 @@ impl Programmable {
                     0
                 }
             };
-            cost.cycles += self.cfg.host.costs.protocol_segment;
-            cost.copy_bytes += payload;
             self.recv.delivered_frames += 1;
             self.recv.delivered_payload += payload;
+            if stack {
+                self.delivered.push(o.bytes);
+            } else {
+                cost.cycles += self.cfg.host.costs.protocol_segment;
+                cost.copy_bytes += payload;
+            }
         }
         cost
     }
