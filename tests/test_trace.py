@@ -54,3 +54,12 @@ def test_a_host_with_a_programmable_adapter_draws_its_firmware_and_bus(scenarios
             assert_one_run_at_a_time(spans)
     frames = r.metric("server", "tx_frames")
     assert sum(e["args"]["cycles"] for e in firmware) / frames == r.metric("server", "adapter_cycles_per_frame")
+
+
+def test_a_host_with_mixed_adapters_draws_each_adapter_on_its_own_tracks(scenarios, tmp_path):
+    path = tmp_path / "mixed.json"
+    nicsim.run(scenarios / "combinations" / "ring-and-programmable.toml", trace=path, overrides={"host[0].send.bytes": 1 << 20, "duration": "5ms"})
+    tracks = spans_by_track(path)
+    assert tracks[("server", "adapter0 cpu0")], "the programmable adapter's firmware runs"
+    assert tracks[("server", "cpu0")] and tracks[("server", "cpu1")], "both host processors"
+    assert_one_run_at_a_time(tracks[("server", "adapter0 cpu0")])

@@ -69,7 +69,8 @@ impl Machine {
             .map(|(i, a)| {
                 let mut port = Port::new(&a.nic, a.bus);
                 port.offload = a.offload.as_ref().map(|o| Box::new(Offload::new(Engine::new(o.engine.clone()), &o.role)));
-                port.programmable = a.programmable.as_ref().map(|c| Box::new(Programmable::new(c.clone(), i, name, trace.clone())));
+                let label = if cfg.adapters.len() > 1 { format!("adapter{i}") } else { "adapter".into() };
+                port.programmable = a.programmable.as_ref().map(|c| Box::new(Programmable::new(c.clone(), i, name, &label, trace.clone())));
                 port
             })
             .collect::<Vec<Port>>();

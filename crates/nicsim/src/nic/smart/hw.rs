@@ -72,9 +72,10 @@ impl Hw {
         }
     }
 
-    /// Draw each firmware run into `trace` under `host`.
-    pub fn trace_into(&mut self, trace: SharedTrace, host: &str) {
-        let tracks = (0..self.cpu_free.len()).map(|k| trace.borrow_mut().track(host, &format!("adapter cpu{k}"))).collect();
+    /// Draw each firmware run into `trace` under `host`, on tracks named
+    /// `adapter` ("adapter", "adapter2") and the processor.
+    pub fn trace_into(&mut self, trace: SharedTrace, host: &str, adapter: &str) {
+        let tracks = (0..self.cpu_free.len()).map(|k| trace.borrow_mut().track(host, &format!("{adapter} cpu{k}"))).collect();
         self.trace = Some((trace, tracks));
     }
 

@@ -169,11 +169,12 @@ pub(super) fn wake(ctx: &mut Ctx, port: usize, at: Time, due: Due) {
 }
 
 impl Programmable {
-    /// Adapter `port` of a host; its firmware runs drawn into `trace` under `name`.
-    pub fn new(cfg: SmartConfig, port: usize, name: &str, trace: Option<SharedTrace>) -> Self {
+    /// Adapter `port` of a host; its firmware runs drawn into `trace` under the
+    /// host's `name`, on tracks labelled `adapter`.
+    pub fn new(cfg: SmartConfig, port: usize, name: &str, adapter: &str, trace: Option<SharedTrace>) -> Self {
         let mut hw = Hw::new(cfg.adapter.clone());
         if let Some(t) = trace {
-            hw.trace_into(t, name);
+            hw.trace_into(t, name, adapter);
         }
         Programmable {
             hw,
