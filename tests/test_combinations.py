@@ -61,7 +61,6 @@ def test_one_host_runs_its_tcp_on_an_offload_engine_beside_a_plain_adapter(scena
         ({"host[0].adapter[1].toe": {"queue_depth": 4}}, "host[0].adapter[1].toe", 'kind = "toe"'),
         ({"host[0].adapter[0].toe": {"queue_depth": 0}}, "host[0].adapter[0].toe.queue_depth", "1 to 4096"),
         ({"host[0].adapter[0].kind": "magic"}, "host[0].adapter[0].kind", "toe"),
-        ({"host[0].adapter[1].kind": "programmable"}, "host[0].adapter[1].programmable", "required"),
         ({"host[0].adapter[1].programmable": {"clock": '"1GHz"', "memory_bandwidth": '"1Gbps"'}}, "host[0].adapter[1].programmable", 'kind = "programmable"'),
     ],
 )
@@ -85,6 +84,12 @@ def test_bad_programmable_adapter_settings_are_named(scenarios, cli, sets, path,
     p = cli("check", scenarios / "combinations" / "ring-and-programmable.toml", *args)
     assert p.returncode == 2, p.stderr
     assert path in p.stderr and words in p.stderr, p.stderr
+
+
+def test_a_programmable_adapter_needs_its_table(scenarios):
+    with pytest.raises(nicsim.ScenarioError) as e:
+        nicsim.check(scenarios / "papers" / "hp2001" / "send.toml", overrides={"host[0].adapter[0].kind": "programmable"})
+    assert "host[0].adapter[0].programmable" in str(e.value) and "required" in str(e.value)
 
 
 def test_a_send_workload_needs_a_programmable_adapter(scenarios, cli):
@@ -165,3 +170,29 @@ def test_a_host_sends_its_own_tcp_through_a_programmable_adapter(scenarios):
     assert t["tx_frames"] >= t["tcp_data_out"] >= 13_000 and t["sends_completed"] == t["tx_frames"]
     assert t["tcp_goodput_mbps"] > 0.9 * 1000 * 1460 / 1538
 
+
+
+@pytest.mark.parametrize(
+    "scenario, key, value, words",
+    [
+        ("toe-and-ring.toml", "host[0].adapter[0].rx_ring", 64, "applies only to a ring adapter"),
+        ("toe-and-ring.toml", "host[0].adapter[0].tso", True, "applies only to a ring adapter"),
+        ("ring-and-programmable.toml", "host[0].adapter[0].rx_writeback", 8, "applies only to a ring adapter"),
+        ("ring-and-programmable.toml", "host[0].adapter[0].interrupt", "coalesce", "interrupt is masked"),
+    ],
+)
+def test_keys_an_adapter_kind_has_no_use_for_are_refused(scenarios, scenario, key, value, words):
+    with pytest.raises(nicsim.ScenarioError) as e:
+        nicsim.check(scenarios / "combinations" / scenario, overrides={key: value})
+    assert key in str(e.value) and words in str(e.value)
+
+
+def test_an_offload_engine_takes_the_interrupt_moderation_of_a_ring_adapter(scenarios):
+    sets = {"host[0].adapter[0].interrupt": "min-interval", "host[0].adapter[0].interrupt_interval": "10ms"}
+    plain = nicsim.run(scenarios / "combinations" / "toe-and-ring.toml").component("server").metrics
+    moderated = nicsim.run(scenarios / "combinations" / "toe-and-ring.toml", overrides=sets).component("server").metrics
+    assert moderated["transfer_complete"] == 1
+    # The engine's completions are signalled no more often than every 10 ms:
+    # fewer interrupts for the same completions.
+    assert moderated["completions"] == plain["completions"] == 245
+    assert moderated["engine_interrupts"] < plain["engine_interrupts"]

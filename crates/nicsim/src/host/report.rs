@@ -40,8 +40,9 @@ pub fn report(m: &Machine, end: Time) -> Report {
     if let Some(b) = &m.blast {
         b.report(&mut r, seconds);
     }
-    for o in m.ports.iter().filter_map(|p| p.offload.as_ref()) {
-        o.report(&mut r, end);
+    for p in m.ports.iter().filter(|p| p.offload.is_some()) {
+        p.offload.as_ref().expect("filtered").report(&mut r, end);
+        r.count("engine_interrupts", p.irq.raised);
     }
     if let Some(w) = &m.wires {
         transfer_report(m, &mut r, w, end);

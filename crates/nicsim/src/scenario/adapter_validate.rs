@@ -22,6 +22,47 @@ fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, Scen
 
 /// The host's adapters in port order, each entry's copies one after another;
 /// port `i` is on bus `i % buses` unless its entry names a bus.
+/// A key set (to other than its default) that the adapter's kind has no use
+/// for: the ring keys on any other kind, and the interrupt keys on a
+/// programmable adapter (an offload engine interrupts the host as a ring
+/// adapter does).
+fn foreign_key(a: &AdapterSpec) -> Option<(&'static str, &'static str)> {
+    let d = AdapterSpec::default();
+    macro_rules! first_set {
+        ($($key:ident),*) => {
+            [$((stringify!($key), a.$key != d.$key)),*].into_iter().find(|(_, set)| *set).map(|(k, _)| k)
+        };
+    }
+    let ring = first_set!(
+        rx_fifo,
+        tx_fifo,
+        rx_dma_threshold,
+        rx_ring,
+        tx_ring,
+        rx_desc_cache,
+        rx_desc_fetch,
+        tx_desc_fetch,
+        rx_writeback,
+        tx_writeback,
+        status_wait_clocks,
+        strip_crc,
+        rx_writeback_delay,
+        rx_writeback_data_only,
+        intelligent,
+        processor_clock,
+        processor_frame_cycles,
+        tso
+    );
+    let interrupt = first_set!(interrupt, interrupt_interval, coalesce_frames, coalesce_time, backup_timeout, backup_low_buffers);
+    let ring = ring.map(|k| (k, "applies only to a ring adapter (kind = \"ring\")"));
+    let interrupt = interrupt.map(|k| (k, "does not apply: a programmable adapter's interrupt is masked (the host polls its event ring)"));
+    match a.kind {
+        AdapterKindSpec::Ring => None,
+        AdapterKindSpec::Toe => ring,
+        AdapterKindSpec::Programmable => ring.or(interrupt),
+    }
+}
+
 /// A programmable adapter's table is checked with the host's costs, and the
 /// host's first one runs its `send` workload (`needs_end`: it would run for ever
 /// without a scenario duration).
@@ -47,6 +88,9 @@ pub(crate) fn adapter_slots(
             let Some(&rate) = link_rates.get(port) else {
                 return err(format!("{path}.adapter"), format!("more than {} adapters in all", link_rates.len()));
             };
+            if let Some((key, why)) = foreign_key(a) {
+                return err(format!("{ap}.{key}"), why);
+            }
             let nic = nic_config(a, &ap, rate)?;
             let bus = bus.map_or(port % buses as usize, |b| b as usize);
             if a.toe.is_some() && a.kind != AdapterKindSpec::Toe {
