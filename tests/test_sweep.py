@@ -165,3 +165,15 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(flood, tmp_path):
     assert code == 130 and "interrupted" in err and "resumes" in err
     rows = nicsim.load(db)
     assert 5 <= len(rows) < 60 and (rows["status"] == "ok").all()
+
+
+def test_a_label_may_set_a_group_of_keys_as_one_dimension():
+    groups = [{"label": "a", "set": {"x": 1, "y": "s"}}, {"label": "b", "set": {"x": 2}}]
+    pts = points({"@design": groups, "z": [7, 8]})
+    assert len(pts) == 4
+    assert pts[0].labels == {"design": "a"} and pts[0].sets == ["x=1", 'y="s"', "z=7"]
+    assert pts[3].labels == {"design": "b"} and pts[3].sets == ["x=2", "z=8"]
+    with pytest.raises(nicsim.ScenarioError):
+        points({"@design": [{"label": "a"}]})
+    with pytest.raises(nicsim.ScenarioError):
+        points({"x": [{"label": "a", "set": {}}]})
