@@ -5,13 +5,10 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::scenario::host_schema::one;
 use crate::scenario::smart_schema::ProgrammableSpec;
 use crate::scenario::tcp_schema::OffloadSpec;
 use crate::scenario::units::{Frequency, TimeSpan};
-
-fn one() -> i64 {
-    1
-}
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]

@@ -9,10 +9,10 @@ use crate::scenario::smart_schema::SendSpec;
 use crate::scenario::tcp_schema::{StackSpec, TtcpSpec};
 use crate::scenario::units::{BitRate, Frequency, TimeSpan};
 
-fn one() -> i64 {
+pub(crate) fn one() -> i64 {
     1
 }
-fn yes() -> bool {
+pub(crate) fn yes() -> bool {
     true
 }
 

@@ -5,6 +5,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::scenario::host_schema::yes;
 use crate::scenario::units::{BitRate, Frequency, TimeSpan};
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
@@ -146,10 +147,6 @@ pub struct ReceiveSpec {
     pub lro_timeout: Option<TimeSpan>,
     /// GRO in the host driver, with this timeout.
     pub gro_timeout: Option<TimeSpan>,
-}
-
-fn yes() -> bool {
-    true
 }
 
 impl Default for ReceiveSpec {
