@@ -3,12 +3,16 @@ the buses of a host with a TCP offload engine and of a host with a programmable
 adapter, as well as a plain host's (tests/test_hosts.py)."""
 
 import json
+import re
 from collections import defaultdict
+
+import pytest
 
 import nicsim
 
 HP = "papers/hp2001/send.toml"
 TSO = "papers/patent-direct-tso/tso.toml"
+NOVELL = "papers/novell1995/server.toml"
 
 
 def spans_by_track(path):
@@ -33,13 +37,13 @@ def test_a_host_with_a_tcp_offload_engine_draws_its_processors_and_both_buses(sc
     path = tmp_path / "hp.json"
     r = nicsim.run(scenarios / HP, trace=path, overrides={"host[0].ttcp.bytes": 200_000})
     tracks = spans_by_track(path)
-    for track in [("sut", "cpu0"), ("sut", "adapter cpu"), ("sut", "PCI bus"), ("sut adapter", "PCI bus"), ("normal", "cpu0")]:
+    for track in [("sut", "cpu0"), ("sut", "adapter cpu0"), ("sut", "PCI bus"), ("sut adapter", "PCI bus"), ("normal", "cpu0")]:
         assert tracks[track], f"no spans on {track}"
-    firmware = tracks[("sut", "adapter cpu")]
+    firmware = tracks[("sut", "adapter cpu0")]
     assert_one_run_at_a_time(firmware)
     assert_one_run_at_a_time(tracks[("sut", "cpu0")])
     # Each firmware run carries its cycles; together they are the adapter's.
-    assert sum(e["args"]["cycles"] for e in firmware) == r.metric("sut", "adapter_cycles")
+    assert sum(e["args"]["cycles"] for e in firmware) == r.metric("sut", "adapter_cpu0_cycles")
 
 
 def test_a_host_with_a_programmable_adapter_draws_its_firmware_and_bus(scenarios, tmp_path):
@@ -63,3 +67,30 @@ def test_a_host_with_mixed_adapters_draws_each_adapter_on_its_own_tracks(scenari
     assert tracks[("server", "adapter0 cpu0")], "the programmable adapter's firmware runs"
     assert tracks[("server", "cpu0")] and tracks[("server", "cpu1")], "both host processors"
     assert_one_run_at_a_time(tracks[("server", "adapter0 cpu0")])
+
+
+@pytest.mark.parametrize(
+    "scenario,host,overrides",
+    [
+        (NOVELL, "server", {"host[0].adapter[0].intelligent": True, "duration": "20ms"}),
+        (HP, "sut", {"host[0].ttcp.bytes": 200_000}),
+        (TSO, "server", {"host[0].send.bytes": 1 << 20}),
+    ],
+    ids=["intelligent-bus-master", "offload-engine", "programmable"],
+)
+def test_every_processor_is_one_model_drawn_and_counted_alike(scenarios, tmp_path, scenario, host, overrides):
+    """Host processors and an adapter's, of each kind, report the same figures,
+    and each one's track adds up to them: its spans' cycles are its cycles and
+    their time (idle polls aside) its busy time."""
+    path = tmp_path / "t.json"
+    r = nicsim.run(scenarios / scenario, trace=path, overrides=overrides)
+    assert r.data["trace_events_dropped"] == 0
+    tracks = spans_by_track(path)
+    m = r.component(host).metrics
+    names = [k.removesuffix("_utilization") for k in m if re.fullmatch(r"(adapter_)?cpu\d+_utilization", k)]
+    assert all(m[f"{name}_cycles"] > 0 and m[f"{name}_runs"] > 0 for name in ["cpu0", "adapter_cpu0"])
+    for name in names:
+        spans = [e for e in tracks[(host, name.replace("adapter_cpu", "adapter cpu"))] if e["name"] != "idle_poll"]
+        assert sum(e["args"]["cycles"] for e in spans) == m[f"{name}_cycles"], name
+        busy = sum(e["dur"] for e in spans) / 1e6
+        assert busy == pytest.approx(m[f"{name}_utilization"] * r.simulated_seconds, rel=1e-6), name

@@ -28,6 +28,7 @@ pub mod link;
 pub mod mem;
 pub mod nic;
 pub mod observe;
+pub mod processor;
 pub mod run;
 pub mod scenario;
 pub mod stack;

@@ -6,35 +6,10 @@
 
 use std::collections::VecDeque;
 
-use crate::observe::{Report, SharedTrace, TrackId};
-use crate::time::{Duration, Time};
+use crate::processor::{Account, HOST};
+pub use crate::processor::Activity;
+use crate::time::{Clock, Duration, Time};
 use crate::wire::Frame;
-
-/// What a processor's time goes to, for utilization and the trace.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Activity {
-    Interrupt,
-    Deferred,
-    App,
-    Poll,
-    /// A process of the busy run queue.
-    Background,
-    /// The idle loop's polls that found nothing: not counted as busy.
-    IdlePoll,
-}
-
-const ACTIVITIES: [(Activity, &str); 6] = [
-    (Activity::Interrupt, "interrupt"),
-    (Activity::Deferred, "deferred"),
-    (Activity::App, "app"),
-    (Activity::Poll, "poll"),
-    (Activity::Background, "background"),
-    (Activity::IdlePoll, "idle_poll"),
-];
-
-pub fn activity_name(a: Activity) -> &'static str {
-    ACTIVITIES[a as usize].1
-}
 
 /// Deferred work queued on a processor (a DPC, a softirq).
 #[derive(Debug)]
@@ -60,7 +35,7 @@ pub enum OffloadStep {
     Open,
     Send,
     /// Its part of a message the handler took from the adapter.
-    Take(crate::toe::exec::Work),
+    Take(crate::toe::work::Work),
 }
 
 /// What a step changes when it ends.
@@ -75,7 +50,7 @@ pub struct Effects {
     pub queue: Vec<Item>,
     pub leave_handler: bool,
     /// Messages to an adapter's offload engine.
-    pub to_adapter: Vec<(usize, crate::toe::exec::Work)>,
+    pub to_adapter: Vec<(usize, crate::toe::work::Work)>,
     /// A programmable adapter's host step ended: its doorbell and deliveries.
     pub programmable: Option<(usize, crate::nic::smart::HostCost)>,
 }
@@ -98,7 +73,6 @@ pub struct Suspended {
     pub left: Duration,
 }
 
-#[derive(Default)]
 pub struct Cpu {
     pub step: Option<Step>,
     /// The running step's activity, start and end; its end timer's generation.
@@ -112,15 +86,25 @@ pub struct Cpu {
     pub queue: VecDeque<Item>,
     /// The run queue's next process, round robin.
     pub next_thread: usize,
-    busy: [Duration; 6],
-    /// Unbroken stretches of each activity (a handler run through a burst).
-    runs: [u64; 6],
-    last: Option<(Activity, Time)>,
-    span: Option<(Activity, Time, Time)>,
-    track: Option<TrackId>,
+    /// Where its time went.
+    pub account: Account,
 }
 
 impl Cpu {
+    pub fn new(clock: Clock) -> Self {
+        Cpu {
+            step: None,
+            running: None,
+            generation: 0,
+            suspended: Vec::new(),
+            in_handler: None,
+            irq_pending: VecDeque::new(),
+            queue: VecDeque::new(),
+            next_thread: 0,
+            account: Account::new(clock, HOST),
+        }
+    }
+
     pub fn idle(&self) -> bool {
         self.step.is_none()
     }
@@ -133,80 +117,9 @@ impl Cpu {
     /// Suspend the running step at `now`; it keeps the time it has left.
     pub fn preempt(&mut self, now: Time) {
         let (Some(step), Some((activity, start, end))) = (self.step.take(), self.running.take()) else { return };
-        let left = end.since(now.max(start));
-        self.busy[activity as usize] = Duration(self.busy[activity as usize].ps() - left.ps());
-        self.last = Some((activity, now));
-        if let Some((a, s, e)) = &mut self.span {
-            if *a == activity && *e == end {
-                *e = now;
-                if *s == now {
-                    self.span = None;
-                }
-            }
-        }
+        let now = now.max(start);
+        self.account.stop(activity, now, end);
         self.generation += 1;
-        self.suspended.push(Suspended { step, activity, left });
-    }
-
-    pub fn trace_into(&mut self, trace: &SharedTrace, host: &str, index: usize) {
-        self.track = Some(trace.borrow_mut().track(host, &format!("cpu{index}")));
-    }
-
-    /// Account a step of `activity` from `start` to `end`; in the trace,
-    /// back-to-back steps of one activity form one span.
-    pub fn account(&mut self, activity: Activity, start: Time, end: Time, trace: Option<&SharedTrace>) {
-        self.busy[activity as usize] = self.busy[activity as usize] + end.since(start);
-        if self.last != Some((activity, start)) {
-            self.runs[activity as usize] += 1;
-        }
-        self.last = Some((activity, end));
-        let (Some(trace), Some(track)) = (trace, self.track) else { return };
-        match &mut self.span {
-            Some((a, _, e)) if *a == activity && *e == start => *e = end,
-            span => {
-                if let Some((a, s, e)) = span.take() {
-                    trace.borrow_mut().span(track, activity_name(a), s, e, &[]);
-                }
-                *span = Some((activity, start, end));
-            }
-        }
-    }
-
-    pub fn close_trace(&mut self, trace: Option<&SharedTrace>) {
-        if let (Some(trace), Some(track), Some((a, s, e))) = (trace, self.track, self.span.take()) {
-            trace.borrow_mut().span(track, activity_name(a), s, e, &[]);
-        }
-    }
-
-    /// Time this processor was busy (idle-loop polls are idle).
-    pub fn busy(&self) -> Duration {
-        let busy = ACTIVITIES.iter().filter(|(a, _)| *a != Activity::IdlePoll).map(|(a, _)| self.busy[*a as usize]);
-        busy.fold(Duration::ZERO, |a, b| a + b)
-    }
-
-    /// Fraction of the run this processor was busy.
-    pub fn utilization(&self, end: Time) -> f64 {
-        fraction(self.busy(), end)
-    }
-
-    pub fn report(&self, r: &mut Report, index: usize, end: Time) {
-        let frac = |d: Duration| fraction(d, end);
-        r.real(&format!("cpu{index}_utilization"), self.utilization(end));
-        for (a, name) in ACTIVITIES {
-            r.real(&format!("cpu{index}_{name}"), frac(self.busy[a as usize]));
-        }
-    }
-
-    /// Busy time and unbroken runs of one activity.
-    pub fn runs(&self, a: Activity) -> (Duration, u64) {
-        (self.busy[a as usize], self.runs[a as usize])
-    }
-}
-
-fn fraction(d: Duration, end: Time) -> f64 {
-    if end.ps() == 0 {
-        0.0
-    } else {
-        d.ps().min(end.ps()) as f64 / end.ps() as f64
+        self.suspended.push(Suspended { step, activity, left: end.since(now) });
     }
 }

@@ -69,26 +69,27 @@ impl Machine {
             .map(|(i, a)| {
                 let mut port = Port::new(&a.nic, a.bus);
                 port.offload = a.offload.as_ref().map(|o| Box::new(Offload::new(Engine::new(o.engine.clone()), &o.role)));
-                let label = if cfg.adapters.len() > 1 { format!("adapter{i}") } else { "adapter".into() };
-                port.programmable = a.programmable.as_ref().map(|c| Box::new(Programmable::new(c.clone(), i, name, &label, trace.clone())));
+                port.programmable = a.programmable.as_ref().map(|c| Box::new(Programmable::new(c.clone(), i)));
                 port
             })
             .collect::<Vec<Port>>();
         let rings = (0..ports.len()).filter(|p| ports[*p].offload.is_none() && ports[*p].programmable.is_none()).collect();
-        let mut cpus: Vec<Cpu> = (0..cfg.cpus).map(|_| Cpu::default()).collect();
+        let mut cpus: Vec<Cpu> = (0..cfg.cpus).map(|_| Cpu::new(cfg.clock)).collect();
         let mut wire_tracks = Vec::new();
         if let Some(t) = &trace {
             for (i, b) in buses.iter_mut().enumerate() {
                 b.trace_into(t.clone(), &if cfg.buses > 1 { format!("{name} bus{i}") } else { name.to_string() });
             }
             for (i, c) in cpus.iter_mut().enumerate() {
-                c.trace_into(t, name, i);
+                c.account.trace_into(t, name, &format!("cpu{i}"));
             }
             for (i, p) in ports.iter_mut().enumerate() {
+                let adapter = if cfg.adapters.len() > 1 { format!("adapter{i}") } else { "adapter".into() };
                 if let Some(o) = &mut p.offload {
-                    let adapter = if cfg.adapters.len() > 1 { format!("adapter{i}") } else { "adapter".into() };
                     o.engine.private_bus.trace_into(t.clone(), &format!("{name} {adapter}"));
-                    o.track = Some(t.borrow_mut().track(name, &format!("{adapter} cpu")));
+                }
+                for (k, a) in p.processors().into_iter().enumerate() {
+                    a.trace_into(t, name, &format!("{adapter} cpu{k}"));
                 }
             }
             for i in 0..cfg.adapters.len() {
@@ -238,8 +239,8 @@ impl Machine {
     fn wake_poller(&mut self, now: Time) {
         if let Some(since) = self.poll_asleep_since.take() {
             let k = self.cfg.driver.poll_cpu as usize;
-            let (trace, activity) = (self.trace.clone(), self.idle_poll_activity());
-            self.cpus[k].account(activity, since, now.max(since), trace.as_ref());
+            let activity = self.idle_poll_activity();
+            self.cpus[k].account.account(activity, since, now.max(since), 0);
             self.polls += self.polls_in(now.max(since).since(since));
         }
     }
@@ -367,7 +368,10 @@ impl Component for Machine {
     fn finish(&mut self, end: Time) -> Result<(), String> {
         self.wake_poller(end);
         for c in &mut self.cpus {
-            c.close_trace(self.trace.as_ref());
+            c.account.close_trace();
+        }
+        for p in &mut self.ports {
+            p.close_trace();
         }
         Ok(())
     }

@@ -10,10 +10,10 @@ use std::collections::VecDeque;
 use crate::bus::HostBus;
 use crate::host::sessions::Role;
 use crate::host::stream::Stream;
-use crate::observe::{Report, TrackId};
+use crate::observe::Report;
 use crate::time::{Clock, Duration, Time};
 use crate::toe::engine::Engine;
-use crate::toe::exec::Work;
+use crate::toe::work::Work;
 
 /// A message to the adapter is a 16-byte header, then any inline data.
 const MESSAGE_HEADER: usize = 16;
@@ -37,8 +37,6 @@ pub struct Offload {
     pub messages: u64,
     pub completions: u64,
     pub deliveries: u64,
-    /// The timeline track of the engine's processor, when traced.
-    pub track: Option<TrackId>,
 }
 
 /// A host step's work with the adapter: its cycles, the time it stalls to
@@ -71,7 +69,6 @@ impl Offload {
             messages: 0,
             completions: 0,
             deliveries: 0,
-            track: None,
         }
     }
 
@@ -188,9 +185,7 @@ impl Offload {
             .count("tcp_data_in", t.data_in)
             .count("tcp_acks_out", t.acks_out)
             .count("tcp_acks_in", t.acks_in);
-        let p = &self.engine.processor;
-        let busy = if end.ps() == 0 { 0.0 } else { p.busy_time.ps().min(end.ps()) as f64 / end.ps() as f64 };
-        r.count("adapter_cycles", p.cycles).count("adapter_runs", p.runs).real("adapter_utilization", busy);
+        self.engine.processor.account.report(r, "adapter_cpu0", end);
         r.count("host_messages", self.messages).count("completions", self.completions).count("deliveries", self.deliveries);
     }
 }

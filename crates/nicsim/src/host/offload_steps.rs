@@ -7,7 +7,7 @@ use crate::host::cpu::{Activity, Item, OffloadStep};
 use crate::host::machine::{wake, Machine, Tag};
 use crate::host::offload::{Call, Offload};
 use crate::host::steps::Plan;
-use crate::toe::exec::Work;
+use crate::toe::work::Work;
 use crate::wire::{Frame, FrameMeta};
 
 impl Machine {
@@ -51,10 +51,7 @@ impl Machine {
     pub(super) fn offload_run_end(&mut self, p: usize, ctx: &mut Ctx) {
         let now = ctx.now();
         let o = self.ports[p].offload.as_mut().expect("an offload engine's port");
-        let (run, out, more) = o.engine.end_run();
-        if let (Some(trace), Some(track)) = (&self.trace, o.track) {
-            trace.borrow_mut().span(track, "firmware", run.start, run.at, &[("cycles", run.cycles)]);
-        }
+        let (out, more) = o.engine.end_run();
         for bytes in out.frames {
             let at = o.engine.transmit(now, bytes.len());
             if let Some(w) = &mut self.wires {

@@ -5,6 +5,7 @@ use crate::bus::HostBus;
 use crate::host::offload::Offload;
 use crate::nic::smart::Programmable;
 use crate::nic::{Irq, NicConfig, Rx, Tx};
+use crate::processor::Account;
 use crate::time::Time;
 use crate::wire::Frame;
 
@@ -68,6 +69,26 @@ impl Port {
         let frame = self.rx.take(now)?;
         self.taken += 1;
         Some((self.taken - 1, frame))
+    }
+
+    /// The adapter's processors, whatever its kind: an intelligent bus
+    /// master's, an offload engine's, a programmable adapter's.
+    pub fn processors(&mut self) -> Vec<&mut Account> {
+        let mut out: Vec<&mut Account> = self.rx.processor.iter_mut().map(|p| &mut p.account).collect();
+        if let Some(o) = &mut self.offload {
+            out.push(&mut o.engine.processor.account);
+        }
+        if let Some(p) = &mut self.programmable {
+            out.extend(p.hw.cpus.iter_mut().map(|c| &mut c.account));
+        }
+        out
+    }
+
+    /// Draw the last span of each of its processors.
+    pub fn close_trace(&mut self) {
+        for a in self.processors() {
+            a.close_trace();
+        }
     }
 
     /// The driver is done with `n` more receive buffers; returns how many to

@@ -50,7 +50,7 @@ pub fn report(m: &Machine, end: Time) -> Report {
     // An offload engine's or programmable adapter's ring is not used: their figures are their own.
     let rings: Vec<(usize, &crate::host::port::Port)> =
         m.ports.iter().enumerate().filter(|(_, p)| p.offload.is_none() && p.programmable.is_none()).collect();
-    let host_busy = m.cpus.iter().map(|c| c.busy()).fold(Duration::ZERO, |a, b| a + b);
+    let host_busy = m.cpus.iter().map(|c| c.account.busy()).fold(Duration::ZERO, |a, b| a + b);
     for (i, p) in m.ports.iter().enumerate() {
         let Some(prog) = &p.programmable else { continue };
         if m.ports.len() > 1 {
@@ -89,19 +89,19 @@ pub fn report(m: &Machine, end: Time) -> Report {
     }
     r.count("tx_ring_full_drops", m.tx_ring_full);
     r.count("rx_unclaimed", m.unclaimed);
-    let total_cpu: f64 = m.cpus.iter().map(|c| c.utilization(end)).sum();
+    let total_cpu: f64 = m.cpus.iter().map(|c| c.account.utilization(end)).sum();
     r.real("cpu_utilization", total_cpu / m.cpus.len() as f64);
     r.count("handler_frames", m.handler_frames);
     r.real(
         "frames_per_handler_run",
-        m.handler_frames as f64 / m.cpus.iter().map(|c| c.runs(Activity::Interrupt).1).sum::<u64>().max(1) as f64,
+        m.handler_frames as f64 / m.cpus.iter().map(|c| c.account.runs(Activity::Interrupt).1).sum::<u64>().max(1) as f64,
     );
     for (a, name) in [(Activity::Interrupt, "interrupt"), (Activity::Deferred, "deferred")] {
-        let (busy, runs) = m.cpus.iter().map(|c| c.runs(a)).fold((Duration::ZERO, 0), |(b, n), (b2, n2)| (b + b2, n + n2));
+        let (busy, runs) = m.cpus.iter().map(|c| c.account.runs(a)).fold((Duration::ZERO, 0), |(b, n), (b2, n2)| (b + b2, n + n2));
         r.real(&format!("mean_{name}_run_us"), busy.as_secs_f64() * 1e6 / runs.max(1) as f64);
     }
     for (i, c) in m.cpus.iter().enumerate() {
-        c.report(&mut r, i, end);
+        c.account.report(&mut r, &format!("cpu{i}"), end);
     }
     if m.ports.len() > 1 {
         for (a, (i, p)) in adapters.iter().zip(&rings) {
@@ -128,7 +128,7 @@ pub fn report(m: &Machine, end: Time) -> Report {
 /// The TTCP transfer's figures, from the offload engine that carries it or
 /// from the host's own stack.
 fn transfer_report(m: &Machine, r: &mut Report, wires: &Wires, end: Time) {
-    let host_busy = m.cpus.iter().map(|c| c.busy()).fold(Duration::ZERO, |a, b| a + b);
+    let host_busy = m.cpus.iter().map(|c| c.account.busy()).fold(Duration::ZERO, |a, b| a + b);
     let interrupts = m.ports.iter().map(|p| p.irq.raised).sum();
     let offload = m.ports.iter().enumerate().find_map(|(i, p)| p.offload.as_ref().map(|o| (i, o)));
     let (port, transfer) = match (offload, m.sessions.as_ref().and_then(|s| s.ttcp())) {
@@ -140,7 +140,7 @@ fn transfer_report(m: &Machine, r: &mut Report, wires: &Wires, end: Time) {
                 bytes: o.stream.bytes,
                 host_busy,
                 interrupts,
-                adapter_cycles: Some(o.engine.processor.cycles),
+                adapter_cycles: Some(o.engine.processor.account.cycles()),
                 messages: o.calls,
                 line_rate_bps: 0,
             },

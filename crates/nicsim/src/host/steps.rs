@@ -62,7 +62,7 @@ impl Machine {
             self.stack_held = true;
         }
         let step = Step { effects: plan.effects, holds_stack: plan.holds_stack, releases_order: plan.releases_order };
-        self.start_step(k, plan.activity, step, now, end, ctx);
+        self.start_step(k, (plan.activity, plan.cycles), step, now, end, ctx);
     }
 
     /// Whether deferred `item` may run now: a frame waits for its adapter's
@@ -74,10 +74,10 @@ impl Machine {
         }
     }
 
-    fn start_step(&mut self, k: usize, activity: Activity, step: Step, now: Time, end: Time, ctx: &mut Ctx) {
-        let trace = self.trace.clone();
+    /// Start `step` of `activity` costing `cycles` on processor `k`.
+    fn start_step(&mut self, k: usize, (activity, cycles): (Activity, u64), step: Step, now: Time, end: Time, ctx: &mut Ctx) {
         let cpu = &mut self.cpus[k];
-        cpu.account(activity, now, end, trace.as_ref());
+        cpu.account.account(activity, now, end, cycles);
         cpu.step = Some(step);
         cpu.running = Some((activity, now, end));
         wake(ctx, end, Tag::StepEnd(k, cpu.generation));
@@ -87,7 +87,7 @@ impl Machine {
     fn resume(&mut self, k: usize, ctx: &mut Ctx) {
         let s = self.cpus[k].suspended.pop().expect("checked");
         let now = ctx.now();
-        self.start_step(k, s.activity, s.step, now, now + s.left, ctx);
+        self.start_step(k, (s.activity, 0), s.step, now, now + s.left, ctx);
     }
 
     /// Enter the handler of adapter `p`: mask its interrupt, read its cause

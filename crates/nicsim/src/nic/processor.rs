@@ -8,6 +8,7 @@
 
 use crate::bus::calendar::Calendar;
 use crate::observe::Report;
+use crate::processor::{Account, Activity, ADAPTER};
 use crate::time::{Clock, Duration, Time};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -22,6 +23,7 @@ pub struct FrameProcessor {
     cfg: ProcessorConfig,
     time: Calendar,
     frames: u64,
+    pub account: Account,
 }
 
 /// How far ahead of a received frame transmit work may already be booked.
@@ -29,33 +31,35 @@ const HORIZON: Duration = Duration::from_ms(100);
 
 impl FrameProcessor {
     pub fn new(cfg: ProcessorConfig) -> Self {
-        FrameProcessor { cfg, time: Calendar::new(HORIZON), frames: 0 }
+        FrameProcessor { cfg, time: Calendar::new(HORIZON), frames: 0, account: Account::new(cfg.clock, ADAPTER) }
     }
 
-    fn work(&self, n: u32) -> Duration {
-        self.cfg.clock.cycles(self.cfg.frame_cycles * n as u64)
+    /// Book `n` frames' work in the first gap from `from`; returns when it ends.
+    fn book(&mut self, from: Time, n: u32) -> Time {
+        let cycles = self.cfg.frame_cycles * n as u64;
+        let work = self.cfg.clock.cycles(cycles);
+        self.frames += n as u64;
+        let (start, end) = self.time.reserve(from, |_| work);
+        self.account.account(Activity::Firmware, start, end, cycles);
+        end
     }
 
     /// Work on `n` received frames that are ready at `at`; returns when done.
     pub fn run(&mut self, at: Time, n: u32) -> Time {
-        let work = self.work(n);
-        self.frames += n as u64;
-        self.time.reserve(at, |_| work).1
+        self.book(at, n)
     }
 
     /// Work on a frame that is due on the wire at `due`, posted at `posted`;
     /// returns when it may go (`due`, unless the processor is too busy).
     pub fn run_before(&mut self, posted: Time, due: Time) -> Time {
-        let work = self.work(1);
-        self.frames += 1;
+        let work = self.cfg.clock.cycles(self.cfg.frame_cycles);
         let from = Time(due.ps().saturating_sub(work.ps())).max(posted);
-        self.time.reserve(from, |_| work).1.max(due)
+        self.book(from, 1).max(due)
     }
 
     pub fn report(&self, r: &mut Report, end: Time) {
         r.count("adapter_cpu_frames", self.frames);
-        let busy = self.time.busy_total();
-        r.real("adapter_cpu_utilization", if end.ps() == 0 { 0.0 } else { busy.ps().min(end.ps()) as f64 / end.ps() as f64 });
+        self.account.report(r, "adapter_cpu0", end);
     }
 }
 

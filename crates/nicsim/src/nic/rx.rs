@@ -49,7 +49,7 @@ pub struct Rx {
     /// of them was moved.
     unwritten: Vec<Frame>,
     unwritten_since: Time,
-    processor: Option<FrameProcessor>,
+    pub processor: Option<FrameProcessor>,
     dma_free: Time,
     /// Frames ready for the driver, in ring order.
     done: VecDeque<RxDone>,

@@ -2,7 +2,7 @@
 //! 7, the HP i960RN design): the adapter's processor runs the whole TCP/IP
 //! stack behind a socket-level message interface. Host messages, received
 //! frames and the stack's timer are handled to completion in runs
-//! (`toe::exec`); the stack then runs once, what the host asked to send goes
+//! (`processor::batch`); the stack then runs once, what the host asked to send goes
 //! into the socket as room allows, received bytes go to the host's posted
 //! buffers by DMA, and completions go back in one message per run.
 
@@ -13,7 +13,8 @@ use crate::stack::tally::{classify, Class};
 use crate::stack::{Sock, SocketConfig, Stack, StackConfig};
 use crate::time::{Duration, Time};
 use crate::toe::config::AdapterConfig;
-use crate::toe::exec::{Processor, Run, Work};
+use crate::processor::batch::{Batches, Run};
+use crate::toe::work::Work;
 
 /// How the engine's one socket opens when the host asks.
 #[derive(Clone, Debug, PartialEq)]
@@ -45,7 +46,7 @@ pub struct Engine {
     pub cfg: EngineConfig,
     pub stack: Stack,
     sock: Sock,
-    pub processor: Processor,
+    pub processor: Batches<Work>,
     pub private_bus: HostBus,
     /// Frames leave the MAC in the order the stack made them.
     tx_free: Time,
@@ -67,7 +68,7 @@ impl Engine {
         let mut stack = Stack::new(&cfg.stack, cfg.seed);
         let sock = stack.open(&cfg.socket);
         Engine {
-            processor: Processor::new(cfg.adapter.clock),
+            processor: Batches::new(cfg.adapter.clock),
             private_bus: HostBus::new(cfg.adapter.private_bus.clone(), Duration::from_ms(1)),
             stack,
             sock,
@@ -101,7 +102,7 @@ impl Engine {
     /// the host named and the messages to it cross `host_bus`.
     pub fn start_run(&mut self, now: Time, host_bus: &mut HostBus) -> Time {
         let batch = self.processor.take();
-        let mut run = Run::new(now, self.processor.clock);
+        let mut run = Run::new(now, self.processor.account.clock);
         let mut out = RunOut::default();
         self.run(batch, &mut run, &mut out, host_bus);
         let end = run.at;
@@ -109,11 +110,11 @@ impl Engine {
         end
     }
 
-    /// The run ended: the run, what it hands on, and whether another should start.
-    pub fn end_run(&mut self) -> (Run, RunOut, bool) {
+    /// The run ended: what it hands on, and whether another should start.
+    pub fn end_run(&mut self) -> (RunOut, bool) {
         let (run, out) = self.running.take().expect("a run is under way");
         let more = self.processor.finish(&run);
-        (run, out, more)
+        (out, more)
     }
 
     /// When the stack next needs a run (retransmission, delayed ACK), unless

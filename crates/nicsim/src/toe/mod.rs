@@ -1,10 +1,11 @@
 //! TCP offload (BRIEF.md mechanism 7, experiment 2): the offload engine, an
 //! adapter whose processor runs the whole TCP (smoltcp) behind a socket-level
-//! message interface (`engine`), and its run-to-completion executive (`exec`).
+//! message interface (`engine`), run to completion (`processor::batch`), and the
+//! messages it takes and gives (`work`).
 //! The host's side is `host::offload`.
 
 pub mod config;
 pub mod engine;
-pub mod exec;
+pub mod work;
 
 pub use config::AdapterConfig;

@@ -10,7 +10,7 @@ use crate::bus::calendar::Calendar;
 use crate::bus::{Fill, HostBus, Purpose};
 use crate::mem::{AddressSpace, MemError, Memory, SpaceId};
 use crate::nic::smart::config::AdapterConfig;
-use crate::observe::{SharedTrace, TrackId};
+use crate::processor::Timeline;
 use crate::time::{Duration, Time};
 use crate::wire::ethernet::wire_bytes;
 
@@ -24,7 +24,6 @@ const BURST: u64 = 256;
 /// What the adapter did, for the counters that prove a design.
 #[derive(Debug, Default)]
 pub struct Counters {
-    pub cycles: Vec<u64>,
     /// Payload bytes written into adapter memory (zero for direct segmentation).
     pub memory_payload_written: u64,
     /// Every byte through the adapter memory port, either way.
@@ -39,15 +38,14 @@ pub struct Hw {
     pub cfg: AdapterConfig,
     pub mem: Memory,
     host: SpaceId,
-    cpu_free: Vec<Time>,
+    /// The embedded processors, each working in order.
+    pub cpus: Vec<Timeline>,
     memory_port: Calendar,
     engine_free: [Time; 2],
     mac_free: Time,
     /// Wire start times of frames handed to the MAC, the last `mac_tx_frames`.
     mac_queue: std::collections::VecDeque<Time>,
     pub c: Counters,
-    /// A timeline track per processor, when the run is traced.
-    trace: Option<(SharedTrace, Vec<TrackId>)>,
 }
 
 impl Hw {
@@ -57,38 +55,23 @@ impl Hw {
         let adapter = mem.add_space(AddressSpace::new("adapter memory", cfg.memory_bytes));
         mem.map(0, HOST_BYTES, host, 0).expect("host memory maps");
         mem.map(ADAPTER_BASE, cfg.memory_bytes, adapter, 0).expect("adapter memory maps");
-        let n = cfg.processors as usize;
         Hw {
             mem,
             host,
-            cpu_free: vec![Time::ZERO; n],
+            cpus: (0..cfg.processors).map(|_| Timeline::new(cfg.clock)).collect(),
             memory_port: Calendar::new(Duration::from_ms(10)),
             engine_free: [Time::ZERO; 2],
             mac_free: Time::ZERO,
             mac_queue: Default::default(),
-            c: Counters { cycles: vec![0; n], ..Default::default() },
-            trace: None,
+            c: Counters::default(),
             cfg,
         }
     }
 
-    /// Draw each firmware run into `trace` under `host`, on tracks named
-    /// `adapter` ("adapter", "adapter2") and the processor.
-    pub fn trace_into(&mut self, trace: SharedTrace, host: &str, adapter: &str) {
-        let tracks = (0..self.cpu_free.len()).map(|k| trace.borrow_mut().track(host, &format!("{adapter} cpu{k}"))).collect();
-        self.trace = Some((trace, tracks));
-    }
-
     /// Run `cycles` of firmware on processor `cpu` from `at`; returns when done.
     pub fn run(&mut self, cpu: usize, at: Time, cycles: u64) -> Time {
-        let k = cpu.min(self.cpu_free.len() - 1);
-        let start = at.max(self.cpu_free[k]);
-        self.cpu_free[k] = start + self.cfg.clock.cycles(cycles);
-        self.c.cycles[k] += cycles;
-        if let Some((trace, tracks)) = &self.trace {
-            trace.borrow_mut().span(tracks[k], "firmware", start, self.cpu_free[k], &[("cycles", cycles)]);
-        }
-        self.cpu_free[k]
+        let k = cpu.min(self.cpus.len() - 1);
+        self.cpus[k].run(at, cycles)
     }
 
     /// Move `bytes` through the adapter memory port from `at`.
@@ -201,7 +184,8 @@ impl Hw {
         self.memory_port.busy_total()
     }
 
-    pub fn busy(&self) -> Vec<Duration> {
-        self.c.cycles.iter().map(|&n| self.cfg.clock.cycles(n)).collect()
+    /// The cycles of firmware all processors ran.
+    pub fn cycles(&self) -> u64 {
+        self.cpus.iter().map(|c| c.account.cycles()).sum()
     }
 }

@@ -14,7 +14,7 @@ use crate::nic::firmware::coalesce::Coalescer;
 use crate::nic::firmware::gro::Gro;
 use crate::nic::smart::config::{SmartConfig, Workload};
 use crate::nic::smart::hw::Hw;
-use crate::observe::{Report, SharedTrace};
+use crate::observe::Report;
 use crate::time::{Duration, Time};
 
 /// Timer kinds of a programmable adapter, after the host's own
@@ -142,7 +142,7 @@ pub(super) struct RecvState {
 
 pub struct Programmable {
     pub(super) cfg: SmartConfig,
-    pub(super) hw: Hw,
+    pub hw: Hw,
     /// The host port (wire) this adapter is.
     pub(super) port: usize,
     pub(super) send: SendState,
@@ -169,13 +169,9 @@ pub(super) fn wake(ctx: &mut Ctx, port: usize, at: Time, due: Due) {
 }
 
 impl Programmable {
-    /// Adapter `port` of a host; its firmware runs drawn into `trace` under the
-    /// host's `name`, on tracks labelled `adapter`.
-    pub fn new(cfg: SmartConfig, port: usize, name: &str, adapter: &str, trace: Option<SharedTrace>) -> Self {
-        let mut hw = Hw::new(cfg.adapter.clone());
-        if let Some(t) = trace {
-            hw.trace_into(t, name, adapter);
-        }
+    /// Adapter `port` of a host.
+    pub fn new(cfg: SmartConfig, port: usize) -> Self {
+        let hw = Hw::new(cfg.adapter.clone());
         Programmable {
             hw,
             port,
@@ -295,10 +291,10 @@ impl Programmable {
         self.recv_report(r);
         let c = &self.hw.c;
         let frames = (self.send.frames + self.recv.frames_in).max(1);
-        for (k, busy) in self.hw.busy().into_iter().enumerate() {
-            r.real(&format!("adapter_cpu{k}_utilization"), busy.as_secs_f64() / secs);
+        for (k, cpu) in self.hw.cpus.iter().enumerate() {
+            cpu.account.report(r, &format!("adapter_cpu{k}"), end);
         }
-        r.real("adapter_cycles_per_frame", c.cycles.iter().sum::<u64>() as f64 / frames as f64);
+        r.real("adapter_cycles_per_frame", self.hw.cycles() as f64 / frames as f64);
         r.count("adapter_memory_payload_bytes", c.memory_payload_written);
         r.count("adapter_memory_bytes", c.memory_bytes);
         r.real("adapter_memory_utilization", self.hw.memory_busy().as_secs_f64() / secs);
