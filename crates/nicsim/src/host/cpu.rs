@@ -6,8 +6,8 @@
 
 use std::collections::VecDeque;
 
-use crate::processor::{Account, HOST};
 pub use crate::processor::Activity;
+use crate::processor::{Account, HOST};
 use crate::time::{Clock, Duration, Time};
 use crate::wire::Frame;
 

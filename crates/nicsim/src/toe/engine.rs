@@ -9,11 +9,11 @@
 use std::collections::VecDeque;
 
 use crate::bus::{Fill, HostBus, Purpose};
+use crate::processor::batch::{Batches, Run};
 use crate::stack::tally::{classify, Class};
 use crate::stack::{Sock, SocketConfig, Stack, StackConfig};
 use crate::time::{Duration, Time};
 use crate::toe::config::AdapterConfig;
-use crate::processor::batch::{Batches, Run};
 use crate::toe::work::Work;
 
 /// How the engine's one socket opens when the host asks.
