@@ -179,6 +179,7 @@ def test_a_host_sends_its_own_tcp_through_a_programmable_adapter(scenarios):
         ("toe-and-ring.toml", "host[0].adapter[0].tso", True, "applies only to a ring adapter"),
         ("ring-and-programmable.toml", "host[0].adapter[0].rx_writeback", 8, "applies only to a ring adapter"),
         ("ring-and-programmable.toml", "host[0].adapter[0].interrupt", "coalesce", "interrupt is masked"),
+        ("ring-and-programmable.toml", "host[0].adapter[0].irq_cpu", 1, "interrupt is masked"),
     ],
 )
 def test_keys_an_adapter_kind_has_no_use_for_are_refused(scenarios, scenario, key, value, words):

@@ -125,6 +125,7 @@ def test_frames_the_host_cannot_take_are_counted_not_lost(tmp_path):
         (("rx_frame = 1000", "rx_frame = -1"), "host[0].costs.rx_frame", "0 to"),
         (("sink = true", "sink = true\n[host.file_request]\npeers = ['nobody']"), "host[0].file_request.peers[0]", "no peer"),
         (("rx_fifo = 8192", "rx_fifo = 8192\ninterrupt = 'coalesce'"), "host[0].adapter", "coalesce_frames"),
+        (("rx_fifo = 8192", "rx_fifo = 8192\nirq_cpu = 1"), "host[0].adapter[0].irq_cpu", "0 to 0"),
     ],
 )
 def test_bad_host_settings_are_named(tmp_path, cli, change, path, words):
@@ -143,6 +144,20 @@ def test_set_overrides_change_the_run_and_bad_ones_are_named(scenarios, cli):
     assert "cpu1_utilization" not in server
     p = cli("run", scenarios / IBM, "--set", "host[2].cpus=1")
     assert p.returncode == 2 and "host has 1 entries" in p.stderr
+
+
+def test_an_adapter_bound_to_a_processor_interrupts_only_that_one(scenarios):
+    """By default an idle processor takes each interrupt, so the IBM server's
+    handler runs on several; bound with `irq_cpu`, only on that one."""
+    def share(**sets):
+        r = nicsim.run(scenarios / IBM, overrides={"duration": "50ms", **sets})
+        return [r.metric("server", f"cpu{k}_interrupt") for k in range(4)]
+
+    spread = share()
+    assert sum(s > 0 for s in spread) >= 2, spread
+    bound = share(**{"host[0].adapter[0].irq_cpu": 2})
+    assert bound[2] > 0 and bound[0] == bound[1] == bound[3] == 0, bound
+    assert bound[2] == pytest.approx(sum(spread), rel=0.2), "the same handler work, on one processor"
 
 
 def test_the_whole_ibm_grid_runs_without_retransmission_or_collapse(scenarios, tmp_path):

@@ -117,6 +117,8 @@ pub struct BlastConfig {
 pub struct AdapterSlot {
     pub nic: NicConfig,
     pub bus: usize,
+    /// The processor that takes its interrupt; `None`: whichever is free.
+    pub irq_cpu: Option<usize>,
     /// A TCP offload engine, with the TTCP transfer the host runs over it.
     pub offload: Option<OffloadConfig>,
     /// A programmable adapter, with the workload the host runs through it.

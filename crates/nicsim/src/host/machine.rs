@@ -157,10 +157,11 @@ impl Machine {
         }
     }
 
-    /// Adapter `p` raised its interrupt: an idle processor takes it, else one
-    /// it may preempt, else the first.
+    /// Adapter `p` raised its interrupt: the processor it is bound to takes
+    /// it, else an idle one, else one it may preempt, else the first.
     fn interrupt(&mut self, p: usize, ctx: &mut Ctx) {
-        let k = self.cpus.iter().position(|c| c.idle()).or_else(|| self.cpus.iter().position(|c| c.preemptible())).unwrap_or(0);
+        let free = || self.cpus.iter().position(|c| c.idle()).or_else(|| self.cpus.iter().position(|c| c.preemptible()));
+        let k = self.cfg.adapters[p].irq_cpu.or_else(free).unwrap_or(0);
         self.cpus[k].irq_pending.push_back(p);
         if !self.cpus[k].idle() && self.cpus[k].preemptible() {
             self.cpus[k].preempt(ctx.now());

@@ -53,7 +53,7 @@ fn foreign_key(a: &AdapterSpec) -> Option<(&'static str, &'static str)> {
         processor_frame_cycles,
         tso
     );
-    let interrupt = first_set!(interrupt, interrupt_interval, coalesce_frames, coalesce_time, backup_timeout, backup_low_buffers);
+    let interrupt = first_set!(interrupt, irq_cpu, interrupt_interval, coalesce_frames, coalesce_time, backup_timeout, backup_low_buffers);
     let ring = ring.map(|k| (k, "applies only to a ring adapter (kind = \"ring\")"));
     let interrupt = interrupt.map(|k| (k, "does not apply: a programmable adapter's interrupt is masked (the host polls its event ring)"));
     match a.kind {
@@ -110,7 +110,8 @@ pub(crate) fn adapter_slots(
                 }
                 _ => None,
             };
-            slots.push((AdapterSlot { nic, bus, offload: None, programmable }, offload));
+            let irq_cpu = a.irq_cpu.map(|k| within(format!("{ap}.irq_cpu"), k, 0, h.cpus - 1)).transpose()?.map(|k| k as usize);
+            slots.push((AdapterSlot { nic, bus, irq_cpu, offload: None, programmable }, offload));
         }
     }
     if h.send.is_some() && !slots.iter().any(|(a, _)| a.programmable.is_some()) {
