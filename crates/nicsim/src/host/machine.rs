@@ -10,7 +10,7 @@ use crate::host::apps::{Blast, SinkCount};
 use crate::host::config::{DriverMode, HostConfig};
 use crate::host::cpu::{Activity, Cpu, Effects, Item};
 use crate::host::offload::Offload;
-use crate::host::port::Port;
+use crate::host::port::{Adapter, Port};
 use crate::host::sessions::Sessions;
 pub(super) use crate::host::tag::{wake, Tag};
 use crate::host::transfer::Wires;
@@ -67,13 +67,12 @@ impl Machine {
             .iter()
             .enumerate()
             .map(|(i, a)| {
-                let mut port = Port::new(&a.nic, a.bus);
-                port.offload = a.offload.as_ref().map(|o| Box::new(Offload::new(Engine::new(o.engine.clone()), &o.role)));
-                port.programmable = a.programmable.as_ref().map(|c| Box::new(Programmable::new(c.clone(), i)));
-                port
+                let offload = a.offload.as_ref().map(|o| Offload::new(Engine::new(o.engine.clone()), &o.role));
+                let programmable = a.programmable.as_ref().map(|c| Programmable::new(c.clone(), i));
+                Port::new(&a.nic, a.bus, offload, programmable)
             })
             .collect::<Vec<Port>>();
-        let rings = (0..ports.len()).filter(|p| ports[*p].offload.is_none() && ports[*p].programmable.is_none()).collect();
+        let rings = (0..ports.len()).filter(|p| ports[*p].ring_ref().is_some()).collect();
         let mut cpus: Vec<Cpu> = (0..cfg.cpus).map(|_| Cpu::new(cfg.clock)).collect();
         let mut wire_tracks = Vec::new();
         if let Some(t) = &trace {
@@ -85,7 +84,7 @@ impl Machine {
             }
             for (i, p) in ports.iter_mut().enumerate() {
                 let adapter = if cfg.adapters.len() > 1 { format!("adapter{i}") } else { "adapter".into() };
-                if let Some(o) = &mut p.offload {
+                if let Some(o) = p.offload_mut() {
                     o.engine.private_bus.trace_into(t.clone(), &format!("{name} {adapter}"));
                 }
                 for (k, a) in p.processors().into_iter().enumerate() {
@@ -143,15 +142,16 @@ impl Machine {
             }
             let port = &mut self.ports[p];
             let due = port.irq.completed(at, n);
-            let urgent = port.irq.buffers_left(at, port.rx.buffers_left());
+            let left = port.ring().rx.buffers_left();
+            let urgent = port.irq.buffers_left(at, left);
             for (due, generation) in due.into_iter().chain(urgent) {
                 wake(ctx, due.max(ctx.now()), Tag::Irq(p, generation));
             }
         }
-        let port = &mut self.ports[p];
-        if let Some(due) = port.rx.flush_due() {
-            if port.flush_armed.is_none_or(|a| a > due || a < ctx.now()) {
-                port.flush_armed = Some(due);
+        let ring = self.ports[p].ring();
+        if let Some(due) = ring.rx.flush_due() {
+            if ring.flush_armed.is_none_or(|a| a > due || a < ctx.now()) {
+                ring.flush_armed = Some(due);
                 wake(ctx, due.max(ctx.now()), Tag::RxFlush(p));
             }
         }
@@ -188,11 +188,11 @@ impl Machine {
         }
         let mut filled = vec![0u32; self.ports.len()];
         for (p, f) in transmit {
-            if self.ports[p].programmable.is_some() {
+            if self.ports[p].programmable().is_some() {
                 self.programmable_send(p, f, ctx);
                 continue;
             }
-            let tx = &mut self.ports[p].tx;
+            let tx = &mut self.ports[p].ring().tx;
             if tx.room() == 0 {
                 tx.reclaim(now);
             }
@@ -281,7 +281,8 @@ impl Component for Machine {
             if masked {
                 port.irq.disable();
             }
-            let done = port.rx.post(ring - 1, ctx.now(), &mut self.buses[port.bus]);
+            let bus = &mut self.buses[port.bus];
+            let done = port.ring().rx.post(ring - 1, ctx.now(), bus);
             self.completed(p, done, ctx);
         }
         if self.sessions.is_some() {
@@ -303,14 +304,12 @@ impl Component for Machine {
                 if let Some(w) = &mut self.wires {
                     w.inbound.add(&frame.bytes, now);
                 }
-                if self.ports[p].offload.is_some() {
-                    return self.offload_frame(p, frame.bytes, ctx);
-                }
-                if self.ports[p].programmable.is_some() {
-                    return self.programmable_frame(p, frame.bytes, ctx);
-                }
                 let bus = &mut self.buses[self.ports[p].bus];
-                let done = self.ports[p].rx.arrive(*frame, now, bus);
+                let done = match &mut self.ports[p].adapter {
+                    Adapter::Ring(r) => r.rx.arrive(*frame, now, bus),
+                    Adapter::Offload(_) => return self.offload_frame(p, frame.bytes, ctx),
+                    Adapter::Programmable(_) => return self.programmable_frame(p, frame.bytes, ctx),
+                };
                 self.completed(p, done, ctx);
             }
             Msg::TxReady => {}
@@ -323,18 +322,19 @@ impl Component for Machine {
                 Some(Tag::Irq(p, generation)) if self.ports[p].irq.fire(generation, now) => self.interrupt(p, ctx),
                 Some(Tag::RxPost(p, n)) => {
                     let bus = &mut self.buses[self.ports[p].bus];
-                    let done = self.ports[p].rx.post(n, now, bus);
+                    let done = self.ports[p].ring().rx.post(n, now, bus);
                     self.completed(p, done, ctx);
                 }
                 Some(Tag::RxFlush(p)) => {
-                    self.ports[p].flush_armed = None;
                     let bus = &mut self.buses[self.ports[p].bus];
-                    let done = self.ports[p].rx.flush(now, bus);
+                    let ring = self.ports[p].ring();
+                    ring.flush_armed = None;
+                    let done = ring.rx.flush(now, bus);
                     self.completed(p, done, ctx);
                 }
                 Some(Tag::TxTail(p)) => {
                     let bus = &mut self.buses[self.ports[p].bus];
-                    for (at, frame) in self.ports[p].transmit(now, bus) {
+                    for (at, frame) in self.ports[p].ring().transmit(now, bus) {
                         if let Some(w) = &mut self.wires {
                             w.out.add(&frame.bytes, at);
                         }
@@ -381,7 +381,7 @@ impl Component for Machine {
         crate::host::report::report(self, end)
     }
     fn text(&self) -> Vec<(&'static str, String)> {
-        let offload = self.ports.iter().find_map(|p| p.offload.as_ref());
+        let offload = self.ports.iter().find_map(|p| p.offload());
         match offload {
             Some(o) => vec![("ttcp_sha256", o.stream.sha256_hex())],
             None => self.sessions.as_ref().map(|s| s.text()).unwrap_or_default(),

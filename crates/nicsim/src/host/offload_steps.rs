@@ -12,7 +12,7 @@ use crate::wire::{Frame, FrameMeta};
 
 impl Machine {
     fn offload(&mut self, p: usize) -> &mut Offload {
-        self.ports[p].offload.as_mut().expect("an offload engine's port")
+        self.ports[p].offload_mut().expect("an offload engine's port")
     }
 
     /// A frame from the wire: the MAC writes it to adapter memory, then the
@@ -40,7 +40,7 @@ impl Machine {
     pub(super) fn hand_to_engine(&mut self, p: usize, w: Work, ctx: &mut Ctx) {
         if self.offload(p).engine.processor.push(w) {
             let bus = &mut self.buses[self.ports[p].bus];
-            let o = self.ports[p].offload.as_mut().expect("an offload engine's port");
+            let o = self.ports[p].offload_mut().expect("an offload engine's port");
             let end = o.engine.start_run(ctx.now(), bus);
             wake(ctx, end, Tag::OffloadRunEnd(p));
         }
@@ -50,7 +50,7 @@ impl Machine {
     /// interrupt for them), and the next run starts if work waits.
     pub(super) fn offload_run_end(&mut self, p: usize, ctx: &mut Ctx) {
         let now = ctx.now();
-        let o = self.ports[p].offload.as_mut().expect("an offload engine's port");
+        let o = self.ports[p].offload_mut().expect("an offload engine's port");
         let (out, more) = o.engine.end_run();
         for bytes in out.frames {
             let at = o.engine.transmit(now, bytes.len());
@@ -68,7 +68,7 @@ impl Machine {
         }
         if more {
             let bus = &mut self.buses[self.ports[p].bus];
-            let o = self.ports[p].offload.as_mut().expect("an offload engine's port");
+            let o = self.ports[p].offload_mut().expect("an offload engine's port");
             let end = o.engine.start_run(now, bus);
             wake(ctx, end, Tag::OffloadRunEnd(p));
         }
@@ -113,7 +113,7 @@ impl Machine {
         let now = ctx.now();
         let (clock, syscall, copy) = (self.cfg.clock, self.cfg.costs.app_request, self.cfg.costs.copy_ns_per_byte);
         let bus = &mut self.buses[self.ports[p].bus];
-        let o = self.ports[p].offload.as_mut().expect("an offload engine's port");
+        let o = self.ports[p].offload_mut().expect("an offload engine's port");
         let call = match step {
             OffloadStep::Open => {
                 let call = o.open(now, clock, syscall, bus);
@@ -140,7 +140,7 @@ impl Machine {
     /// The applications on offload engines open their sockets.
     pub(super) fn offload_start(&mut self) {
         for p in 0..self.ports.len() {
-            if self.ports[p].offload.is_some() {
+            if self.ports[p].offload().is_some() {
                 self.cpus[0].queue.push_back(Item::Offload(p, OffloadStep::Open));
             }
         }

@@ -10,11 +10,28 @@ use crate::time::Time;
 use crate::wire::Frame;
 
 pub struct Port {
-    pub rx: Rx,
-    pub tx: Tx,
     pub irq: Irq,
     /// Index of the bus the adapter is on.
     pub bus: usize,
+    pub adapter: Adapter,
+}
+
+/// What the driver talks to, by the adapter's kind.
+pub enum Adapter {
+    /// A bus-master adapter with descriptor rings.
+    Ring(Box<Ring>),
+    /// A TCP offload engine: the adapter's own stack carries the host's TCP
+    /// behind socket-level messages.
+    Offload(Box<Offload>),
+    /// A programmable adapter: its firmware works through host memory, rings
+    /// and an event ring.
+    Programmable(Box<Programmable>),
+}
+
+/// A ring adapter and the driver state that belongs to it.
+pub struct Ring {
+    pub rx: Rx,
+    pub tx: Tx,
     /// Receive buffers the driver has taken and not yet handed back.
     pub refill_pending: u32,
     /// The write-back delay timer in flight.
@@ -28,29 +45,95 @@ pub struct Port {
     /// processor holds them (one DPC per adapter in NDIS; one poll per queue in NAPI).
     pub taken: u64,
     pub delivered: u64,
-    /// A TCP offload engine: the adapter's own stack carries the host's TCP,
-    /// and its ring is not used.
-    pub offload: Option<Box<Offload>>,
-    /// A programmable adapter: its firmware works through host memory, rings
-    /// and an event ring; its descriptor ring here is not used.
-    pub programmable: Option<Box<Programmable>>,
 }
 
 impl Port {
-    pub fn new(nic: &NicConfig, bus: usize) -> Self {
-        Port {
+    pub fn new(nic: &NicConfig, bus: usize, offload: Option<Offload>, programmable: Option<Programmable>) -> Self {
+        let adapter = match (offload, programmable) {
+            (Some(o), _) => Adapter::Offload(Box::new(o)),
+            (None, Some(p)) => Adapter::Programmable(Box::new(p)),
+            (None, None) => Adapter::Ring(Box::new(Ring::new(nic))),
+        };
+        Port { irq: Irq::new(nic.moderation), bus, adapter }
+    }
+
+    /// The ring adapter of a port that has one.
+    pub fn ring(&mut self) -> &mut Ring {
+        match &mut self.adapter {
+            Adapter::Ring(r) => r,
+            _ => unreachable!("only a ring adapter's port comes here"),
+        }
+    }
+
+    pub fn ring_ref(&self) -> Option<&Ring> {
+        match &self.adapter {
+            Adapter::Ring(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    pub fn offload(&self) -> Option<&Offload> {
+        match &self.adapter {
+            Adapter::Offload(o) => Some(o),
+            _ => None,
+        }
+    }
+
+    pub fn offload_mut(&mut self) -> Option<&mut Offload> {
+        match &mut self.adapter {
+            Adapter::Offload(o) => Some(o),
+            _ => None,
+        }
+    }
+
+    pub fn programmable(&self) -> Option<&Programmable> {
+        match &self.adapter {
+            Adapter::Programmable(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    pub fn programmable_mut(&mut self) -> Option<&mut Programmable> {
+        match &mut self.adapter {
+            Adapter::Programmable(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// An intelligent bus master: its processor does the media work per frame.
+    pub fn smart(&self) -> bool {
+        self.ring_ref().is_some_and(|r| r.smart)
+    }
+
+    /// The adapter's processors, whatever its kind: an intelligent bus
+    /// master's, an offload engine's, a programmable adapter's.
+    pub fn processors(&mut self) -> Vec<&mut Account> {
+        match &mut self.adapter {
+            Adapter::Ring(r) => r.rx.processor.iter_mut().map(|p| &mut p.account).collect(),
+            Adapter::Offload(o) => vec![&mut o.engine.processor.account],
+            Adapter::Programmable(p) => p.hw.cpus.iter_mut().map(|c| &mut c.account).collect(),
+        }
+    }
+
+    /// Draw the last span of each of its processors.
+    pub fn close_trace(&mut self) {
+        for a in self.processors() {
+            a.close_trace();
+        }
+    }
+}
+
+impl Ring {
+    fn new(nic: &NicConfig) -> Self {
+        Ring {
             rx: Rx::new(nic.clone()),
             tx: Tx::new(nic.clone()),
-            irq: Irq::new(nic.moderation),
-            bus,
             refill_pending: 0,
             flush_armed: None,
             smart: nic.processor.is_some(),
             tso: nic.tso,
             taken: 0,
             delivered: 0,
-            offload: None,
-            programmable: None,
         }
     }
 
@@ -69,26 +152,6 @@ impl Port {
         let frame = self.rx.take(now)?;
         self.taken += 1;
         Some((self.taken - 1, frame))
-    }
-
-    /// The adapter's processors, whatever its kind: an intelligent bus
-    /// master's, an offload engine's, a programmable adapter's.
-    pub fn processors(&mut self) -> Vec<&mut Account> {
-        let mut out: Vec<&mut Account> = self.rx.processor.iter_mut().map(|p| &mut p.account).collect();
-        if let Some(o) = &mut self.offload {
-            out.push(&mut o.engine.processor.account);
-        }
-        if let Some(p) = &mut self.programmable {
-            out.extend(p.hw.cpus.iter_mut().map(|c| &mut c.account));
-        }
-        out
-    }
-
-    /// Draw the last span of each of its processors.
-    pub fn close_trace(&mut self) {
-        for a in self.processors() {
-            a.close_trace();
-        }
     }
 
     /// The driver is done with `n` more receive buffers; returns how many to

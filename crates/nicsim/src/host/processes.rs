@@ -85,7 +85,7 @@ impl Machine {
             return Some(plan);
         }
         self.polls -= 1;
-        let next = self.ports.iter().filter_map(|p| p.rx.next_visible()).min();
+        let next = self.ports.iter().filter_map(|p| p.ring_ref().and_then(|r| r.rx.next_visible())).min();
         match next {
             Some(t) if t > now => {
                 let mut spin = Plan::new(self.idle_poll_activity(), 0);
@@ -104,7 +104,7 @@ impl Machine {
     fn sender_step(&mut self, k: usize, ctx: &mut Ctx) -> Option<Plan> {
         let now = ctx.now();
         let blast = self.blast.as_mut()?;
-        let tx = &mut self.ports[0].tx;
+        let tx = &mut self.ports[0].ring().tx;
         tx.reclaim(now);
         let left = blast.cfg.count.map_or(u64::MAX, |c| c.saturating_sub(blast.sent));
         if left == 0 {

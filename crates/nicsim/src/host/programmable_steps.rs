@@ -22,7 +22,7 @@ impl Machine {
         f: impl FnOnce(&mut Programmable, &mut crate::bus::HostBus, &mut Ctx) -> R,
     ) -> R {
         let b = self.ports[p].bus;
-        let prog = self.ports[p].programmable.as_mut().expect("a programmable adapter's port");
+        let prog = self.ports[p].programmable_mut().expect("a programmable adapter's port");
         let mark = ctx.sent().len();
         let out = f(prog, &mut self.buses[b], ctx);
         if let Some(w) = &mut self.wires {
@@ -38,7 +38,7 @@ impl Machine {
     /// The work adapter `p` asked of the host goes to the polling processor.
     fn programmable_host_work(&mut self, p: usize, ctx: &mut Ctx) {
         let k = self.cfg.driver.poll_cpu as usize;
-        let work = std::mem::take(&mut self.ports[p].programmable.as_mut().expect("programmable").host_work);
+        let work = std::mem::take(&mut self.ports[p].programmable_mut().expect("programmable").host_work);
         if work.is_empty() {
             return;
         }
@@ -48,7 +48,7 @@ impl Machine {
 
     pub(super) fn programmable_start(&mut self, ctx: &mut Ctx) {
         for p in 0..self.ports.len() {
-            if self.ports[p].programmable.is_some() {
+            if self.ports[p].programmable().is_some() {
                 self.with_programmable(p, ctx, |prog, bus, ctx| prog.start(bus, ctx));
                 self.programmable_host_work(p, ctx);
             }
@@ -75,7 +75,7 @@ impl Machine {
     /// application's, the rest the driver's poll of the event ring.
     pub(super) fn programmable_step(&mut self, p: usize, work: HostWork, ctx: &mut Ctx) -> Plan {
         let now = ctx.now();
-        let prog = self.ports[p].programmable.as_mut().expect("programmable");
+        let prog = self.ports[p].programmable_mut().expect("programmable");
         let cost = prog.host_step(work, now, ctx);
         let copy = prog.copy_time(cost.copy_bytes);
         let delivered = std::mem::take(&mut prog.delivered);

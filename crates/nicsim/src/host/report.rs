@@ -40,19 +40,19 @@ pub fn report(m: &Machine, end: Time) -> Report {
     if let Some(b) = &m.blast {
         b.report(&mut r, seconds);
     }
-    for p in m.ports.iter().filter(|p| p.offload.is_some()) {
-        p.offload.as_ref().expect("filtered").report(&mut r, end);
+    for (p, o) in m.ports.iter().filter_map(|p| p.offload().map(|o| (p, o))) {
+        o.report(&mut r, end);
         r.count("engine_interrupts", p.irq.raised);
     }
     if let Some(w) = &m.wires {
         transfer_report(m, &mut r, w, end);
     }
     // An offload engine's or programmable adapter's ring is not used: their figures are their own.
-    let rings: Vec<(usize, &crate::host::port::Port)> =
-        m.ports.iter().enumerate().filter(|(_, p)| p.offload.is_none() && p.programmable.is_none()).collect();
+    let rings: Vec<(usize, &crate::host::port::Port, &crate::host::port::Ring)> =
+        m.ports.iter().enumerate().filter_map(|(i, p)| p.ring_ref().map(|r| (i, p, r))).collect();
     let host_busy = m.cpus.iter().map(|c| c.account.busy()).fold(Duration::ZERO, |a, b| a + b);
     for (i, p) in m.ports.iter().enumerate() {
-        let Some(prog) = &p.programmable else { continue };
+        let Some(prog) = p.programmable() else { continue };
         if m.ports.len() > 1 {
             let mut a = Report::default();
             prog.report(&mut a, end, host_busy);
@@ -63,10 +63,10 @@ pub fn report(m: &Machine, end: Time) -> Report {
     }
     let adapters: Vec<Report> = rings
         .iter()
-        .map(|(_, p)| {
+        .map(|(_, p, ring)| {
             let mut a = Report::default();
-            p.rx.report(&mut a);
-            p.tx.report(&mut a);
+            ring.rx.report(&mut a);
+            ring.tx.report(&mut a);
             a.count("interrupts", p.irq.raised);
             a
         })
@@ -104,14 +104,14 @@ pub fn report(m: &Machine, end: Time) -> Report {
         c.account.report(&mut r, &format!("cpu{i}"), end);
     }
     if m.ports.len() > 1 {
-        for (a, (i, p)) in adapters.iter().zip(&rings) {
+        for (a, (i, _, ring)) in adapters.iter().zip(&rings) {
             prefixed(&mut r, &format!("adapter{i}_"), a);
             let mut pr = Report::default();
-            p.rx.report_processor(&mut pr, end);
+            ring.rx.report_processor(&mut pr, end);
             prefixed(&mut r, &format!("adapter{i}_"), &pr);
         }
-    } else if let Some((_, p)) = rings.first() {
-        p.rx.report_processor(&mut r, end);
+    } else if let Some((_, _, ring)) = rings.first() {
+        ring.rx.report_processor(&mut r, end);
     }
     if m.buses.len() > 1 {
         for (i, b) in m.buses.iter().enumerate() {
@@ -130,7 +130,7 @@ pub fn report(m: &Machine, end: Time) -> Report {
 fn transfer_report(m: &Machine, r: &mut Report, wires: &Wires, end: Time) {
     let host_busy = m.cpus.iter().map(|c| c.account.busy()).fold(Duration::ZERO, |a, b| a + b);
     let interrupts = m.ports.iter().map(|p| p.irq.raised).sum();
-    let offload = m.ports.iter().enumerate().find_map(|(i, p)| p.offload.as_ref().map(|o| (i, o)));
+    let offload = m.ports.iter().enumerate().find_map(|(i, p)| p.offload().map(|o| (i, o)));
     let (port, transfer) = match (offload, m.sessions.as_ref().and_then(|s| s.ttcp())) {
         (Some((i, o)), _) => (
             i,

@@ -52,7 +52,7 @@ impl Machine {
             self.run_queue(k, ctx)
         };
         let Some(mut plan) = plan else { return };
-        let dumb = plan.effects.transmit.iter().filter(|(p, _)| !self.ports[*p].smart).count() as u64;
+        let dumb = plan.effects.transmit.iter().filter(|(p, _)| !self.ports[*p].smart()).count() as u64;
         plan.cycles += dumb * self.cfg.costs.media_frame;
         let mut end = now + self.cfg.clock.cycles(plan.cycles);
         if let Some(t) = plan.until {
@@ -69,7 +69,7 @@ impl Machine {
     /// earlier frames, queued on other processors, to go up first.
     fn in_turn(&self, item: Option<&Item>) -> bool {
         match item {
-            Some(Item::Frame(p, order, _)) => *order == self.ports[*p].delivered,
+            Some(Item::Frame(p, order, _)) => self.ports[*p].ring_ref().is_some_and(|r| *order == r.delivered),
             _ => true,
         }
     }
@@ -99,7 +99,7 @@ impl Machine {
         let costs = &self.cfg.costs;
         let mut plan = Plan::new(Activity::Interrupt, costs.interrupt_entry);
         plan.until = Some(self.buses[port.bus].register_read(now + self.cfg.clock.cycles(costs.interrupt_entry)));
-        if self.cfg.driver.mode == DriverMode::Napi && port.offload.is_none() {
+        if self.cfg.driver.mode == DriverMode::Napi && port.offload().is_none() {
             plan.cycles += costs.interrupt_exit;
             plan.until = plan.until.map(|t| t + self.cfg.clock.cycles(costs.interrupt_exit));
             plan.effects.queue.push(Item::Poll(p, self.cfg.driver.budget));
@@ -111,10 +111,10 @@ impl Machine {
 
     /// Inside adapter `p`'s handler: take the next visible frame, or leave.
     fn handler_step(&mut self, p: usize, now: Time) -> Plan {
-        if self.ports[p].offload.is_some() {
+        if self.ports[p].offload().is_some() {
             return self.offload_handler_step(p);
         }
-        let Some((order, frame)) = self.ports[p].take(now) else {
+        let Some((order, frame)) = self.ports[p].ring().take(now) else {
             let mut plan = Plan::new(Activity::Interrupt, self.cfg.costs.interrupt_exit);
             plan.effects.enable_irq = Some(p);
             plan.effects.leave_handler = true;
@@ -126,7 +126,7 @@ impl Machine {
         let mut plan = Plan::new(Activity::Interrupt, cycles);
         plan.until = Some(now + self.cfg.clock.cycles(cycles) + Duration::from_ns(copy));
         plan.effects.queue.push(Item::Frame(p, order, frame));
-        let give = self.ports[p].recycle(1, self.cfg.driver.refill_batch);
+        let give = self.ports[p].ring().recycle(1, self.cfg.driver.refill_batch);
         if give > 0 {
             plan.effects.refill.push((p, give));
         }
@@ -139,7 +139,7 @@ impl Machine {
     fn driver_frame(&mut self, p: usize, now: Time) -> u64 {
         let c = &self.cfg.costs;
         let mut cycles = c.rx_frame;
-        if !self.ports[p].smart {
+        if !self.ports[p].smart() {
             cycles += c.media_frame;
         }
         if self.cfg.driver.buffers == Buffers::Reallocate {
@@ -157,13 +157,13 @@ impl Machine {
         plan.holds_stack = self.cfg.serialized_stack;
         match item {
             Item::Frame(p, order, frame) => {
-                debug_assert_eq!(order, self.ports[p].delivered, "frames go up in ring order");
+                debug_assert_eq!(order, self.ports[p].ring().delivered, "frames go up in ring order");
                 let merged = if self.cfg.driver.gro { self.merge(k, p, order, &frame) } else { Vec::new() };
                 if !merged.is_empty() {
                     self.gro_batches += 1;
                     self.gro_segments += 1 + merged.len() as u64;
                 }
-                self.ports[p].delivered += 1 + merged.len() as u64;
+                self.ports[p].ring().delivered += 1 + merged.len() as u64;
                 let gro = if self.cfg.driver.gro { self.cfg.costs.gro_segment * (1 + merged.len() as u64) } else { 0 };
                 plan.cycles = gro + self.protocol(p, frame, merged, ctx, &mut plan.effects.transmit);
                 plan.releases_order = true;
@@ -214,16 +214,16 @@ impl Machine {
     pub(super) fn poll_ring(&mut self, p: usize, now: Time, limit: u32, plan: &mut Plan, ctx: &mut Ctx) -> u32 {
         let mut n = 0;
         while n < limit {
-            let Some((order, frame)) = self.ports[p].take(now) else { break };
+            let Some((order, frame)) = self.ports[p].ring().take(now) else { break };
             n += 1;
             plan.cycles += self.driver_frame(p, now);
             plan.effects.queue.push(Item::Frame(p, order, frame));
         }
-        let give = self.ports[p].recycle(n, self.cfg.driver.refill_batch);
+        let give = self.ports[p].ring().recycle(n, self.cfg.driver.refill_batch);
         if give > 0 {
             plan.effects.refill.push((p, give));
         }
-        let left = self.ports[p].rx.ready(now);
+        let left = self.ports[p].ring().rx.ready(now);
         if let Some((due, generation)) = self.ports[p].irq.polled(now, left) {
             wake(ctx, due, Tag::Irq(p, generation));
         }
@@ -241,7 +241,8 @@ impl Machine {
         // A copy runs at memory speed: its time, in cycles of this clock.
         let copy = (work.copied as f64 * c.copy_ns_per_byte * self.cfg.clock.hz() / 1e9).round() as u64;
         // A segmentation-offload adapter takes a send's data segments as one.
-        let tso = |(p, f): &(usize, Frame)| self.ports[*p].tso && matches!(classify(&f.bytes), Class::Data { .. });
+        let tso =
+            |(p, f): &(usize, Frame)| self.ports[*p].ring_ref().is_some_and(|r| r.tso) && matches!(classify(&f.bytes), Class::Data { .. });
         let (cut, sent) = work.out.iter().fold((0, 0), |(c, n), f| if tso(f) { (1, n) } else { (c, n + 1) });
         let cycles = work.requests * c.app_request + (cut + sent) * c.tx_frame + copy;
         out.extend(work.out);
