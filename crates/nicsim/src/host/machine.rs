@@ -98,7 +98,7 @@ impl Machine {
         }
         let sessions = match &cfg.sessions {
             list if list.is_empty() => None,
-            list => Some(Sessions::new(&cfg.stack, cfg.seed, list.clone(), cfg.adapters.len())?),
+            list => Some(Sessions::new(&cfg.stack, cfg.seed, list.clone(), ports.iter().map(|p| p.segments()).collect())?),
         };
         let blast = cfg.blast.clone().map(Blast::new).transpose()?;
         let ttcp = sessions.as_ref().is_some_and(|s| s.ttcp().is_some()) || cfg.adapters.iter().any(|a| a.offload.is_some());

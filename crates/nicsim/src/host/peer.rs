@@ -27,7 +27,7 @@ pub struct Peer {
 
 impl Peer {
     pub fn new(cfg: PeerConfig) -> Result<Self, String> {
-        Ok(Peer { sessions: Sessions::new(&cfg.stack, cfg.seed, cfg.sessions, 1)?, armed: None, foreign: 0 })
+        Ok(Peer { sessions: Sessions::new(&cfg.stack, cfg.seed, cfg.sessions, vec![false])?, armed: None, foreign: 0 })
     }
 
     fn send(&mut self, work: Work, ctx: &mut Ctx) {

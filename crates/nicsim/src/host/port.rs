@@ -100,6 +100,16 @@ impl Port {
         }
     }
 
+    /// Whether it cuts the stack's large sends into segments and sums TCP
+    /// checksums: a ring adapter with `tso`, a programmable adapter.
+    pub fn segments(&self) -> bool {
+        match &self.adapter {
+            Adapter::Ring(r) => r.tso,
+            Adapter::Offload(_) => false,
+            Adapter::Programmable(_) => true,
+        }
+    }
+
     /// An intelligent bus master: its processor does the media work per frame.
     pub fn smart(&self) -> bool {
         self.ring_ref().is_some_and(|r| r.smart)

@@ -63,7 +63,7 @@ impl Machine {
     /// A frame of the host's stack leaves by programmable adapter `p`.
     pub(super) fn programmable_send(&mut self, p: usize, frame: Frame, ctx: &mut Ctx) {
         let now = ctx.now();
-        self.with_programmable(p, ctx, |prog, bus, ctx| prog.send_frame(frame.bytes, now, bus, ctx));
+        self.with_programmable(p, ctx, |prog, bus, ctx| prog.send_frame(frame, now, bus, ctx));
     }
 
     pub(super) fn programmable_due(&mut self, p: usize, due: Due, ctx: &mut Ctx) {

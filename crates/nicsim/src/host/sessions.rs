@@ -10,10 +10,11 @@ use rustc_hash::FxHashMap;
 
 use crate::host::segment::{matches_pattern, pattern};
 use crate::host::stream::Stream;
+use crate::nic::firmware::tso::cut;
 use crate::observe::Report;
 use crate::stack::{Sock, SocketConfig, Stack, StackConfig};
 use crate::time::{Duration, Time};
-use crate::wire::Frame;
+use crate::wire::{Frame, FrameMeta};
 
 /// What one end of a session does.
 #[derive(Clone, Debug, PartialEq)]
@@ -84,7 +85,9 @@ pub struct Sessions {
     /// Sessions with a request due (an `ask_at`), so that finding the next
     /// timer does not walk every session when none waits.
     asks_waiting: usize,
-    ports: usize,
+    /// Per adapter: whether it segments large sends and sums TCP checksums
+    /// (TSO); the driver does both in software for the others (GSO).
+    segments: Vec<bool>,
     answers_read: u64,
     requests_answered: u64,
     measured_read: u64,
@@ -93,9 +96,11 @@ pub struct Sessions {
 }
 
 impl Sessions {
-    /// `ports` adapters; sessions listen or connect at once.
-    pub fn new(stack: &StackConfig, seed: u64, sessions: Vec<SessionConfig>, ports: usize) -> Result<Sessions, String> {
-        let mut s = Stack::new(stack, seed);
+    /// One adapter per entry of `segments` (whether it segments large sends:
+    /// if any does, the stack makes them); sessions listen or connect at once.
+    pub fn new(stack: &StackConfig, seed: u64, sessions: Vec<SessionConfig>, segments: Vec<bool>) -> Result<Sessions, String> {
+        let tso = StackConfig { tso: segments.iter().any(|s| *s), ..stack.clone() };
+        let mut s = Stack::new(&tso, seed);
         let mut list = Vec::new();
         for cfg in sessions {
             let sock = s.open(&cfg.socket);
@@ -116,7 +121,7 @@ impl Sessions {
             routes: FxHashMap::default(),
             visit_all: true,
             asks_waiting: 0,
-            ports: ports.max(1),
+            segments: if segments.is_empty() { vec![false] } else { segments },
             answers_read: 0,
             requests_answered: 0,
             measured_read: 0,
@@ -302,17 +307,23 @@ impl Sessions {
     }
 
     /// A frame from the stack to the adapter its far end is on; a broadcast
-    /// (an ARP request) to every adapter.
-    fn route(&self, bytes: Vec<u8>, out: &mut Vec<(usize, Frame)>) {
-        let dst: [u8; 6] = bytes[..6].try_into().expect("an Ethernet header");
+    /// (an ARP request) to every adapter. An adapter that does not segment gets
+    /// a large send cut, and TCP checksums summed, by the driver (GSO).
+    fn route(&self, frame: Frame, out: &mut Vec<(usize, Frame)>) {
+        let dst: [u8; 6] = frame.bytes[..6].try_into().expect("an Ethernet header");
         if dst == [0xff; 6] {
-            for p in 1..self.ports {
-                out.push((p, Frame { bytes: bytes.clone(), meta: Default::default() }));
+            for p in 1..self.segments.len() {
+                out.push((p, frame.clone()));
             }
-            out.push((0, Frame { bytes, meta: Default::default() }));
+            out.push((0, frame));
+            return;
+        }
+        let p = self.routes.get(&dst).copied().unwrap_or(0);
+        if self.stack.tso() && !self.segments[p] {
+            let meta = FrameMeta { gso: 0, ..frame.meta };
+            out.extend(cut(&frame.bytes, frame.meta.gso).into_iter().map(|bytes| (p, Frame { bytes, meta })));
         } else {
-            let p = self.routes.get(&dst).copied().unwrap_or(0);
-            out.push((p, Frame { bytes, meta: Default::default() }));
+            out.push((p, frame));
         }
     }
 

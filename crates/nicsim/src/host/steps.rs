@@ -8,7 +8,7 @@ use crate::host::config::{Buffers, DriverMode};
 use crate::host::cpu::{Activity, Effects, Item, Step};
 use crate::host::machine::{wake, Machine, Tag};
 use crate::host::sessions::Work;
-use crate::stack::tally::{classify, continues, Class};
+use crate::stack::tally::continues;
 use crate::time::{Duration, Time};
 use crate::wire::Frame;
 
@@ -240,11 +240,9 @@ impl Machine {
         let c = &self.cfg.costs;
         // A copy runs at memory speed: its time, in cycles of this clock.
         let copy = (work.copied as f64 * c.copy_ns_per_byte * self.cfg.clock.hz() / 1e9).round() as u64;
-        // A segmentation-offload adapter takes a send's data segments as one.
-        let tso =
-            |(p, f): &(usize, Frame)| self.ports[*p].ring_ref().is_some_and(|r| r.tso) && matches!(classify(&f.bytes), Class::Data { .. });
-        let (cut, sent) = work.out.iter().fold((0, 0), |(c, n), f| if tso(f) { (1, n) } else { (c, n + 1) });
-        let cycles = work.requests * c.app_request + (cut + sent) * c.tx_frame + copy;
+        // Each frame handed to an adapter costs one: a large send to an adapter
+        // that segments it (TSO) is one frame.
+        let cycles = work.requests * c.app_request + work.out.len() as u64 * c.tx_frame + copy;
         out.extend(work.out);
         cycles
     }

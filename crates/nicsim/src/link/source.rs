@@ -201,7 +201,7 @@ impl Source {
         self.bytes += bytes.len() as u64;
         self.first.get_or_insert(ctx.now());
         self.last = ctx.now();
-        let meta = FrameMeta { created: ctx.now(), flow: self.cfg.flow, seq: n };
+        let meta = FrameMeta { created: ctx.now(), flow: self.cfg.flow, seq: n, gso: 0 };
         ctx.send_after(0, Duration::ZERO, Msg::frame(Frame { bytes, meta }));
         match self.cfg.rate {
             Rate::Line => self.waiting_for_link = true,

@@ -176,7 +176,8 @@ pub struct AdapterSpec {
     pub processor_clock: Option<Frequency>,
     /// An intelligent adapter's cycles per frame, each way.
     pub processor_frame_cycles: Option<i64>,
-    /// Segmentation offload: the host's transmit work is once per send.
+    /// Segmentation offload (TSO): the host's stack hands it sends of up to 64 KB, which it cuts
+    /// into segments and sums; the host's transmit work is once per send.
     #[serde(default)]
     pub tso: bool,
 }

@@ -147,7 +147,7 @@ pub(crate) fn offload_sessions(
     };
     let engine = EngineConfig {
         adapter: adapters[first].1.take().expect("found above"),
-        stack: StackConfig { mac: s.me.mac, ip: s.me.ipv4, mtu: s.mtu as usize, neighbors: vec![] },
+        stack: StackConfig { mac: s.me.mac, ip: s.me.ipv4, mtu: s.mtu as usize, neighbors: vec![], tso: false },
         socket: socket(&h.tcp, &format!("{path}.tcp"), AckPolicy::WindowUpdate)?,
         open,
         buffer,

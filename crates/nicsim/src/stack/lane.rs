@@ -11,6 +11,7 @@ use smoltcp::wire::{EthernetAddress, HardwareAddress, IpAddress, IpCidr, Ipv4Add
 use super::device::Queues;
 use super::{instant, StackConfig};
 use crate::time::{Duration, Time};
+use crate::wire::Frame;
 
 pub(super) struct Lane {
     iface: Interface,
@@ -24,7 +25,7 @@ pub(super) struct Lane {
 impl Lane {
     /// An interface with `socket`, its cache filled from the ARP replies `arp`.
     pub fn new(cfg: &StackConfig, seed: u64, socket: tcp::Socket<'static>, arp: &[Vec<u8>]) -> Lane {
-        let mut queues = Queues { mtu: cfg.mtu, ..Default::default() };
+        let mut queues = Queues { mtu: cfg.mtu, tso: cfg.tso, ..Default::default() };
         let mut config = Config::new(HardwareAddress::Ethernet(EthernetAddress(cfg.mac)));
         config.random_seed = seed;
         let mut iface = Interface::new(config, &mut queues, instant(Time::ZERO));
@@ -52,7 +53,7 @@ impl Lane {
     }
 
     /// Take in what waits, send what is due, into `out`; then note the next poll.
-    pub fn poll(&mut self, now: Time, out: &mut Vec<Vec<u8>>) {
+    pub fn poll(&mut self, now: Time, out: &mut Vec<Frame>) {
         self.iface.poll(instant(now), &mut self.queues, &mut self.sockets);
         out.append(&mut self.queues.tx);
         self.next = self.iface.poll_at(instant(now), &self.sockets).map(|at| {

@@ -29,6 +29,7 @@ pub use smoltcp::socket::tcp::AckPolicy;
 use smoltcp::wire::{ArpOperation, ArpPacket, ArpRepr, EthernetAddress, EthernetFrame, EthernetProtocol, EthernetRepr, Ipv4Address};
 
 use crate::time::{Duration, Time};
+use crate::wire::Frame;
 use lane::Lane;
 use tally::{Segment, Tally};
 
@@ -45,6 +46,10 @@ pub struct StackConfig {
     /// opens sessions to ten peers at once would otherwise wait ten seconds.
     /// Others are still learned by ARP (a tap's Linux side).
     pub neighbors: Vec<([u8; 4], [u8; 6])>,
+    /// Its adapters segment large sends (TSO): smoltcp hands them TCP sends of
+    /// up to 64 KB, each frame's `gso` naming the segment size, and leaves the
+    /// TCP checksums to them.
+    pub tso: bool,
 }
 
 /// One socket's settings.
@@ -219,7 +224,7 @@ impl Stack {
 
     /// Run the stack at `now`: each lane with input, socket work or a timer due
     /// takes in what waits and sends what is due.
-    pub fn poll(&mut self, now: Time) -> Vec<Vec<u8>> {
+    pub fn poll(&mut self, now: Time) -> Vec<Frame> {
         let mut out = Vec::new();
         let mut due = std::mem::take(&mut self.pending);
         due.extend(self.timers.range(..=(now, usize::MAX)).map(|(_, i)| *i));
@@ -242,9 +247,14 @@ impl Stack {
         due.clear();
         self.pending = due;
         for f in &out {
-            self.tally.outbound(f);
+            self.tally.outbound(&f.bytes, f.meta.gso);
         }
         out
+    }
+
+    /// Whether it leaves segmentation and TCP checksums to its adapters.
+    pub fn tso(&self) -> bool {
+        self.cfg.tso
     }
 
     /// The sockets the last poll ran: only these can have new data, room or state.

@@ -115,7 +115,9 @@ fn after(a: u32, b: u32) -> bool {
 }
 
 impl Tally {
-    pub fn outbound(&mut self, frame: &[u8]) {
+    /// A frame the stack sent; with `gso`, a large send that leaves as
+    /// segments of that size, each counted as a data segment.
+    pub fn outbound(&mut self, frame: &[u8], gso: u16) {
         let Some(seg) = Segment::parse(frame) else {
             self.other_out += 1;
             return;
@@ -127,7 +129,7 @@ impl Tally {
         }
         match seg.class {
             Class::Data { seq, len } => {
-                self.data_out += 1;
+                self.data_out += if gso == 0 { 1 } else { len.div_ceil(gso as u32) as u64 };
                 self.payload_out += len as u64;
                 let end = seq.wrapping_add(len);
                 match self.sent_end.entry((seg.src.0, seg.dst.0, seg.dst.1)) {
@@ -191,10 +193,10 @@ mod tests {
     #[test]
     fn a_segment_that_ends_inside_what_was_sent_is_a_retransmission() {
         let mut t = Tally::default();
-        t.outbound(&seg(0, 100));
-        t.outbound(&seg(100, 100));
-        t.outbound(&seg(0, 100));
-        t.outbound(&seg(200, 100));
+        t.outbound(&seg(0, 100), 0);
+        t.outbound(&seg(100, 100), 0);
+        t.outbound(&seg(0, 100), 0);
+        t.outbound(&seg(200, 100), 0);
         assert_eq!((t.data_out, t.retransmits, t.payload_out), (4, 1, 400));
     }
 
@@ -208,9 +210,9 @@ mod tests {
             f[14 + 20 + 13] = 0x02; // SYN alone (the tally does not check checksums)
             f
         };
-        t.outbound(&syn(b));
-        t.outbound(&syn(b));
-        t.outbound(&syn(Addr { port: 3, ..b }));
+        t.outbound(&syn(b), 0);
+        t.outbound(&syn(b), 0);
+        t.outbound(&syn(Addr { port: 3, ..b }), 0);
         assert_eq!((t.syns, t.connections), (3, 2));
     }
 
@@ -220,8 +222,8 @@ mod tests {
         let a = Addr { mac: [2, 0, 0, 0, 0, 1], ip: [10, 0, 0, 1], port: 1 };
         let b = Addr { mac: [2, 0, 0, 0, 0, 2], ip: [10, 0, 0, 2], port: 2 };
         let other = Addr { port: 3, ..b };
-        t.outbound(&seg(0, 100));
-        t.outbound(&tcp_frame(a, other, 1, 0, 1, 1000, false, &[7; 100]).bytes);
+        t.outbound(&seg(0, 100), 0);
+        t.outbound(&tcp_frame(a, other, 1, 0, 1, 1000, false, &[7; 100]).bytes, 0);
         assert_eq!(t.retransmits, 0, "the same sequence numbers on another connection are new data");
     }
 }

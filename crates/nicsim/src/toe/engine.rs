@@ -206,8 +206,8 @@ impl Engine {
 
     fn poll(&mut self, run: &mut Run, out: &mut RunOut) {
         let frames = self.stack.poll(run.at);
-        run.cycles(frames.iter().map(|f| self.frame_cycles(f)).sum());
-        out.frames.extend(frames);
+        run.cycles(frames.iter().map(|f| self.frame_cycles(&f.bytes)).sum());
+        out.frames.extend(frames.into_iter().map(|f| f.bytes));
     }
 
     /// Received bytes to the host's posted buffers, one batch per run: whole

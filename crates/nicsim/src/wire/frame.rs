@@ -11,6 +11,9 @@ pub struct FrameMeta {
     pub flow: u32,
     /// Its number within the flow, from zero.
     pub seq: u64,
+    /// A TCP send larger than a segment: the segment size the adapter (or the
+    /// driver, in software) cuts its data into. 0: a frame as it is.
+    pub gso: u16,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

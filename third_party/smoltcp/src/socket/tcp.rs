@@ -2735,6 +2735,15 @@ impl<'a> Socket<'a> {
                     };
 
                     let offset = self.flight_size();
+                    // nicsim: as Linux's tcp_mss_split_point, a send larger than a
+                    // segment is a whole number of segments unless it takes all the
+                    // data queued, so segmentation leaves no runt behind it.
+                    #[cfg(feature = "segmentation-offload")]
+                    let size = if size > effective_mss && offset + size < self.tx_buffer.len() {
+                        size - size % effective_mss
+                    } else {
+                        size
+                    };
                     repr.payload = self.tx_buffer.get_allocated(offset, size);
 
                     #[cfg(feature = "segmentation-offload")]

@@ -8,5 +8,5 @@ pub mod csum;
 pub mod gro;
 pub mod headers;
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 pub mod tso;

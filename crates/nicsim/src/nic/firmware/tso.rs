@@ -115,6 +115,24 @@ pub fn segment(template: &Template, payload: &[u8], mss: usize) -> Vec<Vec<u8>> 
     plan(payload.len(), mss).map(|p| template.frame(p, payload)).collect()
 }
 
+/// What a segmenting adapter (or a driver doing it in software, GSO) sends for
+/// a frame of a stack that leaves segmentation and TCP checksums to it: a TCP
+/// send larger than `gso` cut into segments with their own headers and
+/// checksums; anything else with its checksums inserted.
+pub fn cut(frame: &[u8], gso: u16) -> Vec<Vec<u8>> {
+    if gso > 0 {
+        if let Ok(t) = Template::parse(frame) {
+            let payload = &frame[t.header_len()..];
+            if payload.len() > gso as usize {
+                return segment(&t, payload, gso as usize);
+            }
+        }
+    }
+    let mut f = frame.to_vec();
+    let _ = crate::nic::firmware::csum::insert(&mut f);
+    vec![f]
+}
+
 /// The TCP data of IPv4 frames put back in sequence order from the lowest
 /// sequence number; an error if they leave a gap or overlap.
 pub fn reassemble(frames: &[Vec<u8>]) -> Result<Vec<u8>, String> {

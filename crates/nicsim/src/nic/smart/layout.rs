@@ -31,6 +31,11 @@ pub const STAGING_HALF: u64 = 64 * 1024;
 /// Adapter memory below this is the firmware's own; receive space starts here.
 pub const A_RESERVED: u64 = 192 * 1024;
 
+/// A send descriptor's flag for a large send of the host's stack: segment the
+/// buffer's data behind the template (its length in bits 0..8) at the segment
+/// size in bits 8..24.
+pub const SEGMENT: u32 = 1 << 31;
+
 /// A send descriptor: buffer address, length, and the length of the template behind it.
 pub fn descriptor(addr: u64, len: u32, extra: u32) -> [u8; 16] {
     let mut d = [0u8; 16];

@@ -16,6 +16,7 @@ use crate::nic::smart::config::{SmartConfig, Workload};
 use crate::nic::smart::hw::Hw;
 use crate::observe::Report;
 use crate::time::{Duration, Time};
+use crate::wire::Frame;
 
 /// Timer kinds of a programmable adapter, after the host's own
 /// (`host::tag`), so one host's tags never collide.
@@ -98,7 +99,7 @@ pub struct HostCost {
     /// The step hands received data to the application (it ends a receive interval).
     pub delivers: bool,
     /// A frame of the host's stack to send when the step ends (it waited for a slot).
-    pub resend: Option<Vec<u8>>,
+    pub resend: Option<Frame>,
 }
 
 /// What the sending side has done.
@@ -159,7 +160,7 @@ pub struct Programmable {
     /// What the host's processors must do next, oldest first.
     pub host_work: Vec<HostWork>,
     /// Frames of the host's stack waiting for a send slot.
-    pub(super) backlog: std::collections::VecDeque<Vec<u8>>,
+    pub(super) backlog: std::collections::VecDeque<Frame>,
     /// Frames handed up to the host's stack, for it to take in.
     pub delivered: Vec<Vec<u8>>,
 }
@@ -236,8 +237,8 @@ impl Programmable {
                 self.send.completed += 1;
                 if self.stack_frames() {
                     // A send slot is free: the oldest waiting frame takes it.
-                    if let Some(bytes) = self.backlog.pop_front() {
-                        return HostCost { cycles: self.cfg.host.costs.completion, resend: Some(bytes), ..Default::default() };
+                    if let Some(frame) = self.backlog.pop_front() {
+                        return HostCost { cycles: self.cfg.host.costs.completion, resend: Some(frame), ..Default::default() };
                     }
                 } else {
                     self.host_work.push(HostWork::Send);
@@ -257,8 +258,8 @@ impl Programmable {
 
     /// A host step of this adapter ended at `end`: ring its doorbell, if any.
     pub fn host_step_end(&mut self, cost: HostCost, end: Time, bus: &mut HostBus, ctx: &mut Ctx) {
-        if let Some(bytes) = cost.resend {
-            self.send_frame(bytes, end, bus, ctx);
+        if let Some(frame) = cost.resend {
+            self.send_frame(frame, end, bus, ctx);
         }
         if cost.delivers {
             self.recv.last = self.recv.last.max(end);

@@ -112,18 +112,32 @@ impl Programmable {
     }
 
     /// A frame of the host's own stack, handed over at `at` (its cost is the
-    /// stack's): written to a buffer with its descriptor, the doorbell rung. With
-    /// every send slot in flight it waits for a completion.
-    pub fn send_frame(&mut self, bytes: Vec<u8>, at: Time, bus: &mut HostBus, ctx: &mut Ctx) {
+    /// stack's): written to a buffer with its descriptor, the doorbell rung. A
+    /// large send (`gso`) leaves its headers in the descriptor as the template
+    /// for segmentation. With every send slot in flight it waits for a completion.
+    pub fn send_frame(&mut self, frame: Frame, at: Time, bus: &mut HostBus, ctx: &mut Ctx) {
         if self.send.issued - self.send.completed >= SEND_SLOTS {
-            self.backlog.push_back(bytes);
+            self.backlog.push_back(frame);
             return;
         }
         let n = self.send.issued;
         let slot = n % SEND_SLOTS;
         let addr = APP + slot * chunk::MAX_CHUNK as u64;
-        self.host_write(addr, &bytes);
-        self.host_write(SEND_RING + slot * SEND_SLOT, &descriptor(addr, bytes.len() as u32, 1));
+        let d = SEND_RING + slot * SEND_SLOT;
+        let template = (frame.meta.gso > 0).then(|| Template::parse(&frame.bytes).ok()).flatten();
+        match template {
+            Some(t) => {
+                let h = t.header_len();
+                self.host_write(addr, &frame.bytes[h..]);
+                let flags = SEGMENT | (frame.meta.gso as u32) << 8 | h as u32;
+                self.host_write(d, &descriptor(addr, (frame.bytes.len() - h) as u32, flags));
+                self.host_write(d + 16, &frame.bytes[..h]);
+            }
+            None => {
+                self.host_write(addr, &frame.bytes);
+                self.host_write(d, &descriptor(addr, frame.bytes.len() as u32, 1));
+            }
+        }
         self.issued(n, at, 0, 0);
         let t = self.hw.doorbell(bus, at);
         wake(ctx, self.port, t, Due::Doorbell(n));
@@ -149,7 +163,11 @@ impl Programmable {
         // The host buffer is free once its payload has been read: after the
         // last gather in direct segmentation, after the copy in store and forward.
         let (fw, released) = match self.cfg.workload {
-            Workload::Tcp { .. } => self.segment_send(bus, t, addr, len as usize, &d[16..16 + extra as usize], ctx),
+            _ if extra & SEGMENT != 0 => {
+                let (h, mss) = ((extra & 0xff) as usize, (extra >> 8 & 0xffff) as usize);
+                self.segment_send(bus, t, addr, len as usize, (&d[16..16 + h], Some(mss)), ctx)
+            }
+            Workload::Tcp { .. } => self.segment_send(bus, t, addr, len as usize, (&d[16..16 + extra as usize], None), ctx),
             _ => self.chunk_send(bus, t, addr, len as usize, ctx),
         };
         let done = fw.max(released);
@@ -185,12 +203,22 @@ impl Programmable {
         (ready, start)
     }
 
-    /// Segmentation of one large send (mechanism 1), directly or by store and forward.
-    fn segment_send(&mut self, bus: &mut HostBus, at: Time, addr: u64, len: usize, template: &[u8], ctx: &mut Ctx) -> (Time, Time) {
+    /// Segmentation of one large send (mechanism 1), directly or by store and
+    /// forward: its header template, and the segment size the host asked for
+    /// (else the largest the adapter's MTU allows).
+    fn segment_send(
+        &mut self,
+        bus: &mut HostBus,
+        at: Time,
+        addr: u64,
+        len: usize,
+        (template, mss): (&[u8], Option<usize>),
+        ctx: &mut Ctx,
+    ) -> (Time, Time) {
         let Ok(template) = Template::parse(template) else { return (at, at) };
         let mut released = at;
         let a = self.cfg.adapter.clone();
-        let mss = template.mss_for(a.mtu as usize);
+        let mss = mss.unwrap_or_else(|| template.mss_for(a.mtu as usize));
         let hlen = template.header_len();
         let mut fw = at;
         let mut staged: Option<(u64, u64, u64)> = None; // (send offset, length, adapter address)

@@ -214,8 +214,14 @@ impl Interface {
 
         #[cfg(feature = "segmentation-offload")]
         // Segmentation offload requires checksum offload.
-        if [caps.segmentation.tcpv4, caps.segmentation.tcpv6]
-            .iter()
+        // nicsim: each field only where its protocol is built (IPv4 alone failed to compile).
+        if [
+            #[cfg(all(feature = "socket-tcp", feature = "proto-ipv4"))]
+            caps.segmentation.tcpv4,
+            #[cfg(all(feature = "socket-tcp", feature = "proto-ipv6"))]
+            caps.segmentation.tcpv6,
+        ]
+        .iter()
             .any(Option::is_some)
         {
             assert!(
