@@ -32,6 +32,7 @@ impl Calendar {
 
     /// As `reserve`, for a length that comes with facts about it (its wait
     /// states), returned for the start chosen without computing them again.
+    #[inline]
     pub fn reserve_with<T>(&mut self, at: Time, len: impl Fn(Time) -> (Duration, T)) -> (Time, Time, T) {
         self.forget_before(Time(at.ps().saturating_sub(self.reach_back.ps())));
         let mut start = at;

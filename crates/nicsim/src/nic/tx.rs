@@ -98,16 +98,23 @@ impl Tx {
     /// adapter cuts a large send into segments, reading its headers once and
     /// each segment's data as FIFO room allows, and sums TCP checksums.
     fn send(&mut self, frame: Frame, desc_ready: Time, bus: &mut HostBus, out: &mut Vec<(Time, Frame)>) {
-        let meta = FrameMeta { gso: 0, ..frame.meta };
-        let frames = if self.cfg.tso { cut(&frame.bytes, frame.meta.gso) } else { vec![frame.bytes] };
-        let header = if frames.len() > 1 { Layout::of(&frames[0]).map_or(0, |l| l.header_len()) } else { 0 };
-        let mut ready = desc_ready;
-        for (i, f) in frames.into_iter().enumerate() {
-            let read = if i == 0 { f.len() } else { f.len() - header };
-            let (start, done) = self.onto_wire(f.len(), read, desc_ready, bus);
-            ready = done;
-            out.push((start, Frame { bytes: f, meta }));
-        }
+        let ready = if self.cfg.tso {
+            let meta = FrameMeta { gso: 0, ..frame.meta };
+            let frames = cut(&frame.bytes, frame.meta.gso);
+            let header = if frames.len() > 1 { Layout::of(&frames[0]).map_or(0, |l| l.header_len()) } else { 0 };
+            let mut ready = desc_ready;
+            for (i, f) in frames.into_iter().enumerate() {
+                let read = if i == 0 { f.len() } else { f.len() - header };
+                let (start, done) = self.onto_wire(f.len(), read, desc_ready, bus);
+                ready = done;
+                out.push((start, Frame { bytes: f, meta }));
+            }
+            ready
+        } else {
+            let (start, ready) = self.onto_wire(frame.len(), frame.len(), desc_ready, bus);
+            out.push((start, frame));
+            ready
+        };
         self.unwritten += 1;
         if self.unwritten >= self.cfg.tx_writeback || self.posted.is_empty() {
             let n = self.unwritten as u64;
