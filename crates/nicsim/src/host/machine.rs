@@ -10,7 +10,7 @@ use crate::host::apps::{Blast, SinkCount};
 use crate::host::config::{DriverMode, HostConfig};
 use crate::host::cpu::{Activity, Cpu, Effects, Item};
 use crate::host::offload::Offload;
-use crate::host::port::{Adapter, Port};
+use crate::host::port::{Adapter, Port, Ring};
 use crate::host::sessions::Sessions;
 pub(super) use crate::host::tag::{wake, Tag};
 use crate::host::transfer::Wires;
@@ -67,9 +67,12 @@ impl Machine {
             .iter()
             .enumerate()
             .map(|(i, a)| {
-                let offload = a.offload.as_ref().map(|o| Offload::new(Engine::new(o.engine.clone()), &o.role));
-                let programmable = a.programmable.as_ref().map(|c| Programmable::new(c.clone(), i));
-                Port::new(&a.nic, a.bus, offload, programmable)
+                let adapter = match (&a.offload, &a.programmable) {
+                    (Some(o), _) => Adapter::Offload(Box::new(Offload::new(Engine::new(o.engine.clone()), &o.role))),
+                    (None, Some(c)) => Adapter::Programmable(Box::new(Programmable::new(c.clone(), i))),
+                    (None, None) => Adapter::Ring(Box::new(Ring::new(&a.nic))),
+                };
+                Port::new(&a.nic, a.bus, adapter)
             })
             .collect::<Vec<Port>>();
         let rings = (0..ports.len()).filter(|p| ports[*p].ring_ref().is_some()).collect();

@@ -48,12 +48,7 @@ pub struct Ring {
 }
 
 impl Port {
-    pub fn new(nic: &NicConfig, bus: usize, offload: Option<Offload>, programmable: Option<Programmable>) -> Self {
-        let adapter = match (offload, programmable) {
-            (Some(o), _) => Adapter::Offload(Box::new(o)),
-            (None, Some(p)) => Adapter::Programmable(Box::new(p)),
-            (None, None) => Adapter::Ring(Box::new(Ring::new(nic))),
-        };
+    pub fn new(nic: &NicConfig, bus: usize, adapter: Adapter) -> Self {
         Port { irq: Irq::new(nic.moderation), bus, adapter }
     }
 
@@ -134,7 +129,7 @@ impl Port {
 }
 
 impl Ring {
-    fn new(nic: &NicConfig) -> Self {
+    pub fn new(nic: &NicConfig) -> Self {
         Ring {
             rx: Rx::new(nic.clone()),
             tx: Tx::new(nic.clone()),
