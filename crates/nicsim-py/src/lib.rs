@@ -9,6 +9,9 @@ use pyo3::prelude::*;
 
 use nicsim::{RunError, RunOptions, StopCheck};
 
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 create_exception!(_core, ScenarioError, PyException, "The scenario or a run option is wrong (exit code 2).");
 create_exception!(_core, SimulationError, PyException, "The model failed during a run (exit code 1).");
 

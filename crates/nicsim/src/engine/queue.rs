@@ -6,17 +6,24 @@ use std::collections::BinaryHeap;
 
 use crate::time::Time;
 
-/// One queued item: `item` becomes due at `time`; `seq` breaks ties.
+/// One queued item: `item` becomes due at `time`; `seq` breaks ties. Both live
+/// in one 128-bit key (time high, sequence low), so the heap compares and moves
+/// less than a tuple would: it is the hottest structure of every run.
 #[derive(Debug)]
 pub struct Scheduled<T> {
-    pub time: Time,
-    pub seq: u64,
+    key: u128,
     pub item: T,
+}
+
+impl<T> Scheduled<T> {
+    pub fn time(&self) -> Time {
+        Time((self.key >> 64) as u64)
+    }
 }
 
 impl<T> PartialEq for Scheduled<T> {
     fn eq(&self, other: &Self) -> bool {
-        (self.time, self.seq) == (other.time, other.seq)
+        self.key == other.key
     }
 }
 impl<T> Eq for Scheduled<T> {}
@@ -28,7 +35,7 @@ impl<T> PartialOrd for Scheduled<T> {
 impl<T> Ord for Scheduled<T> {
     // Reversed: BinaryHeap is a max-heap and we want the earliest first.
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.time, other.seq).cmp(&(self.time, self.seq))
+        other.key.cmp(&self.key)
     }
 }
 
@@ -47,15 +54,15 @@ impl<T> Default for EventQueue<T> {
 
 impl<T> EventQueue<T> {
     pub fn push(&mut self, time: Time, item: T) {
-        let seq = self.next_seq;
+        let key = (time.0 as u128) << 64 | self.next_seq as u128;
         self.next_seq += 1;
-        self.heap.push(Scheduled { time, seq, item });
+        self.heap.push(Scheduled { key, item });
     }
     pub fn pop(&mut self) -> Option<Scheduled<T>> {
         self.heap.pop()
     }
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|s| s.time)
+        self.heap.peek().map(|s| s.time())
     }
     pub fn len(&self) -> usize {
         self.heap.len()
@@ -94,9 +101,9 @@ mod tests {
             let mut last: Option<(Time, usize)> = None;
             while let Some(s) = q.pop() {
                 if let Some(prev) = last {
-                    prop_assert!(prev < (s.time, s.item));
+                    prop_assert!(prev < (s.time(), s.item));
                 }
-                last = Some((s.time, s.item));
+                last = Some((s.time(), s.item));
             }
         }
     }

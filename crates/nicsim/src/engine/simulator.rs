@@ -125,7 +125,7 @@ impl Simulator {
     /// Run the earliest event (there must be one).
     pub(super) fn next_event(&mut self) -> Result<(), SimError> {
         let ev = self.queue.pop().expect("an event is waiting");
-        self.now = ev.time;
+        self.now = ev.time();
         self.events += 1;
         self.step(ev.item.component as usize, Step::Handle(ev.item.port, ev.item.msg))
     }
