@@ -210,3 +210,28 @@ def test_an_offload_engine_takes_the_interrupt_moderation_of_a_ring_adapter(scen
     # fewer interrupts for the same completions.
     assert moderated["completions"] == plain["completions"] == 245
     assert moderated["engine_interrupts"] < plain["engine_interrupts"]
+
+
+def test_an_ideal_peer_takes_either_end_of_a_ttcp_transfer(scenarios, tmp_path):
+    path = scenarios / "combinations" / "ideal-peer-ttcp.toml"
+    r = nicsim.run(path)
+    peer, host = transfer(r, "sender", "receiver", 4_000_000)
+    # Only the modelled host pays: its processor took the frames; the peer has none.
+    assert host["cpu0_utilization"] > 0 and host["polls"] > 0 and host["tcp_data_in"] > 2700
+    assert not any(k.startswith("cpu") for k in peer)
+    # The same peer receives from the host when the roles are swapped.
+    text = path.read_text()
+    text = text.replace('role = "send"\nmessage = 8192\nbytes = 4_000_000\nto = "receiver"', 'role = "receive"\nmessage = 8192')
+    text = text.replace('[host.ttcp]\nrole = "receive"\nmessage = 8192', '[host.ttcp]\nrole = "send"\nmessage = 8192\nbytes = 4_000_000\nto = "sender"\nstart = "1ms"')
+    text = text.replace('start = "1ms"                 # the receiver listens first\n', "")
+    swapped = tmp_path / "swapped.toml"
+    swapped.write_text(text)
+    host, peer = transfer(nicsim.run(swapped), "receiver", "sender", 4_000_000)
+    assert host["tcp_data_out"] > 2700 and not any(k.startswith("cpu") for k in peer)
+
+
+def test_a_peer_runs_a_ttcp_transfer_or_file_sessions_not_both(scenarios, cli):
+    path = scenarios / "papers" / "ibm2001" / "server.toml"
+    sets = ["--set", "peer[0].ttcp.role=receive", "--set", "peer[0].ttcp.message=8192"]
+    res = cli("check", str(path), *sets)
+    assert res.returncode == 2 and "peer[0].ttcp" in res.stderr and "not both" in res.stderr

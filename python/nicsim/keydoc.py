@@ -20,7 +20,8 @@ nicsim reads scenarios into, so it says exactly what nicsim accepts; a test chec
 it is up to date. docs/scenarios.md explains how the parts work together.
 
 A key marked *required* must be given; *none* means the key is optional with no value
-(the text says what then happens).
+(the text says what then happens); a table marked *its keys'* takes, when left out,
+the defaults of its keys.
 """
 
 
@@ -72,6 +73,8 @@ def _value(v) -> str:
         return f'`"{v}"`'
     if isinstance(v, list) and not v:
         return "*none*"
+    if isinstance(v, dict):
+        return "*its keys'*"
     return f"`{json.dumps(v)}`"
 
 

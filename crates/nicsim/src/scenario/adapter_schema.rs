@@ -24,35 +24,71 @@ pub struct BusSpec {
     /// "pci" (also PCI-X) or "pcie"; a key of the other kind is an error.
     pub kind: BusKind,
     // PCI / PCI-X
-    /// PCI: data width in bits, 32 or 64 (default 64).
+    /// PCI: data width in bits, 32 or 64.
+    #[schemars(extend("default" = bus_default::WIDTH))]
     pub width: Option<i64>,
-    /// PCI: bus clock (default "33MHz").
+    /// PCI: bus clock.
+    #[schemars(extend("default" = bus_default::CLOCK))]
     pub clock: Option<Frequency>,
-    /// PCI: the host's cache line, bytes (default 32).
+    /// PCI: the host's cache line, bytes.
+    #[schemars(extend("default" = bus_default::CACHE_LINE))]
     pub cache_line: Option<i64>,
-    /// PCI: clocks of address phase and turnaround per transaction (default 6).
+    /// PCI: clocks of address phase and turnaround per transaction.
+    #[schemars(extend("default" = bus_default::OVERHEAD_CLOCKS))]
     pub overhead_clocks: Option<i64>,
-    /// PCI: clocks before a read's first data (default 10).
+    /// PCI: clocks before a read's first data.
+    #[schemars(extend("default" = bus_default::READ_LATENCY_CLOCKS))]
     pub read_latency_clocks: Option<i64>,
-    /// PCI: memory write and invalidate for whole lines (default true).
+    /// PCI: memory write and invalidate for whole lines.
+    #[schemars(extend("default" = bus_default::MWI))]
     pub mwi: Option<bool>,
     // PCIe
-    /// PCIe: generation 1 to 5 (default 3).
+    /// PCIe: generation 1 to 5.
+    #[schemars(extend("default" = bus_default::GENERATION))]
     pub generation: Option<i64>,
-    /// PCIe: lanes (default 8).
+    /// PCIe: lanes.
+    #[schemars(extend("default" = bus_default::LANES))]
     pub lanes: Option<i64>,
-    /// PCIe: maximum payload size, bytes (default 256).
+    /// PCIe: maximum payload size, bytes.
+    #[schemars(extend("default" = bus_default::MPS))]
     pub mps: Option<i64>,
-    /// PCIe: maximum read request size, bytes (default 512).
+    /// PCIe: maximum read request size, bytes.
+    #[schemars(extend("default" = bus_default::MRRS))]
     pub mrrs: Option<i64>,
-    /// PCIe: read completion boundary, bytes (default 64).
+    /// PCIe: read completion boundary, bytes.
+    #[schemars(extend("default" = bus_default::RCB))]
     pub rcb: Option<i64>,
-    /// PCIe: from a read request to its first completion (default "500ns").
+    /// PCIe: from a read request to its first completion.
+    #[schemars(extend("default" = bus_default::READ_LATENCY))]
     pub read_latency: Option<TimeSpan>,
-    /// PCIe: TLPs acknowledged per ACK DLLP (default 4).
+    /// PCIe: TLPs acknowledged per ACK DLLP.
+    #[schemars(extend("default" = bus_default::TLPS_PER_ACK))]
     pub tlps_per_ack: Option<i64>,
-    /// PCIe: TLPs per flow-control update DLLP (default 4).
+    /// PCIe: TLPs per flow-control update DLLP.
+    #[schemars(extend("default" = bus_default::TLPS_PER_FC_UPDATE))]
     pub tlps_per_fc_update: Option<i64>,
+}
+
+/// With `interrupt = "backup"`: the receive buffers left that interrupt at once.
+pub const BACKUP_LOW_BUFFERS: i64 = 4;
+
+/// The defaults of the bus keys, each of one kind only: the checks apply them
+/// and the schema shows them (docs/model.md gives their sources).
+pub mod bus_default {
+    pub const WIDTH: i64 = 64;
+    pub const CLOCK: &str = "33MHz";
+    pub const CACHE_LINE: i64 = 32;
+    pub const OVERHEAD_CLOCKS: i64 = 6;
+    pub const READ_LATENCY_CLOCKS: i64 = 10;
+    pub const MWI: bool = true;
+    pub const GENERATION: i64 = 3;
+    pub const LANES: i64 = 8;
+    pub const MPS: i64 = 256;
+    pub const MRRS: i64 = 512;
+    pub const RCB: i64 = 64;
+    pub const READ_LATENCY: &str = "500ns";
+    pub const TLPS_PER_ACK: i64 = 4;
+    pub const TLPS_PER_FC_UPDATE: i64 = 4;
 }
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
@@ -161,6 +197,7 @@ pub struct AdapterSpec {
     /// With "backup": the longest a received frame may wait unpolled.
     pub backup_timeout: Option<TimeSpan>,
     /// With "backup": interrupt at once when this few receive buffers are left.
+    #[schemars(extend("default" = BACKUP_LOW_BUFFERS))]
     pub backup_low_buffers: Option<i64>,
     /// A partial write-back group waits this long for more frames (1.024 us units; none: it goes as
     /// soon as no frame waits).

@@ -4,6 +4,7 @@
 use crate::host::config::{AdapterSlot, Costs, OffloadConfig};
 use crate::host::sessions::{Role, SessionConfig};
 use crate::nic::{Moderation, NicConfig, ProcessorConfig, ITR_UNIT, RDTR_UNIT};
+use crate::scenario::adapter_schema::BACKUP_LOW_BUFFERS;
 use crate::scenario::host_schema::{AdapterKindSpec, AdapterSpec, HostSpec, InterruptSpec};
 use crate::scenario::host_validate::{within, Surroundings};
 use crate::scenario::smart_validate::programmable_config;
@@ -188,7 +189,7 @@ fn nic_config(a: &AdapterSpec, path: &str, link_rate: u64) -> Result<NicConfig, 
         InterruptSpec::Backup => match a.backup_timeout {
             Some(t) if t.0 > Duration::ZERO => Moderation::Backup {
                 timeout: t.0,
-                low_buffers: within(format!("{path}.backup_low_buffers"), a.backup_low_buffers.unwrap_or(4), 0, 1 << 20)? as u32,
+                low_buffers: within(format!("{path}.backup_low_buffers"), a.backup_low_buffers.unwrap_or(BACKUP_LOW_BUFFERS), 0, 1 << 20)? as u32,
             },
             _ => return err(format!("{path}.backup_timeout"), "needed (above zero) with interrupt = \"backup\""),
         },

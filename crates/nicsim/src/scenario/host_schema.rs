@@ -29,9 +29,9 @@ pub struct HostSpec {
     /// Protocol work on one processor at a time (a stack lock, as NT 4's).
     #[serde(default)]
     pub serialized_stack: bool,
-    /// Application throughput is measured from this time on (default 0).
+    /// Application throughput is measured from this time on.
     #[serde(default)]
-    pub warmup: Option<TimeSpan>,
+    pub warmup: TimeSpan,
     /// Processor cycles per event (`[host.costs]`).
     pub costs: CostsSpec,
     /// How the driver learns of received frames and returns buffers (`[host.driver]`).
@@ -109,9 +109,9 @@ pub struct CostsSpec {
     /// Freeing and allocating a receive buffer, when `buffers = "reallocate"`.
     #[serde(default)]
     pub rx_alloc: i64,
-    /// How long each allocation holds the memory the adapter writes to (default 0).
+    /// How long each allocation holds the memory the adapter writes to.
     #[serde(default)]
-    pub alloc_stall: Option<TimeSpan>,
+    pub alloc_stall: TimeSpan,
     /// Handling one completion or delivery message from a TCP offload engine,
     /// or one event from a programmable adapter's event ring.
     #[serde(default)]
@@ -197,9 +197,9 @@ pub struct SegmentsSpec {
     /// Sessions per client.
     #[serde(default = "one")]
     pub sessions: i64,
-    /// A client's pause between a block's last byte and its next request (default 0).
+    /// A client's pause between a block's last byte and its next request.
     #[serde(default)]
-    pub think: Option<TimeSpan>,
+    pub think: TimeSpan,
     /// The switch's frames per output port.
     #[serde(default = "queue_frames")]
     pub queue_frames: i64,
@@ -227,7 +227,7 @@ pub struct BackgroundSpec {
     pub cpu: i64,
 }
 
-fn sixty_four() -> i64 {
+pub(crate) fn sixty_four() -> i64 {
     64
 }
 
@@ -339,5 +339,11 @@ pub struct PeerSpec {
     pub sessions: i64,
     /// Time between a block's last byte and the next request.
     #[serde(default)]
-    pub think: Option<TimeSpan>,
+    pub think: TimeSpan,
+    /// A TTCP transfer, as a host's (`[host.ttcp]`), at no cost.
+    #[serde(default)]
+    pub ttcp: Option<TtcpSpec>,
+    /// The TTCP transfer's socket.
+    #[serde(default)]
+    pub tcp: StackSpec,
 }

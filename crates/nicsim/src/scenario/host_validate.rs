@@ -13,9 +13,11 @@ use crate::scenario::host_schema::{BuffersSpec, BusKind, BusSpec, HostSpec, Mode
 use crate::scenario::tcp_schema::TtcpSpec;
 use crate::scenario::ttcp_validate::{socket, transfer};
 use crate::scenario::validate::Station;
+use crate::scenario::adapter_schema::bus_default as D;
+use crate::scenario::units::{parse_frequency, parse_time};
 use crate::scenario::ScenarioError;
 use crate::stack::{AckPolicy, SocketConfig, StackConfig};
-use crate::time::{Clock, Duration};
+use crate::time::Duration;
 use crate::wire::{Headers, L3, L4};
 
 fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, ScenarioError> {
@@ -66,15 +68,15 @@ fn socket_config(path: &str, mtu: u32, window: i64, delayed_ack: Duration) -> Re
     })
 }
 
-/// A host's TTCP end; a sender may send to another host, a TCP host or a tap.
-fn ttcp_session(t: &TtcpSpec, tp: &str, socket: SocketConfig, s: &Surroundings) -> Result<SessionConfig, ScenarioError> {
+/// A host's or peer's TTCP end; a sender may send to another host, a peer or a tap.
+pub(crate) fn ttcp_session(t: &TtcpSpec, tp: &str, socket: SocketConfig, s: &Surroundings) -> Result<SessionConfig, ScenarioError> {
     let x = transfer(t, tp)?;
     let role = match &t.to {
         Some(to) => match (s.station)(to) {
-            Some(("host" | "tap", st)) if st.ipv4 != s.me.ipv4 => {
+            Some(("host" | "peer" | "tap", st)) if st.ipv4 != s.me.ipv4 => {
                 Role::Send { ip: st.ipv4, port: x.port, message: x.message, bytes: x.bytes, seed: s.seed, start: x.start }
             }
-            _ => return err(format!("{tp}.to"), format!("no other host or tap is named {to:?}")),
+            _ => return err(format!("{tp}.to"), format!("no other host, peer or tap is named {to:?}")),
         },
         None => Role::Receive { message: x.message },
     };
@@ -101,7 +103,7 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
         poll: cyc("poll", c.poll)?,
         media_frame: cyc("media_frame", c.media_frame)?,
         rx_alloc: cyc("rx_alloc", c.rx_alloc)?,
-        alloc_stall: c.alloc_stall.map_or(Duration::ZERO, |t| t.0),
+        alloc_stall: c.alloc_stall.0,
         completion: cyc("completion", c.completion)?,
         gro_segment: cyc("gro_segment", c.gro_segment)?,
     };
@@ -254,7 +256,7 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
         background,
         sink: h.sink,
         blast,
-        warmup: h.warmup.map_or(Duration::ZERO, |w| w.0),
+        warmup: h.warmup.0,
     })
 }
 
@@ -283,17 +285,17 @@ pub(crate) fn bus_config(b: &BusSpec, path: &str) -> Result<BusConfig, ScenarioE
     let fix = |r: Result<(), String>| r.map_err(|m| ScenarioError::new(format!("{path}.{}", m.split(':').next().unwrap_or("")), m));
     match b.kind {
         BusKind::Pci => {
-            let width = b.width.unwrap_or(64);
+            let width = b.width.unwrap_or(D::WIDTH);
             if width != 32 && width != 64 {
                 return err(format!("{path}.width"), format!("must be 32 or 64 bits, got {width}"));
             }
             let cfg = PciConfig {
                 width: width as u64 / 8,
-                clock: b.clock.map_or(Clock::from_mhz(33), |f| f.0),
-                cache_line: within(format!("{path}.cache_line"), b.cache_line.unwrap_or(32), 4, 4096)?,
-                overhead_clocks: within(format!("{path}.overhead_clocks"), b.overhead_clocks.unwrap_or(6), 0, 1000)?,
-                read_latency_clocks: within(format!("{path}.read_latency_clocks"), b.read_latency_clocks.unwrap_or(10), 0, 100_000)?,
-                mwi: b.mwi.unwrap_or(true),
+                clock: b.clock.unwrap_or_else(|| parse_frequency(D::CLOCK).expect("a frequency")).0,
+                cache_line: within(format!("{path}.cache_line"), b.cache_line.unwrap_or(D::CACHE_LINE), 4, 4096)?,
+                overhead_clocks: within(format!("{path}.overhead_clocks"), b.overhead_clocks.unwrap_or(D::OVERHEAD_CLOCKS), 0, 1000)?,
+                read_latency_clocks: within(format!("{path}.read_latency_clocks"), b.read_latency_clocks.unwrap_or(D::READ_LATENCY_CLOCKS), 0, 100_000)?,
+                mwi: b.mwi.unwrap_or(D::MWI),
             };
             fix(cfg.check())?;
             Ok(BusConfig::Pci(cfg))
@@ -301,17 +303,18 @@ pub(crate) fn bus_config(b: &BusSpec, path: &str) -> Result<BusConfig, ScenarioE
         BusKind::Pcie => {
             let small = |key: &str, v: Option<i64>, d: i64| within(format!("{path}.{key}"), v.unwrap_or(d), 0, 1 << 20);
             let link = PcieConfig {
-                generation: small("generation", b.generation, 3)? as u8,
-                lanes: small("lanes", b.lanes, 8)?.min(255) as u8,
-                mps: small("mps", b.mps, 256)?,
-                mrrs: small("mrrs", b.mrrs, 512)?,
-                rcb: small("rcb", b.rcb, 64)?,
+                generation: small("generation", b.generation, D::GENERATION)? as u8,
+                lanes: small("lanes", b.lanes, D::LANES)?.min(255) as u8,
+                mps: small("mps", b.mps, D::MPS)?,
+                mrrs: small("mrrs", b.mrrs, D::MRRS)?,
+                rcb: small("rcb", b.rcb, D::RCB)?,
                 completion_split: CompletionSplit::Mps,
-                tlps_per_ack: small("tlps_per_ack", b.tlps_per_ack, 4)?,
-                tlps_per_fc_update: small("tlps_per_fc_update", b.tlps_per_fc_update, 4)?,
+                tlps_per_ack: small("tlps_per_ack", b.tlps_per_ack, D::TLPS_PER_ACK)?,
+                tlps_per_fc_update: small("tlps_per_fc_update", b.tlps_per_fc_update, D::TLPS_PER_FC_UPDATE)?,
             };
             fix(link.check())?;
-            Ok(BusConfig::Pcie { link, read_latency: b.read_latency.map_or(Duration::from_ns(500), |t| t.0) })
+            let read_latency = b.read_latency.unwrap_or_else(|| parse_time(D::READ_LATENCY).expect("a time")).0;
+            Ok(BusConfig::Pcie { link, read_latency })
         }
     }
 }

@@ -36,4 +36,21 @@ mod tests {
         assert_eq!(host["properties"]["cpus"]["default"], 1);
         assert!(host["required"].as_array().unwrap().contains(&"clock".into()));
     }
+
+    /// A fixed default lives in the schema (the key table shows it), never only in
+    /// a description; a description may state a default only as a rule, "(default: ...)".
+    #[test]
+    fn no_description_states_a_fixed_default_the_schema_lacks() {
+        let v: serde_json::Value = serde_json::from_str(&json_schema()).unwrap();
+        let mut stated = Vec::new();
+        for (name, def) in v["$defs"].as_object().unwrap().iter().chain([("Scenario".to_string(), v.clone())].iter().map(|(k, v)| (k, v))) {
+            for (key, node) in def["properties"].as_object().into_iter().flatten() {
+                let text = node["description"].as_str().unwrap_or("");
+                if text.contains("(default ") && node.get("default").is_none() {
+                    stated.push(format!("{name}.{key}: {text}"));
+                }
+            }
+        }
+        assert!(stated.is_empty(), "defaults only in prose:\n{}", stated.join("\n"));
+    }
 }

@@ -184,9 +184,9 @@ pub struct TapSpec {
     /// The TAP interface; opened if it exists (say in a network namespace), else made.
     pub device: String,
     /// Without a `duration`: once frames have crossed, end the run after this long
-    /// with nothing to do (default 2 s).
-    #[serde(default)]
-    pub idle: Option<TimeSpan>,
+    /// with nothing to do.
+    #[serde(default = "two_seconds")]
+    pub idle: TimeSpan,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -232,4 +232,8 @@ pub struct LinkSpec {
     /// Default: three maximum-size frame times at the link's rate.
     #[serde(default)]
     pub reorder_delay: Option<TimeSpan>,
+}
+
+fn two_seconds() -> TimeSpan {
+    TimeSpan(crate::time::Duration::from_ms(2000))
 }

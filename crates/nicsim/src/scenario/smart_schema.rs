@@ -5,7 +5,9 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::scenario::host_schema::yes;
+use crate::scenario::host_schema::{one, sixty_four, yes};
+use crate::scenario::smart_validate::FIRMWARE_DEFAULTS;
+use crate::time::Duration;
 use crate::scenario::units::{BitRate, Frequency, TimeSpan};
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
@@ -30,18 +32,21 @@ pub enum SegmentationSpec {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProgrammableSpec {
-    /// Embedded processors; 0 sends, 1 receives (default 2).
-    pub processors: Option<i64>,
+    /// Embedded processors; 0 sends, 1 receives.
+    #[serde(default = "two")]
+    pub processors: i64,
     /// Their clock.
     pub clock: Frequency,
-    /// Adapter memory, bytes, at least 256 KB (default 1 MB).
-    pub memory: Option<i64>,
+    /// Adapter memory, bytes, at least 256 KB.
+    #[serde(default = "one_megabyte")]
+    pub memory: i64,
     /// The adapter memory port's bandwidth.
     pub memory_bandwidth: BitRate,
     /// Adapter memory for received frames (default: half of what is left after 192 KB).
     pub rx_memory: Option<i64>,
-    /// Frames the MAC's transmit FIFO holds (default 2).
-    pub mac_tx_frames: Option<i64>,
+    /// Frames the MAC's transmit FIFO holds.
+    #[serde(default = "two")]
+    pub mac_tx_frames: i64,
     /// Where checksums are inserted and verified: "mac" or "firmware" (not with direct
     /// segmentation).
     #[serde(default)]
@@ -52,42 +57,71 @@ pub struct ProgrammableSpec {
     /// Firmware cycles of each operation.
     #[serde(default)]
     pub costs: FirmwareCostsSpec,
-    /// Receive buffers (64 KB each) the host keeps posted, 1 to 4096 (default 64).
-    #[serde(default)]
-    pub rx_buffers: Option<i64>,
-    /// Buffers the host returns per doorbell (default 1).
-    #[serde(default)]
-    pub repost_batch: Option<i64>,
+    /// Receive buffers (64 KB each) the host keeps posted, 1 to 4096.
+    #[serde(default = "sixty_four")]
+    pub rx_buffers: i64,
+    /// Buffers the host returns per doorbell.
+    #[serde(default = "one")]
+    pub repost_batch: i64,
     /// What happens to received frames.
     #[serde(default)]
     pub receive: ReceiveSpec,
 }
 
-#[derive(Debug, Deserialize, JsonSchema, Default)]
-#[serde(deny_unknown_fields)]
+fn two() -> i64 {
+    2
+}
+fn one_megabyte() -> i64 {
+    1 << 20
+}
+
+/// Firmware cycles per operation; a key left out takes the assumed value of
+/// `FIRMWARE_DEFAULTS` (docs/model.md gives each one's source).
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
 pub struct FirmwareCostsSpec {
-    /// Notice a doorbell and read its mailbox (default 100).
-    pub doorbell: Option<i64>,
-    /// Program one DMA transfer and take its completion (default 570, calibrated).
-    pub dma_setup: Option<i64>,
-    /// Hand one whole frame to the MAC (default 200).
-    pub tx_frame: Option<i64>,
-    /// Take one received frame from the MAC and classify it (default 300).
-    pub rx_frame: Option<i64>,
-    /// Form one segment's headers from a template (default 150).
-    pub segment: Option<i64>,
-    /// Checksumming in firmware, per byte (default 1.0).
-    pub checksum_per_byte: Option<f64>,
-    /// Make one frame in adapter memory (default 100).
-    pub generate: Option<i64>,
-    /// Find the next frame in a fragmentation chunk (default 50).
-    pub split: Option<i64>,
-    /// Append a received frame to a coalescing buffer (default 100).
-    pub coalesce: Option<i64>,
-    /// Run one segment through LRO (default 150).
-    pub lro: Option<i64>,
-    /// Post one event to the host's event ring (default 50).
-    pub event: Option<i64>,
+    /// Notice a doorbell and read its mailbox.
+    pub doorbell: i64,
+    /// Program one DMA transfer and take its completion (calibrated).
+    pub dma_setup: i64,
+    /// Hand one whole frame to the MAC.
+    pub tx_frame: i64,
+    /// Take one received frame from the MAC and classify it.
+    pub rx_frame: i64,
+    /// Form one segment's headers from a template.
+    pub segment: i64,
+    /// Checksumming in firmware, per byte.
+    pub checksum_per_byte: f64,
+    /// Make one frame in adapter memory.
+    pub generate: i64,
+    /// Find the next frame in a fragmentation chunk.
+    pub split: i64,
+    /// Append a received frame to a coalescing buffer.
+    pub coalesce: i64,
+    /// Run one segment through LRO.
+    pub lro: i64,
+    /// Post one event to the host's event ring.
+    pub event: i64,
+}
+
+impl Default for FirmwareCostsSpec {
+    fn default() -> Self {
+        let d = FIRMWARE_DEFAULTS;
+        let i = |v: u64| v as i64;
+        FirmwareCostsSpec {
+            doorbell: i(d.doorbell),
+            dma_setup: i(d.dma_setup),
+            tx_frame: i(d.tx_frame),
+            rx_frame: i(d.rx_frame),
+            segment: i(d.segment),
+            checksum_per_byte: d.checksum_per_byte,
+            generate: i(d.generate),
+            split: i(d.split),
+            coalesce: i(d.coalesce),
+            lro: i(d.lro),
+            event: i(d.event),
+        }
+    }
 }
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
@@ -106,6 +140,18 @@ pub enum DmaDirection {
     ToAdapter,
 }
 
+/// The defaults of send keys that apply to some kinds only: the checks apply
+/// them and the schema shows them.
+pub mod send_default {
+    pub const BYTES: i64 = 1 << 20;
+    pub const MESSAGE: i64 = 65_536;
+    pub const OUTSTANDING: i64 = 2;
+    pub const PER_CHUNK: i64 = 1;
+    pub const LENGTH: i64 = 1512;
+    /// DMA transfers when `count` is not given.
+    pub const DMA_COUNT: u64 = 1000;
+}
+
 /// One table for every kind of send; a key that does not apply to `kind` is an error.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -114,22 +160,27 @@ pub struct SendSpec {
     pub kind: SendKind,
     /// tcp, frames, generate: the receiving station.
     pub to: Option<String>,
-    /// tcp: bytes in all (default 1 MB).
+    /// tcp: bytes in all.
+    #[schemars(extend("default" = send_default::BYTES))]
     pub bytes: Option<i64>,
-    /// tcp: bytes per send, up to 16 MB (default 65536).
+    /// tcp: bytes per send, up to 16 MB.
+    #[schemars(extend("default" = send_default::MESSAGE))]
     pub message: Option<i64>,
-    /// tcp, frames: sends in flight (default 2).
+    /// tcp, frames: sends in flight.
+    #[schemars(extend("default" = send_default::OUTSTANDING))]
     pub outstanding: Option<i64>,
     /// frames, generate: bytes per frame, FCS included.
     pub frame_size: Option<i64>,
-    /// frames: frames per chunk (more than 1 is fragmentation; default 1).
+    /// frames: frames per chunk (more than 1 is fragmentation).
+    #[schemars(extend("default" = send_default::PER_CHUNK))]
     pub per_chunk: Option<i64>,
-    /// frames, generate: frames in all; dma: transfers (default 1000). Without it frames run all
-    /// the run.
+    /// frames, generate: frames in all; dma: transfers (default: 1000 transfers; frames and
+    /// generate run the whole run).
     pub count: Option<i64>,
     /// dma: "to-host" or "to-adapter".
     pub direction: Option<DmaDirection>,
-    /// dma: bytes per transfer, up to 65536 (default 1512).
+    /// dma: bytes per transfer, up to 65536.
+    #[schemars(extend("default" = send_default::LENGTH))]
     pub length: Option<i64>,
 }
 
@@ -139,10 +190,11 @@ pub struct ReceiveSpec {
     /// Received frames go to the host (false: the firmware counts and drops them).
     #[serde(default = "yes")]
     pub to_host: bool,
-    /// Packet coalescing: frames per buffer, 1 to 43.
+    /// Packet coalescing, on when given: frames per buffer, 1 to 43.
     pub coalesce_frames: Option<i64>,
-    /// Packet coalescing: how long a buffer may wait (default "100us").
-    pub coalesce_timeout: Option<TimeSpan>,
+    /// Packet coalescing: how long a buffer may wait.
+    #[serde(default = "hundred_us")]
+    pub coalesce_timeout: TimeSpan,
     /// LRO in the firmware, with this timeout.
     pub lro_timeout: Option<TimeSpan>,
     /// GRO in the host driver, with this timeout.
@@ -151,6 +203,10 @@ pub struct ReceiveSpec {
 
 impl Default for ReceiveSpec {
     fn default() -> Self {
-        ReceiveSpec { to_host: true, coalesce_frames: None, coalesce_timeout: None, lro_timeout: None, gro_timeout: None }
+        ReceiveSpec { to_host: true, coalesce_frames: None, coalesce_timeout: hundred_us(), lro_timeout: None, gro_timeout: None }
     }
+}
+
+fn hundred_us() -> TimeSpan {
+    TimeSpan(Duration::from_us(100))
 }

@@ -10,9 +10,8 @@ use crate::nic::smart::config::*;
 use crate::nic::smart::layout::{A_RESERVED, RX_BUFFER, SEND_SLOTS};
 use crate::scenario::host_schema::HostSpec;
 use crate::scenario::host_validate::{within, Surroundings};
-use crate::scenario::smart_schema::*;
+use crate::scenario::smart_schema::{send_default as D, *};
 use crate::scenario::ScenarioError;
-use crate::time::Duration;
 
 fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, ScenarioError> {
     Err(ScenarioError::new(path, message))
@@ -38,12 +37,11 @@ pub const FIRMWARE_DEFAULTS: FirmwareCosts = FirmwareCosts {
 /// docs/model.md shows the arithmetic).
 pub const DMA_SETUP_CALIBRATED: u64 = 570;
 
-fn cycles(path: String, v: Option<i64>, default: u64) -> Result<u64, ScenarioError> {
-    within(path, v.unwrap_or(default as i64), 0, 1_000_000_000)
+fn cycles(path: String, v: i64) -> Result<u64, ScenarioError> {
+    within(path, v, 0, 1_000_000_000)
 }
 
-fn per_byte(path: String, v: Option<f64>, default: f64) -> Result<f64, ScenarioError> {
-    let v = v.unwrap_or(default);
+fn per_byte(path: String, v: f64) -> Result<f64, ScenarioError> {
     if !(v.is_finite() && (0.0..=1000.0).contains(&v)) {
         return err(path, format!("must be 0 to 1000, got {v}"));
     }
@@ -53,29 +51,28 @@ fn per_byte(path: String, v: Option<f64>, default: f64) -> Result<f64, ScenarioE
 /// The host's side of a programmable adapter: its processor's costs, taken
 /// from the host's (`[host.costs]`), and the receive buffers it keeps posted.
 fn host_side(h: &HostSpec, c: &Costs, a: &ProgrammableSpec, path: &str) -> Result<HostSide, ScenarioError> {
-    let rx_buffers = within(format!("{path}.rx_buffers"), a.rx_buffers.unwrap_or(64), 1, 4096)? as u32;
-    let repost_batch = within(format!("{path}.repost_batch"), a.repost_batch.unwrap_or(1), 1, rx_buffers as i64)? as u32;
+    let rx_buffers = within(format!("{path}.rx_buffers"), a.rx_buffers, 1, 4096)? as u32;
+    let repost_batch = within(format!("{path}.repost_batch"), a.repost_batch, 1, rx_buffers as i64)? as u32;
     Ok(HostSide { clock: h.clock.0, costs: c.clone(), zero_copy: h.zero_copy, rx_buffers, repost_batch })
 }
 
 fn adapter(a: &ProgrammableSpec, path: &str, link_rate: u64, mtu: u32) -> Result<AdapterConfig, ScenarioError> {
     let c = &a.costs;
-    let d = FIRMWARE_DEFAULTS;
     let p = |k: &str| format!("{path}.costs.{k}");
     let costs = FirmwareCosts {
-        doorbell: cycles(p("doorbell"), c.doorbell, d.doorbell)?,
-        dma_setup: cycles(p("dma_setup"), c.dma_setup, d.dma_setup)?,
-        tx_frame: cycles(p("tx_frame"), c.tx_frame, d.tx_frame)?,
-        rx_frame: cycles(p("rx_frame"), c.rx_frame, d.rx_frame)?,
-        segment: cycles(p("segment"), c.segment, d.segment)?,
-        checksum_per_byte: per_byte(p("checksum_per_byte"), c.checksum_per_byte, d.checksum_per_byte)?,
-        generate: cycles(p("generate"), c.generate, d.generate)?,
-        split: cycles(p("split"), c.split, d.split)?,
-        coalesce: cycles(p("coalesce"), c.coalesce, d.coalesce)?,
-        lro: cycles(p("lro"), c.lro, d.lro)?,
-        event: cycles(p("event"), c.event, d.event)?,
+        doorbell: cycles(p("doorbell"), c.doorbell)?,
+        dma_setup: cycles(p("dma_setup"), c.dma_setup)?,
+        tx_frame: cycles(p("tx_frame"), c.tx_frame)?,
+        rx_frame: cycles(p("rx_frame"), c.rx_frame)?,
+        segment: cycles(p("segment"), c.segment)?,
+        checksum_per_byte: per_byte(p("checksum_per_byte"), c.checksum_per_byte)?,
+        generate: cycles(p("generate"), c.generate)?,
+        split: cycles(p("split"), c.split)?,
+        coalesce: cycles(p("coalesce"), c.coalesce)?,
+        lro: cycles(p("lro"), c.lro)?,
+        event: cycles(p("event"), c.event)?,
     };
-    let memory = within(format!("{path}.memory"), a.memory.unwrap_or(1 << 20), 256 * 1024, 1 << 34)?;
+    let memory = within(format!("{path}.memory"), a.memory, 256 * 1024, 1 << 34)?;
     let rx_memory = a.rx_memory.unwrap_or(((memory - A_RESERVED) / 2) as i64);
     let rx_memory = within(format!("{path}.rx_memory"), rx_memory, 16 * 1024, (memory - A_RESERVED) as i64)?;
     let checksum = match a.checksum {
@@ -93,12 +90,12 @@ fn adapter(a: &ProgrammableSpec, path: &str, link_rate: u64, mtu: u32) -> Result
         );
     }
     Ok(AdapterConfig {
-        processors: within(format!("{path}.processors"), a.processors.unwrap_or(2), 1, 64)? as u32,
+        processors: within(format!("{path}.processors"), a.processors, 1, 64)? as u32,
         clock: a.clock.0,
         memory_bytes: memory,
         memory_bytes_per_s: a.memory_bandwidth.0 / 8,
         rx_memory_bytes: rx_memory,
-        mac_tx_frames: within(format!("{path}.mac_tx_frames"), a.mac_tx_frames.unwrap_or(2), 1, 1024)? as u32,
+        mac_tx_frames: within(format!("{path}.mac_tx_frames"), a.mac_tx_frames, 1, 1024)? as u32,
         link_rate_bps: link_rate,
         mtu,
         costs,
@@ -141,51 +138,48 @@ fn workload(w: &SendSpec, path: &str, s: &Surroundings, needs_end: &mut bool) ->
         }
     };
     let max_frame = s.mtu as i64 + 18;
-    let frame_size = |required: bool| -> Result<u32, ScenarioError> {
-        match w.frame_size {
-            None if required => err(format!("{path}.frame_size"), "is required"),
-            v => Ok(within(format!("{path}.frame_size"), v.unwrap_or(1518), 64, max_frame)? as u32),
-        }
+    let frame_size = || -> Result<u32, ScenarioError> {
+        let Some(v) = w.frame_size else { return err(format!("{path}.frame_size"), "is required") };
+        Ok(within(format!("{path}.frame_size"), v, 64, max_frame)? as u32)
     };
-    let outstanding = within(format!("{path}.outstanding"), w.outstanding.unwrap_or(2), 1, SEND_SLOTS as i64)? as u32;
+    let outstanding = within(format!("{path}.outstanding"), w.outstanding.unwrap_or(D::OUTSTANDING), 1, SEND_SLOTS as i64)? as u32;
     let count = w.count.map(|c| within(format!("{path}.count"), c, 1, 1 << 40)).transpose()?;
     Ok(match w.kind {
         SendKind::Tcp => {
-            let message = within(format!("{path}.message"), w.message.unwrap_or(65_536), 1, 16 << 20)? as u32;
-            let bytes = within(format!("{path}.bytes"), w.bytes.unwrap_or(1 << 20), 1, 1 << 40)?;
+            let message = within(format!("{path}.message"), w.message.unwrap_or(D::MESSAGE), 1, 16 << 20)? as u32;
+            let bytes = within(format!("{path}.bytes"), w.bytes.unwrap_or(D::BYTES), 1, 1 << 40)?;
             Workload::Tcp { from: me, to: to()?, bytes, message, outstanding }
         }
         SendKind::Frames => {
-            let frame_size = frame_size(true)?;
+            let frame_size = frame_size()?;
             let fit = (chunk::MAX_CHUNK / chunk::footprint(frame_size as usize - 4)) as i64;
-            let per_chunk = within(format!("{path}.per_chunk"), w.per_chunk.unwrap_or(1), 1, fit.max(1))? as u32;
+            let per_chunk = within(format!("{path}.per_chunk"), w.per_chunk.unwrap_or(D::PER_CHUNK), 1, fit.max(1))? as u32;
             *needs_end |= count.is_none();
             Workload::Frames { from: me, to: to()?, frame_size, per_chunk, count, outstanding }
         }
         SendKind::Generate => {
             *needs_end |= count.is_none();
-            Workload::Generate { from: me, to: to()?, frame_size: frame_size(true)?, count }
+            Workload::Generate { from: me, to: to()?, frame_size: frame_size()?, count }
         }
         SendKind::Dma => {
             let Some(direction) = w.direction else {
                 return err(format!("{path}.direction"), "is required: \"to-host\" or \"to-adapter\"");
             };
-            let length = within(format!("{path}.length"), w.length.unwrap_or(1512), 1, RX_BUFFER as i64)? as u32;
-            Workload::Dma { to_host: direction == DmaDirection::ToHost, length, count: count.unwrap_or(1000) }
+            let length = within(format!("{path}.length"), w.length.unwrap_or(D::LENGTH), 1, RX_BUFFER as i64)? as u32;
+            Workload::Dma { to_host: direction == DmaDirection::ToHost, length, count: count.unwrap_or(D::DMA_COUNT) }
         }
     })
 }
 
 fn receive(r: &ReceiveSpec, path: &str) -> Result<Receive, ScenarioError> {
-    let coalesce = match (r.coalesce_frames, r.coalesce_timeout) {
-        (None, None) => None,
-        (frames, timeout) => {
+    let coalesce = match r.coalesce_frames {
+        None => None,
+        Some(frames) => {
             if !r.to_host {
                 return err(format!("{path}.coalesce_frames"), "coalescing needs to_host = true");
             }
-            let max_frames = within(format!("{path}.coalesce_frames"), frames.unwrap_or(42), 1, 43)? as u32;
-            let timeout = timeout.map_or(Duration::from_us(100), |t| t.0);
-            Some(CoalesceConfig { max_frames, capacity: RX_BUFFER as usize, timeout })
+            let max_frames = within(format!("{path}.coalesce_frames"), frames, 1, 43)? as u32;
+            Some(CoalesceConfig { max_frames, capacity: RX_BUFFER as usize, timeout: r.coalesce_timeout.0 })
         }
     };
     if r.lro_timeout.is_some() && !r.to_host {

@@ -11,7 +11,6 @@ use crate::wire::ethernet::{HEADER, VLAN_TAG};
 
 /// Linux's limit on an interface name, less the terminating zero.
 const IFNAMSIZ: usize = 15;
-const DEFAULT_IDLE: std::time::Duration = std::time::Duration::from_secs(2);
 
 #[derive(Clone)]
 pub struct TapPlan {
@@ -31,7 +30,7 @@ pub fn tap_plans(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<Vec
         if let Some(j) = sc.tap[..i].iter().position(|o| o.device == *d) {
             return Err(ScenarioError::new(format!("{path}.device"), format!("{d:?} is already the device of tap[{j}]")));
         }
-        let idle = t.idle.map_or(DEFAULT_IDLE, |s| std::time::Duration::from_nanos(s.0.ps() / 1000));
+        let idle = std::time::Duration::from_nanos(t.idle.0.ps() / 1000);
         if idle.is_zero() {
             return Err(ScenarioError::new(format!("{path}.idle"), "must be positive"));
         }

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::scenario::host_schema::BusSpec;
 use crate::scenario::tcp_validate::{hp_firmware_cycles, HP_ACK_CYCLES};
 use crate::scenario::units::{Frequency, TimeSpan};
+use crate::time::Clock;
 
 /// A table left out of a scenario takes the defaults its keys have when it is
 /// given empty: they are written once, in the serde attributes below.
@@ -25,9 +26,9 @@ macro_rules! defaults_of_an_empty_table {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OffloadSpec {
-    /// The adapter processor's clock (default "100MHz").
-    #[serde(default)]
-    pub clock: Option<Frequency>,
+    /// The adapter processor's clock.
+    #[serde(default = "hundred_mhz")]
+    pub clock: Frequency,
     /// Firmware cycles per data segment sent or received (calibrated).
     #[serde(default = "packet_cycles")]
     pub packet_cycles: i64,
@@ -43,7 +44,8 @@ pub struct OffloadSpec {
     /// Host messages outstanding at most; also the receive buffers kept posted.
     #[serde(default = "messages_32")]
     pub queue_depth: i64,
-    /// The private bus between adapter memory and the MACs (default: 32-bit 33 MHz PCI).
+    /// The private bus between adapter memory and the MACs (default: 32-bit PCI without
+    /// memory write and invalidate, its other keys at their defaults).
     #[serde(default)]
     pub private_bus: Option<BusSpec>,
 }
@@ -62,11 +64,11 @@ pub struct StackSpec {
     /// Nagle's algorithm.
     #[serde(default = "yes")]
     pub nagle: bool,
-    /// The delayed-ACK limit (default "200ms"); "0s" acknowledges at once.
-    #[serde(default)]
-    pub ack_delay: Option<TimeSpan>,
-    /// When, besides the delayed ACK, this end acknowledges (default
-    /// "window-update" for a TCP host's full offload, else "every-second-segment").
+    /// The delayed-ACK limit; "0s" acknowledges at once.
+    #[serde(default = "ms_200")]
+    pub ack_delay: TimeSpan,
+    /// When, besides the delayed ACK, this end acknowledges (default: "window-update"
+    /// for the stack on an offload engine, else "every-second-segment").
     #[serde(default)]
     pub ack_policy: Option<AckPolicySpec>,
 }
@@ -87,6 +89,9 @@ defaults! {
     messages_32: i64 = 32;
     bytes_8760: i64 = 8_760;
     yes: bool = true;
+    port_5001: i64 = 5001;
+    ms_200: TimeSpan = TimeSpan(crate::time::Duration::from_ms(200));
+    hundred_mhz: Frequency = Frequency(Clock::from_mhz(100));
 }
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
@@ -119,12 +124,12 @@ pub struct TtcpSpec {
     /// The receiving host or tap (the sender's).
     #[serde(default)]
     pub to: Option<String>,
-    /// The receiver's port (default 5001).
+    /// The receiver's port.
+    #[serde(default = "port_5001")]
+    pub port: i64,
+    /// When the sender connects (start the receiver first).
     #[serde(default)]
-    pub port: Option<i64>,
-    /// When the sender connects (default 0; start the receiver first).
-    #[serde(default)]
-    pub start: Option<TimeSpan>,
+    pub start: TimeSpan,
 }
 
 #[cfg(test)]

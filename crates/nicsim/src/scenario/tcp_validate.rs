@@ -1,12 +1,9 @@
 //! Checks a TCP offload engine's table (`[host.adapter.toe]`). Unset costs take
 //! the HP 2001 study's values, solved below from BRIEF.md's calibration points.
 
-use crate::bus::pci::PciConfig;
-use crate::bus::BusConfig;
 use crate::scenario::host_validate::{bus_config, within};
 use crate::scenario::tcp_schema::OffloadSpec;
 use crate::scenario::ScenarioError;
-use crate::time::Clock;
 use crate::toe::AdapterConfig;
 
 /// BRIEF.md experiment 2's calibration points for the i960RN firmware.
@@ -28,16 +25,9 @@ pub fn hp_firmware_cycles() -> (u64, u64) {
     (p.round() as u64, m.round() as u64)
 }
 
-fn pci_32_33() -> BusConfig {
-    BusConfig::Pci(PciConfig {
-        width: 4,
-        clock: Clock::from_mhz(33),
-        cache_line: 32,
-        overhead_clocks: 6,
-        read_latency_clocks: 10,
-        mwi: false,
-    })
-}
+/// The i960RN board's secondary bus: 32-bit PCI without memory write and
+/// invalidate, the other keys at the bus defaults.
+const I960_PRIVATE_BUS: &str = "kind = \"pci\"\nwidth = 32\nmwi = false";
 
 fn cycles(path: &str, key: &str, v: i64) -> Result<u64, ScenarioError> {
     within(format!("{path}.{key}"), v, 0, 1 << 40)
@@ -46,13 +36,16 @@ fn cycles(path: &str, key: &str, v: i64) -> Result<u64, ScenarioError> {
 /// A TCP offload engine's processor and host interface (`ap`: the table's path).
 pub(crate) fn offload_adapter(a: &OffloadSpec, ap: &str) -> Result<AdapterConfig, ScenarioError> {
     Ok(AdapterConfig {
-        clock: a.clock.map_or(Clock::from_mhz(100), |f| f.0),
+        clock: a.clock.0,
         packet_cycles: cycles(ap, "packet_cycles", a.packet_cycles)?,
         ack_cycles: cycles(ap, "ack_cycles", a.ack_cycles)?,
         message_cycles: cycles(ap, "message_cycles", a.message_cycles)?,
         inline_max: within(format!("{ap}.inline_max"), a.inline_max, 0, 65_536)? as u32,
         queue_depth: within(format!("{ap}.queue_depth"), a.queue_depth, 1, 4096)? as u32,
-        private_bus: a.private_bus.as_ref().map_or(Ok(pci_32_33()), |b| bus_config(b, &format!("{ap}.private_bus")))?,
+        private_bus: match &a.private_bus {
+            Some(b) => bus_config(b, &format!("{ap}.private_bus"))?,
+            None => bus_config(&toml::from_str(I960_PRIVATE_BUS).expect("a bus table"), "")?,
+        },
     })
 }
 

@@ -44,25 +44,20 @@ pub fn transfer(t: &TtcpSpec, tp: &str) -> Result<Transfer, ScenarioError> {
         send,
         message,
         bytes,
-        port: within(format!("{tp}.port"), t.port.unwrap_or(5001), 1, 65_535)? as u16,
-        start: t.start.map_or(Duration::ZERO, |s| s.0),
+        port: within(format!("{tp}.port"), t.port, 1, 65_535)? as u16,
+        start: t.start.0,
     })
 }
 
-/// A `tcp` table's socket (its defaults are the table's, in `tcp_schema`):
-/// ACKs delayed up to 200 ms unless set otherwise, and `ack_policy` when the
-/// table does not name one.
+/// A `tcp` table's socket (its defaults are the table's, in `tcp_schema`),
+/// with `ack_policy` when the table does not name one.
 pub fn socket(s: &StackSpec, sp: &str, ack_policy: AckPolicy) -> Result<SocketConfig, ScenarioError> {
     let buffer = |key: &str, v: i64| within(format!("{sp}.{key}"), v, 1_024, 1 << 30).map(|v| v as usize);
     Ok(SocketConfig {
         rx_buffer: buffer("rx_buffer", s.rx_buffer)?,
         tx_buffer: buffer("tx_buffer", s.tx_buffer)?,
         nagle: s.nagle,
-        ack_delay: match s.ack_delay {
-            Some(t) if t.0 == Duration::ZERO => None,
-            Some(t) => Some(t.0),
-            None => Some(Duration::from_ms(200)),
-        },
+        ack_delay: (s.ack_delay.0 > Duration::ZERO).then_some(s.ack_delay.0),
         ack_policy: match s.ack_policy {
             Some(AckPolicySpec::EverySecondSegment) => AckPolicy::EverySecondSegment,
             Some(AckPolicySpec::WindowUpdate) => AckPolicy::WindowUpdate,

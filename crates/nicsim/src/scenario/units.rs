@@ -20,7 +20,7 @@ pub enum SourceRate {
 }
 
 /// A non-negative span of simulated time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct TimeSpan(pub Duration);
 
 const BIT_UNITS: [(&str, f64); 10] = [

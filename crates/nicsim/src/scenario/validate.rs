@@ -9,12 +9,13 @@ use crate::host::peer::PeerConfig;
 use crate::host::segment::Addr;
 use crate::host::sessions::{Role, SessionConfig};
 use crate::link::{Impairment, LinkConfig, SourceConfig, SwitchConfig};
-use crate::scenario::host_validate::{host_config, within, Surroundings};
+use crate::scenario::host_validate::{host_config, ttcp_session, within, Surroundings};
+use crate::scenario::ttcp_validate::socket;
 use crate::scenario::schema::{LinkSpec, Scenario};
 use crate::scenario::source_validate::source_config;
 use crate::scenario::tap_validate::{tap_plans, TapPlan};
 use crate::scenario::ScenarioError;
-use crate::stack::StackConfig;
+use crate::stack::{AckPolicy, StackConfig};
 use crate::time::Duration;
 
 /// An EtherType reserved for local experiments (IEEE 802), for raw frames.
@@ -208,7 +209,7 @@ fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<V
             if p.read_from.as_deref() == Some(host.name.as_str()) {
                 let Some(serve) = cfg.sessions.iter().find(|s| matches!(s.role, Role::Answer { .. })) else { continue };
                 let Role::Answer { request, answer } = serve.role else { unreachable!("found above") };
-                let think = p.think.map_or(Duration::ZERO, |t| t.0);
+                let think = p.think.0;
                 let mine = clients[host.name.as_str()].iter().filter(|c| c.ip == st.ipv4);
                 sessions.extend(mine.map(|c| SessionConfig {
                     role: Role::Ask { ip: cfg.ip, port: serve.port, request, answer, think },
@@ -217,8 +218,26 @@ fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<V
                 }));
             }
         }
-        let stack = StackConfig { mac: st.mac, ip: st.ipv4, mtu: sc.mtu as usize, neighbors: neighbors(st.ipv4), tso: false };
         let seed = station_seed(sc.seed, sc.source.len() + sc.sink.len() + sc.host.len() + i);
+        if let Some(t) = &p.ttcp {
+            let path = format!("peer[{i}]");
+            if !sessions.is_empty() {
+                return err(format!("{path}.ttcp"), "a peer runs a TTCP transfer or file sessions, not both");
+            }
+            let around = Surroundings {
+                me: st,
+                link_rates: Vec::new(),
+                mtu: sc.mtu,
+                station: &lookup,
+                flow: 0,
+                clients: &[],
+                seed,
+                bounded: sc.duration.is_some(),
+            };
+            let socket = socket(&p.tcp, &format!("{path}.tcp"), AckPolicy::EverySecondSegment)?;
+            sessions.push(ttcp_session(t, &format!("{path}.ttcp"), socket, &around)?);
+        }
+        let stack = StackConfig { mac: st.mac, ip: st.ipv4, mtu: sc.mtu as usize, neighbors: neighbors(st.ipv4), tso: false };
         parts.push(Part { name: p.name.clone(), plan: PartPlan::Peer(PeerConfig { stack, seed, sessions }) });
     }
     parts.extend(hosts);
