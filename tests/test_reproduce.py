@@ -139,3 +139,21 @@ def test_bad_studies_are_named(tmp_path, cli):
     assert r.returncode == 2 and "no such study" in r.stderr
     r = cli("report", tmp_path / "none.duckdb")
     assert r.returncode == 2 and "no such results file" in r.stderr
+
+
+def test_no_study_run_retransmits_unless_a_frame_was_lost(reproduced):
+    """TCP repairs losses and nothing else: in every run of every study, an end
+    retransmits (or sees data out of order) only if some link, switch, FIFO or
+    ring dropped a frame or an impaired link reordered one."""
+    checked = 0
+    for db in sorted(reproduced.glob("*.duckdb")):
+        rows = nicsim.load(db)
+        again = [c for c in rows.columns if c.endswith((".tcp_retransmits", ".tcp_out_of_order"))]
+        lost = [c for c in rows.columns if any(w in c.split(".")[-1] for w in ("drop", "overrun", "lost", "reordered"))]
+        for _, run in rows.iterrows():
+            if not again:
+                continue
+            checked += 1
+            if run[again].fillna(0).sum() > 0:
+                assert run[lost].fillna(0).sum() > 0, f"{db.stem} {run['sweep']} point {run['point']}: retransmits on a network that lost nothing"
+    assert checked > 100, "the TCP studies ran"
