@@ -156,8 +156,11 @@ impl Sessions {
 
     /// A frame that came in by adapter `port`; the stack takes it in at `run`.
     pub fn input(&mut self, port: usize, frame: Frame) {
-        if let Some(src) = frame.bytes.get(6..12) {
-            self.routes.insert(src.try_into().expect("six bytes"), port);
+        // With one adapter every frame leaves by it: nothing to learn.
+        if self.segments.len() > 1 {
+            if let Some(src) = frame.bytes.get(6..12) {
+                self.routes.insert(src.try_into().expect("six bytes"), port);
+            }
         }
         self.stack.input(frame.bytes);
     }

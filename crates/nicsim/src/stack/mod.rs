@@ -235,12 +235,15 @@ impl Stack {
         for &i in &due {
             self.dirty[i] = false;
             let lane = &mut self.lanes[i];
-            if let Some(t) = lane.next {
-                self.timers.remove(&(t, i));
-            }
+            let before = lane.next;
             lane.poll(now, &mut out);
-            if let Some(t) = lane.next {
-                self.timers.insert((t, i));
+            if lane.next != before {
+                if let Some(t) = before {
+                    self.timers.remove(&(t, i));
+                }
+                if let Some(t) = lane.next {
+                    self.timers.insert((t, i));
+                }
             }
             self.polled.push(Sock(i));
         }
