@@ -135,6 +135,9 @@ def test_bad_studies_are_named(tmp_path, cli):
         study.write_text('title = "t"\n' + sweep + table + f"column = [{column}]\n")
         with pytest.raises(nicsim.ScenarioError, match=words):
             load_study(study)
+    study.write_text('title = "t"\n' + sweep.replace("[64]", '"64:128:64"'))
+    with pytest.raises(nicsim.ScenarioError, match=r"sweep\[0\]\.vary\.host\[0\]\.send\.length: must be a list of values"):
+        load_study(study)
     r = cli("reproduce", "nosuch")
     assert r.returncode == 2 and "no such study" in r.stderr
     r = cli("report", tmp_path / "none.duckdb")

@@ -177,3 +177,36 @@ def test_a_label_may_set_a_group_of_keys_as_one_dimension():
         points({"@design": [{"label": "a"}]})
     with pytest.raises(nicsim.ScenarioError):
         points({"x": [{"label": "a", "set": {}}]})
+
+
+def _tiny_study(tmp_path):
+    """A studies folder with one study: the long sweep of the flood."""
+    papers = tmp_path / "papers" / "tiny"
+    papers.mkdir(parents=True)
+    (papers / "flood.toml").write_text(FLOOD.replace('duration = "1ms"\n', ""))
+    (papers / "study.toml").write_text(
+        'title = "Tiny"\nsource = "a test"\nsummary = "Frames through one link."\n'
+        '[[sweep]]\nname = "count"\nscenario = "flood.toml"\n'
+        f'vary = {{ "source[0].count" = {list(range(1000, 60001, 1000))} }}\n'
+    )
+    out = tmp_path / "out"
+    return nicsim_cmd() + ["reproduce", "tiny", "--papers", str(papers.parent), "--out", str(out), "--jobs", "1"], out / "tiny.duckdb"
+
+
+def test_reproduce_resumes_and_never_runs_a_finished_point_again(tmp_path):
+    cmd, db = _tiny_study(tmp_path)
+    code, seen, _ = _kill_after(cmd, 12, signal.SIGKILL)
+    assert code == -signal.SIGKILL and seen >= 12
+    before = nicsim.load(db)
+    assert 12 <= len(before) < 60, "the kill must land part-way"
+    r = subprocess.run(cmd + ["--quiet"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    after = nicsim.load(db)
+    assert len(after) == 60 and after["run_key"].is_unique
+    kept = after.set_index("run_key").loc[before["run_key"], "finished_at"]
+    assert list(kept) == list(before["finished_at"]), "a finished point ran again"
+    # The same command once more runs nothing at all.
+    r = subprocess.run(cmd + ["--quiet"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    again = nicsim.load(db).set_index("run_key")["finished_at"]
+    assert again.equals(after.set_index("run_key")["finished_at"])

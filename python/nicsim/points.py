@@ -157,6 +157,9 @@ def points(vary: Mapping[str, Sequence], mode: str = "grid") -> list:
     if not vary:
         raise _core.ScenarioError("sweep: nothing to vary (give --vary KEY=VALUES or a [sweep] table)")
     keys = list(vary)
+    for k in keys:
+        if not isinstance(vary[k], (list, tuple)):
+            raise _core.ScenarioError(f"sweep: {k}: must be a list of values, got {vary[k]!r}")
     lists = [list(vary[k]) for k in keys]
     for k, vs in zip(keys, lists):
         if not vs:

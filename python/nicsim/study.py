@@ -96,7 +96,9 @@ def load_study(path: "str | os.PathLike[str]") -> Study:
         scenario = path.parent / _need(at, sw, "scenario", str)
         if not scenario.is_file():
             _fail(f"{at}.scenario", f"no file {scenario}")
-        _need(at, sw, "vary", dict)
+        for key, values in _need(at, sw, "vary", dict).items():
+            if not isinstance(values, list):
+                _fail(f"{at}.vary.{key}", f"must be a list of values, got {values!r}")
         if sw.get("mode", "grid") not in MODES:
             _fail(f"{at}.mode", f"must be grid or zip, got {sw['mode']!r}")
     for kind in ("plot", "published"):

@@ -108,8 +108,8 @@ def run_sweep(
     try:
         done = store.done(name)
         stale = sum(1 for s in done.values() if s != sha)
-        if stale and restart == "stale":
-            restart = True
+        if restart == "stale":
+            restart = stale > 0
         if stale and not restart:
             raise _core.ScenarioError(
                 f"{db}: sweep {name!r} has {stale} runs of an earlier version of {scenario} or of nicsim; "
