@@ -104,6 +104,15 @@ def test_bad_sweeps_exit_2_and_write_nothing(flood, tmp_path, cli):
     assert r.returncode == 2 and "no such results file" in r.stderr
 
 
+def test_an_unreachable_scheduler_writes_nothing(flood, tmp_path, cli):
+    db, out = tmp_path / "s.duckdb", tmp_path / "out"
+    r = cli("sweep", flood, "--vary", "source[0].count=1,2", "--db", db, "--scheduler", "tcp://127.0.0.1:9", "--quiet")
+    assert r.returncode == 2 and "cannot reach a Dask scheduler" in r.stderr
+    assert not db.exists()
+    r = cli("reproduce", "cern2007", "--out", out, "--scheduler", "tcp://127.0.0.1:9", "--quiet")
+    assert r.returncode == 2 and not out.exists()
+
+
 def test_an_edited_scenario_is_not_mixed_with_old_rows(flood, tmp_path, cli):
     db = tmp_path / "e.duckdb"
     assert cli("sweep", flood, "--vary", "source[0].count=1,2", "--db", db, "--jobs", "1", "--quiet").returncode == 0

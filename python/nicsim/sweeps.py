@@ -104,7 +104,9 @@ def run_sweep(
     sha = scenario_digest(table)
     name = name or Path(scenario).stem
     db = Path(db) if db else Path("results") / f"{name}.duckdb"
+    created = not db.exists()
     store = Store(db)
+    refused = False
     try:
         done = store.done(name)
         stale = sum(1 for s in done.values() if s != sha)
@@ -123,7 +125,11 @@ def run_sweep(
         outcome = Outcome(name, db, len(pts), skipped=len(pts) - len(todo))
         own = pool is None and bool(todo)
         if own:
-            pool = executor(jobs or os.cpu_count() or 1, scheduler, len(todo))
+            try:
+                pool = executor(jobs or os.cpu_count() or 1, scheduler, len(todo))
+            except _core.ScenarioError:
+                refused = created
+                raise
         try:
             _execute(store, scenario, text, sha, name, todo, outcome, pool, progress)
         finally:
@@ -132,6 +138,10 @@ def run_sweep(
         return outcome
     finally:
         store.close()
+        if refused:
+            # Bad input writes nothing: not even the empty results file.
+            for f in (db, db.with_name(db.name + ".wal")):
+                f.unlink(missing_ok=True)
 
 
 def _execute(store, scenario, text, sha, name, todo, outcome, pool, progress) -> None:
