@@ -45,6 +45,9 @@ CASES = {
     "vlan out of range": (("count = 10", "count = 10\nvlan = 5000"), "source[0].vlan", "0 to 4095"),
     "negative time": (('rate = "1Gbps"\n[[link]]\nname = "l1"', 'rate = "1Gbps"\npropagation = "-5us"\n[[link]]\nname = "l1"'), "link[0].propagation", "negative"),
     "toml syntax": (("count = 10", "count = = 10"), "line 7", "invalid"),
+    "number too large for its key": (("count = 10", "count = 99999999999999999999999"), "line 7: source[0].count", "too large"),
+    "impossible rate with an exponent": (('b = "rx"\nrate = "1Gbps"', 'b = "rx"\nrate = "1e30Gbps"'), "link[1].rate", "outside 1 b/s to 1 Pb/s"),
+    "a name used twice": (('name = "l1"', 'name = "gen"'), "link[1].name", "already the name of source[0]"),
 }
 
 
@@ -72,6 +75,30 @@ def test_the_good_scenario_runs(cli, tmp_path):
 def test_missing_file(cli, tmp_path):
     r = cli("run", tmp_path / "nope.toml")
     assert r.returncode == 2 and "nope.toml" in r.stderr
+
+
+@pytest.mark.parametrize("text", ["", "# nothing but a comment\nseed = 3\n"])
+def test_a_scenario_without_parts_is_an_error(cli, tmp_path, text):
+    empty = tmp_path / "empty.toml"
+    empty.write_text(text)
+    for command in ("check", "run"):
+        r = cli(command, empty, *(["--pcap", tmp_path / "x.pcap"] if command == "run" else []))
+        assert r.returncode == 2 and "empty.toml: has no parts" in r.stderr, r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.toml"], "nothing written"
+
+
+def test_a_file_that_is_not_text_is_named_once(cli, tmp_path):
+    bad = tmp_path / "g.toml"
+    bad.write_bytes(b"\xff\xfe\x00")
+    r = cli("check", bad)
+    assert r.returncode == 2 and r.stderr.count("g.toml") == 1 and "not UTF-8" in r.stderr, r.stderr
+
+
+def test_a_name_clash_made_by_set_blames_the_key_that_was_set(cli, tmp_path):
+    good = tmp_path / "good.toml"
+    good.write_text(GOOD)
+    r = cli("check", good, "--set", "source[0].name=l1")
+    assert r.returncode == 2 and 'source[0].name: "l1" is already the name of link[1]' in r.stderr, r.stderr
 
 
 def test_unknown_capture_link_writes_nothing(cli, scenarios, tmp_path):

@@ -24,6 +24,15 @@ def test_table_and_json_agree(cli, scenarios):
     assert abs(rx["metrics"]["goodput_mbps"] - 952.0202) < 0.01
 
 
+def test_identifiers_print_without_separators(cli, scenarios):
+    path = scenarios / "combinations" / "ideal-peer-ttcp.toml"
+    table = cli("run", path)
+    assert table.returncode == 0, table.stderr
+    digest = int(json.loads(cli("run", path, "--json").stdout)["components"][0]["metrics"]["ttcp_digest48"])
+    assert digest > 1000 and f" {digest}\n" in table.stdout, "a digest is one number, not 1,234,567"
+    assert f"{digest:,}" not in table.stdout
+
+
 def test_python_api(scenarios):
     r = nicsim.run(scenarios / "wire-efficiency.toml")
     assert abs(r.metric("rx-tcp", "app_goodput_mbps") - 949.28) < 0.01

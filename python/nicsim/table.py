@@ -5,7 +5,13 @@ from __future__ import annotations
 from .api import Result
 
 
-def _fmt(value) -> str:
+# Metrics that are identifiers, not quantities: written without separators.
+IDENTIFIERS = ("ttcp_digest48",)
+
+
+def _fmt(value, key: str = "") -> str:
+    if key in IDENTIFIERS:
+        return str(int(value))
     if isinstance(value, float):
         if value == 0:
             return "0"
@@ -44,7 +50,7 @@ def render(result: Result) -> str:
             lines.append("  (nothing happened)")
         width = max((len(k) for k, _ in shown), default=0)
         for key, value in shown:
-            lines.append(f"  {key:<{width}}  {_fmt(value):>18}")
+            lines.append(f"  {key:<{width}}  {_fmt(value, key):>18}")
         zeros = [k for k, v in c.metrics.items() if v == 0]
         if shown and zeros:
             lines.append(f"  zero: {', '.join(zeros)}")

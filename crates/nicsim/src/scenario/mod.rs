@@ -7,6 +7,7 @@ mod assemble;
 mod host_schema;
 mod host_validate;
 mod json_schema;
+mod key_path;
 mod overrides;
 mod schema;
 mod segments;
@@ -61,6 +62,17 @@ impl fmt::Display for ScenarioError {
 }
 impl std::error::Error for ScenarioError {}
 
+/// A scenario file's text; the error leaves naming the file to the caller.
+fn read(path: &Path) -> Result<String, ScenarioError> {
+    std::fs::read_to_string(path).map_err(|e| {
+        let why = match e.kind() {
+            std::io::ErrorKind::InvalidData => "is not UTF-8 text (a scenario is a TOML file)".to_string(),
+            _ => e.to_string(),
+        };
+        ScenarioError::new("", why)
+    })
+}
+
 /// Read a scenario from TOML text.
 pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
     let de = toml::Deserializer::new(text);
@@ -68,8 +80,17 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         let path = e.path().to_string();
         let inner = e.into_inner();
         let line = inner.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+        // A value the TOML reader refuses (a number too large) has no serde path:
+        // name the key written on that line.
+        let path = match line {
+            Some(n) if path.is_empty() || path == "." => key_path::at_line(text, n).unwrap_or(path),
+            _ => path,
+        };
         ScenarioError { path, line, message: inner.message().to_string() }
     })?;
+    if sc.is_empty() {
+        return Err(ScenarioError::new("", "has no parts: a scenario needs stations ([[source]], [[sink]], [[host]], [[peer]] or [[tap]]) and links"));
+    }
     segments::expand(&mut sc)?;
     Ok(sc)
 }
@@ -82,7 +103,7 @@ pub fn load(path: &Path) -> Result<Plan, ScenarioError> {
 /// The scenario file as a TOML table after `KEY=VALUE` overrides: what a run
 /// used, key by key (a sweep records it with each run).
 pub fn resolve(path: &Path, sets: &[String]) -> Result<toml::Table, ScenarioError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::new("", format!("{}: {e}", path.display())))?;
+    let text = read(path)?;
     resolve_text(&text, sets)
 }
 
@@ -97,15 +118,30 @@ fn resolve_text(text: &str, sets: &[String]) -> Result<toml::Table, ScenarioErro
 
 /// Read a scenario file, apply `KEY=VALUE` overrides (`host[0].cpus=2`), check it.
 pub fn load_with(path: &Path, sets: &[String]) -> Result<Plan, ScenarioError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::new("", format!("{}: {e}", path.display())))?;
+    let text = read(path)?;
     if sets.is_empty() {
         return validate(&parse(&text)?);
     }
     let table = resolve_text(&text, sets)?;
     let mut scenario = serde_path_to_error::deserialize(toml::Value::Table(table))
         .map_err(|e| ScenarioError::new(e.path().to_string(), format!("{} (after --set)", e.into_inner().message())))?;
+    renamed_into_a_clash(&scenario, sets)?;
     segments::expand(&mut scenario)?;
     validate(&scenario)
+}
+
+/// A `--set PART.name=NAME` that gives a part another's name: the key that was
+/// set is to blame, not the part that had the name first.
+fn renamed_into_a_clash(sc: &Scenario, sets: &[String]) -> Result<(), ScenarioError> {
+    let names = validate::part_names(sc);
+    for key in sets.iter().filter_map(|s| s.split('=').next()).map(str::trim) {
+        let Some(part) = key.strip_suffix(".name") else { continue };
+        let Some((_, name)) = names.iter().find(|(p, _)| p == part) else { continue };
+        if let Some((other, _)) = names.iter().find(|(p, n)| p != part && n == name) {
+            return Err(ScenarioError::new(key, format!("{name:?} is already the name of {other} (after --set)")));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -237,3 +237,10 @@ pub struct LinkSpec {
 fn two_seconds() -> TimeSpan {
     TimeSpan(crate::time::Duration::from_ms(2000))
 }
+
+impl Scenario {
+    /// No part at all (an empty file, or one of comments and top-level keys).
+    pub fn is_empty(&self) -> bool {
+        self.source.is_empty() && self.sink.is_empty() && self.switch.is_empty() && self.link.is_empty() && self.host.is_empty() && self.peer.is_empty() && self.tap.is_empty()
+    }
+}

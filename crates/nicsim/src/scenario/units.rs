@@ -39,7 +39,16 @@ const FRAME_UNITS: [(&str, f64); 4] = [("pps", 1.0), ("kpps", 1e3), ("mpps", 1e6
 
 fn split_number(text: &str) -> Result<(f64, String), String> {
     let t = text.trim();
-    let end = t.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+')).unwrap_or(t.len());
+    let mut end = t.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+')).unwrap_or(t.len());
+    // An exponent ("1e9bps") belongs to the number: no unit starts with an e.
+    let rest = &t[end..];
+    if let Some(exp) = rest.strip_prefix(['e', 'E']) {
+        let digits = exp.strip_prefix(['+', '-']).unwrap_or(exp);
+        let n = digits.find(|c: char| !c.is_ascii_digit()).unwrap_or(digits.len());
+        if n > 0 {
+            end += rest.len() - digits.len() + n;
+        }
+    }
     let (num, unit) = t.split_at(end);
     let value: f64 = num.parse().map_err(|_| format!("expected a number with a unit, got {text:?}"))?;
     Ok((value, unit.trim().to_ascii_lowercase()))
@@ -263,6 +272,9 @@ mod tests {
         assert!(parse_bit_rate("0Gbps").unwrap_err().contains("positive"));
         assert!(parse_bit_rate("-1Gbps").unwrap_err().contains("positive"));
         assert!(parse_bit_rate("10 furlongs").unwrap_err().contains("unit"));
+        assert_eq!(parse_bit_rate("1e9bps").unwrap(), BitRate(1_000_000_000));
+        assert_eq!(parse_bit_rate("2.5E-3Gbps").unwrap(), BitRate(2_500_000));
+        assert!(parse_bit_rate("1e30Gbps").unwrap_err().contains("outside"), "an impossible rate, not an unknown unit");
         assert_eq!(parse_source_rate("line").unwrap(), SourceRate::Line);
         assert_eq!(parse_source_rate("1.5Mpps").unwrap(), SourceRate::Frames(1.5e6));
     }

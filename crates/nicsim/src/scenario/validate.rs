@@ -125,6 +125,20 @@ fn stations_of(sc: &Scenario) -> impl Iterator<Item = (&'static str, &String)> {
     ends.chain(sc.peer.iter().map(|p| ("peer", &p.name))).chain(hosts).chain(taps)
 }
 
+/// Every part's path and name (`source[0]`, `"gen"`), stations, switches and
+/// links in that order.
+pub fn part_names(sc: &Scenario) -> Vec<(String, &str)> {
+    let mut counters: HashMap<&str, usize> = HashMap::new();
+    let tables = stations_of(sc).chain(sc.switch.iter().map(|s| ("switch", &s.name))).chain(sc.link.iter().map(|l| ("link", &l.name)));
+    tables
+        .map(|(table, name)| {
+            let i = counters.entry(table).or_default();
+            *i += 1;
+            (format!("{table}[{}]", *i - 1), name.as_str())
+        })
+        .collect()
+}
+
 /// A TCP stack's seed (its initial sequence numbers), one per station `n`.
 fn station_seed(seed: u64, n: usize) -> u64 {
     seed ^ (n as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
@@ -311,8 +325,8 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
     let mut used: HashMap<(usize, PortId), String> = HashMap::new();
     for (i, l) in sc.link.iter().enumerate() {
         let path = format!("link[{i}]");
-        if index.contains_key(l.name.as_str()) || sc.link[..i].iter().any(|o| o.name == l.name) {
-            return err(format!("{path}.name"), format!("{:?} is already used", l.name));
+        if let Some((other, _)) = part_names(sc).into_iter().find(|(p, n)| *n == l.name && *p != path) {
+            return err(format!("{path}.name"), format!("{:?} is already the name of {other}", l.name));
         }
         let (cfg, impairment) = link_config(l, &path)?;
         let me = parts.len();
