@@ -66,7 +66,7 @@ def test_reproduce_all_writes_each_study_section_with_plots(reproduced):
         for src in section["images"]:
             _png(src)
         for p in s.published:
-            assert p["quantity"] in section["cells"] and p["published"] in section["cells"]
+            assert p["quantity"] in section["cells"] and f"{p['published']} ({p['at']})" in section["cells"]
         assert "not run" not in section["cells"]
     assert sum(1 for s in studies if s.plots) >= 6
 
@@ -160,3 +160,25 @@ def test_no_study_run_retransmits_unless_a_frame_was_lost(reproduced):
             if run[again].fillna(0).sum() > 0:
                 assert run[lost].fillna(0).sum() > 0, f"{db.stem} {run['sweep']} point {run['point']}: retransmits on a network that lost nothing"
     assert checked > 100, "the TCP studies ran"
+
+
+def test_every_published_figure_cites_its_publication_and_place(reproduced):
+    """A reader has the papers, not our notes: each study names its publication
+    and each published figure says where in it the figure is."""
+    import html
+
+    md = (reproduced / "validation.md").read_text()
+    page = html.unescape((reproduced / "report.html").read_text())
+    assert "BRIEF" not in md and "BRIEF" not in page
+    cited = 0
+    for study in find_studies(PAPERS):
+        spec = study.spec
+        if not spec.get("published"):
+            continue
+        assert re.search(r"(19|20)\d\d", spec["source"]), f"{study.name}: the source names no year"
+        assert f"Publication: {spec['source']}" in md and f"Publication: {spec['source']}" in page
+        for p in spec["published"]:
+            cell = f"{p['published']} ({p['at']})"
+            assert cell in md and cell in page, cell
+            cited += 1
+    assert cited >= 30

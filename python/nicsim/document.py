@@ -44,7 +44,7 @@ def study_markdown(path: Path) -> str:
     spec, _, frames = load(path)
     parts = [f"## {spec.get('title') or path.stem}"]
     where = f"`scenarios/papers/{path.stem}/study.toml`"
-    parts.append(f"*{spec['source']}; sweeps in {where}.*" if spec.get("source") else f"*Sweeps in {where}.*")
+    parts.append(f"*Publication: {spec['source']}. Sweeps in {where}.*" if spec.get("source") else f"*Sweeps in {where}.*")
     parts += [spec[k].strip() for k in ("summary", "text") if spec.get(k)]
     published = published_grid(spec, frames)
     if published:

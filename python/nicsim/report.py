@@ -83,7 +83,7 @@ def section(path: Path) -> str:
     title = spec.get("title") or path.stem
     parts = [f'<h2 id="{_esc(path.stem)}">{_esc(title)}</h2>']
     if spec.get("source"):
-        parts.append(f'<p class="note">Source: {_esc(spec["source"])}. Results file: <code>{_esc(path)}</code>.</p>')
+        parts.append(f'<p class="note">Publication: {_esc(spec["source"])}. Results file: <code>{_esc(path)}</code>.</p>')
     if spec.get("summary"):
         parts.append(f"<p>{_esc(spec['summary'])}</p>")
     parts += [prose(spec["text"])] if spec.get("text") else []

@@ -23,7 +23,7 @@ _KEYS = {
     "study": {"title", "source", "summary", "text", "notes", "sweep", "plot", "published", "table"},
     "sweep": {"name", "scenario", "mode", "vary", "title"},
     "plot": {"sweep", "where", "x", "y", "x_label", "y_label", "title", "series", "limit", "limit_rate", "limit_value", "limit_label", "y_scale", "x_scale", "percent"},
-    "published": {"quantity", "published", "sweep", "where", "metric", "format", "note", "scale"},
+    "published": {"quantity", "published", "at", "sweep", "where", "metric", "format", "note", "scale"},
     "table": {"title", "text", "after", "rows", "keys", "row_cells", "column", "line"},
     "line": {"label", "cell"},
     "column": {"label", "sweep", "cell", "keys", "where"},
@@ -115,7 +115,7 @@ def load_study(path: "str | os.PathLike[str]") -> Study:
                 if item.get("limit") in ("value", "slope") and not isinstance(item.get("limit_value"), (int, float)):
                     _fail(f"{at}.limit_value", f"a number is required for limit = {item['limit']!r}")
             else:
-                for key in ("quantity", "published", "metric"):
+                for key in ("quantity", "published", "at", "metric"):
                     _need(at, item, key, str)
                 check("{" + item["metric"] + "}", f"{at}.metric")
     for i, t in enumerate(spec.get("table", [])):

@@ -11,7 +11,7 @@ import math
 from .cells import Missing, evaluate, fill
 from .plots import column
 
-PUBLISHED_HEAD = ["quantity", "published", "nicsim", "note"]
+PUBLISHED_HEAD = ["quantity", "published (where in the publication)", "nicsim", "note"]
 
 
 def _norm(v) -> str:
@@ -47,7 +47,7 @@ def published_grid(spec: dict, frames: dict) -> list:
             got = format(evaluate(p["metric"], hits[0]) * p.get("scale", 1), p.get("format", ".4g"))
         except Missing:
             got = "not run"
-        rows.append([p["quantity"], p["published"], got, p.get("note", "")])
+        rows.append([p["quantity"], f'{p["published"]} ({p["at"]})', got, p.get("note", "")])
     return rows
 
 
