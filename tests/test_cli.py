@@ -53,3 +53,26 @@ def test_bench_reports_rates(cli):
     assert figures["frames"] == 20000
     assert figures["events"] >= 2 * 20000
     assert figures["frames_per_second"] > 0
+
+
+def test_the_readme_python_example_runs_as_a_script(tmp_path):
+    """Saved to a file and run with python, as a user would: a parallel sweep must
+    not re-run the script in worker processes."""
+    import re
+    import shutil
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    readme = (ROOT / "README.md").read_text()
+    code = re.search(r"```python\n(.*?)```", readme, re.S).group(1)
+    (tmp_path / "scenarios").mkdir()
+    shutil.copy(ROOT / "scenarios" / "wire-efficiency.toml", tmp_path / "scenarios")
+    script = tmp_path / "example.py"
+    script.write_text(code + "\nprint(len(runs), 'runs')\n")
+    for how in ([sys.executable, str(script)], [sys.executable, "-"]):
+        shutil.rmtree(tmp_path / "results", ignore_errors=True)
+        r = subprocess.run(how, cwd=tmp_path, capture_output=True, text=True, timeout=300, input=script.read_text())
+        assert r.returncode == 0, r.stderr[-2000:]
+        assert r.stdout.strip().endswith("3 runs") and (tmp_path / "eff.pcap").stat().st_size > 1000

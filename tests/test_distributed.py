@@ -1,5 +1,5 @@
-"""Sweeps on Dask: the same rows as a serial run, and a worker that dies costs
-only the runs it held."""
+"""Sweeps on threads and on Dask: the same rows as a serial run, and a worker
+that dies costs only the runs it held."""
 
 import os
 import signal
@@ -26,18 +26,20 @@ def _results(frame):
     return frame[keep].sort_values("run_key").reset_index(drop=True)
 
 
-def test_two_local_workers_give_the_serial_rows(tmp_path):
-    serial = nicsim.sweep(SCENARIO, VARY, db=tmp_path / "serial.duckdb", jobs=1)
-    dask = nicsim.sweep(SCENARIO, VARY, db=tmp_path / "dask.duckdb", jobs=2)
-    assert len(serial) == 8 and (serial["status"] == "ok").all()
-    assert _results(dask).equals(_results(serial))
-
-
 @pytest.fixture
 def cluster():
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c:
         with Client(c) as client:
             yield c, client
+
+
+def test_threads_and_a_cluster_give_the_serial_rows(cluster, tmp_path):
+    serial = nicsim.sweep(SCENARIO, VARY, db=tmp_path / "serial.duckdb", jobs=1)
+    threads = nicsim.sweep(SCENARIO, VARY, db=tmp_path / "threads.duckdb", jobs=2)
+    dask = nicsim.sweep(SCENARIO, VARY, db=tmp_path / "dask.duckdb", scheduler=cluster[0].scheduler_address)
+    assert len(serial) == 8 and (serial["status"] == "ok").all()
+    assert _results(threads).equals(_results(serial))
+    assert _results(dask).equals(_results(serial))
 
 
 def test_a_worker_killed_mid_sweep_costs_only_its_runs(cluster, tmp_path):

@@ -126,8 +126,9 @@ def sweep(
     ["400MHz", "700MHz"]} (a key "@name" is a label recorded with each run);
     without it the scenario's [sweep] table is used. mode is "grid" (every
     combination, the default) or "zip". Rows go to db (default
-    results/NAME.duckdb), where points already run are skipped. jobs local worker
-    processes (default: one per CPU), or scheduler, the address of a Dask cluster.
+    results/NAME.duckdb), where points already run are skipped. jobs runs at once on
+    local threads (default: one per CPU), or scheduler, the address of a Dask cluster.
+    It works the same from a script, a notebook or a shell: nothing is re-imported.
     progress shows a progress bar on stderr.
     """
     from .sweeps import progress_bar, run_sweep

@@ -78,7 +78,7 @@ def _parser() -> argparse.ArgumentParser:
     w = sub.add_parser(
         "sweep",
         help="run a scenario at many points; every run a row in a DuckDB results file",
-        description="Run a scenario over a grid (or zipped lists) of values, in worker processes "
+        description="Run a scenario over a grid (or zipped lists) of values, on local threads "
         "or on a Dask cluster. Rows go to a DuckDB file; points already there are skipped, so "
         "the same command resumes a sweep that was stopped. Without --vary, the scenario's "
         "[sweep] table says what to vary.",
@@ -97,7 +97,7 @@ def _parser() -> argparse.ArgumentParser:
     w.add_argument("--zip", action="store_true", help="take the --vary lists side by side instead of every combination")
     w.add_argument("--db", metavar="FILE", help="results file (default results/NAME.duckdb)")
     w.add_argument("--name", help="the sweep's name in the results file (default: the scenario's file name)")
-    w.add_argument("--jobs", type=int, metavar="N", help="local worker processes (default: one per CPU; 1 runs here, serially)")
+    w.add_argument("--jobs", type=int, metavar="N", help="runs at once on local threads (default: one per CPU; 1 runs them one after another)")
     w.add_argument("--scheduler", metavar="ADDRESS", help="run on this Dask cluster, e.g. tcp://10.0.0.5:8786")
     w.add_argument("--restart", action="store_true", help="drop this sweep's earlier rows and run every point again")
     w.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -123,7 +123,7 @@ def _parser() -> argparse.ArgumentParser:
     rr.add_argument("--all", action="store_true", help="every study (the default when no NAME is given)")
     rr.add_argument("--out", metavar="DIR", default="results", help="where results and report.html go (default results/)")
     rr.add_argument("--papers", metavar="DIR", help="the studies' folder (default scenarios/papers of this checkout)")
-    rr.add_argument("--jobs", type=int, metavar="N", help="local worker processes (default: one per CPU)")
+    rr.add_argument("--jobs", type=int, metavar="N", help="runs at once on local threads (default: one per CPU)")
     rr.add_argument("--scheduler", metavar="ADDRESS", help="run on this Dask cluster")
     rr.add_argument("--quiet", action="store_true", help="no progress bars")
     rr.add_argument(

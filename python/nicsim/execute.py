@@ -1,15 +1,20 @@
-"""Where a sweep's runs happen: in this process, in local worker processes, or on
-an existing Dask cluster. Each runs `run_point` and hands back what it returned,
-in the order the runs finish.
+"""Where a sweep's runs happen: in this process, one after another or on several
+threads, or on an existing Dask cluster. Each runs `run_point` and hands back what
+it returned, in the order the runs finish.
+
+Local runs use threads, not worker processes: a run lets go of the interpreter
+while it simulates, so N threads keep N cores busy, start at once, and never
+re-import the caller's script (worker processes started by `spawn` do, which
+broke `nicsim.sweep` called from a plain script).
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import tempfile
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Iterator, Optional, Sequence
 
@@ -46,31 +51,35 @@ class Serial:
         pass
 
 
+class Threads:
+    """Runs on `jobs` threads of this process."""
+
+    def __init__(self, jobs: int):
+        self.pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="nicsim-run")
+        self.name = f"{jobs} threads"
+
+    def map(self, tasks: Sequence[tuple]) -> Iterator[tuple]:
+        futures = {self.pool.submit(run_point, *args): tag for tag, args in tasks}
+        for fut in as_completed(futures):
+            yield futures[fut], fut.result()
+
+    def close(self) -> None:
+        # Runs not started are dropped; one under way finishes (at most one per thread).
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
 class DaskPool:
-    """Runs on Dask: a local cluster of worker processes, or the scheduler at
-    `address`. A worker that dies costs only the runs it held; the scheduler
-    hands them to another worker."""
+    """Runs on the Dask cluster whose scheduler is at `address`. A worker that
+    dies costs only the runs it held; the scheduler hands them to another worker."""
 
-    def __init__(self, jobs: int, address: Optional[str] = None):
-        from dask.distributed import Client, LocalCluster
+    def __init__(self, address: str):
+        from dask.distributed import Client
 
-        self.cluster = None
-        if address:
-            try:
-                self.client = Client(address, timeout="10s")
-            except (OSError, TimeoutError) as e:
-                raise _core.ScenarioError(f"--scheduler {address}: cannot reach a Dask scheduler ({e})") from None
-            self.name = f"dask at {address}"
-        else:
-            self.cluster = LocalCluster(
-                n_workers=jobs,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                silence_logs=logging.ERROR,
-            )
-            self.client = Client(self.cluster)
-            self.name = f"dask, {jobs} local worker processes"
+        try:
+            self.client = Client(address, timeout="10s")
+        except (OSError, TimeoutError) as e:
+            raise _core.ScenarioError(f"--scheduler {address}: cannot reach a Dask scheduler ({e})") from None
+        self.name = f"dask at {address}"
         self.futures = []
 
     def map(self, tasks: Sequence[tuple]) -> Iterator[tuple]:
@@ -90,14 +99,13 @@ class DaskPool:
         for fut in self.futures:
             fut.cancel()
         self.client.close()
-        if self.cluster is not None:
-            self.cluster.close()
 
 
 def executor(jobs: int, scheduler: Optional[str], points: int):
-    """Serial for one job or one point (no start-up cost); Dask otherwise."""
+    """A Dask cluster when one is named; else serial for one job or one point,
+    threads for more."""
     if scheduler:
-        return DaskPool(jobs, scheduler)
+        return DaskPool(scheduler)
     if jobs <= 1 or points <= 1:
         return Serial()
-    return DaskPool(min(jobs, points))
+    return Threads(min(jobs, points))
