@@ -219,3 +219,39 @@ def test_reproduce_resumes_and_never_runs_a_finished_point_again(tmp_path):
     assert r.returncode == 0, r.stderr
     again = nicsim.load(db).set_index("run_key")["finished_at"]
     assert again.equals(after.set_index("run_key")["finished_at"])
+
+
+@pytest.mark.parametrize("after", [2, 9, 20])
+def test_ctrl_c_on_two_threads_keeps_whole_rows_at_any_moment(flood, tmp_path, after):
+    db = tmp_path / "t.duckdb"
+    cmd = [*_long_sweep(flood, db)[:-2], "--jobs", "2"]
+    code, _, err = _kill_after(cmd, after, signal.SIGINT)
+    assert code == 130 and "Traceback" not in err and "resumes" in err, err[-2000:]
+    rows = nicsim.load(db)
+    assert after <= len(rows) < 60 and (rows["status"] == "ok").all() and rows["run_key"].is_unique
+    r = subprocess.run(cmd + ["--quiet"], capture_output=True, text=True)
+    assert r.returncode == 0 and f"60 points, {60 - len(rows)} run now" in r.stdout, r.stderr
+
+
+def test_an_interrupt_during_a_row_write_waits_for_the_row(tmp_path, monkeypatch):
+    """Ctrl-C that lands inside the write: the row is stored whole, then the
+    interrupt is raised."""
+    import os
+
+    from nicsim.store import Store
+
+    store = Store(tmp_path / "w.duckdb")
+    fit = Store._fit
+
+    def interrupted_fit(self, column, value):
+        if column == "b":
+            os.kill(os.getpid(), signal.SIGINT)
+        return fit(self, column, value)
+
+    monkeypatch.setattr(Store, "_fit", interrupted_fit)
+    facts = {"run_key": "k", "sweep": "s", "point": 0, "status": "ok"}
+    with pytest.raises(KeyboardInterrupt):
+        store.add(facts, {"a": 1, "b": 2, "c": 3}, {}, {})
+    row = store.con.execute('SELECT a, b, c FROM runs WHERE run_key = ?', ["k"]).fetchone()
+    store.close()
+    assert row == (1, 2, 3)

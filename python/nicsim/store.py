@@ -12,6 +12,8 @@ import contextlib
 import datetime
 import json
 import os
+import signal
+import threading
 from pathlib import Path
 from typing import Optional
 
@@ -76,6 +78,24 @@ def metric_columns(result: dict) -> dict:
     return {f"{c['name']}.{k}": v for c in result["components"] for k, v in c["metrics"].items()}
 
 
+@contextlib.contextmanager
+def held_interrupts():
+    """Ctrl-C waits until the block is done, then interrupts: a row is written
+    whole (DuckDB would otherwise abandon the query with a RuntimeError, not a
+    KeyboardInterrupt). Only the main thread receives signals, so only it holds them."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    got = []
+    before = signal.signal(signal.SIGINT, lambda *_: got.append(True))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+    if got:
+        raise KeyboardInterrupt
+
+
 class Store:
     """One study's results file. Only the process that runs the sweep writes it."""
 
@@ -85,16 +105,17 @@ class Store:
             raise _core.ScenarioError(f"{self.path}: no such results file")
         if not read_only:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self.con = duckdb.connect(str(self.path), read_only=read_only)
-        except duckdb.Error as e:
-            raise _core.ScenarioError(f"{self.path}: cannot open as a results database ({e})") from None
-        if not read_only:
-            cols = ", ".join(f'"{k}" {t}' for k, t in FACTS.items())
-            self.con.execute(f"CREATE TABLE IF NOT EXISTS runs ({cols})")
-            self.con.execute("CREATE TABLE IF NOT EXISTS sweeps (name VARCHAR PRIMARY KEY, definition VARCHAR)")
-            self.con.execute("CREATE TABLE IF NOT EXISTS study (spec VARCHAR)")
-        self._types = self._columns()
+        with held_interrupts():
+            try:
+                self.con = duckdb.connect(str(self.path), read_only=read_only)
+            except duckdb.Error as e:
+                raise _core.ScenarioError(f"{self.path}: cannot open as a results database ({e})") from None
+            if not read_only:
+                cols = ", ".join(f'"{k}" {t}' for k, t in FACTS.items())
+                self.con.execute(f"CREATE TABLE IF NOT EXISTS runs ({cols})")
+                self.con.execute("CREATE TABLE IF NOT EXISTS sweeps (name VARCHAR PRIMARY KEY, definition VARCHAR)")
+                self.con.execute("CREATE TABLE IF NOT EXISTS study (spec VARCHAR)")
+            self._types = self._columns()
 
     def _columns(self) -> dict:
         try:
@@ -182,14 +203,15 @@ class Store:
 
     @contextlib.contextmanager
     def _transaction(self):
-        self.con.execute("BEGIN TRANSACTION")
-        try:
-            yield
-        except BaseException:
-            self.con.execute("ROLLBACK")
-            self._types = self._columns()  # columns added in the transaction are gone
-            raise
-        self.con.execute("COMMIT")
+        with held_interrupts():
+            self.con.execute("BEGIN TRANSACTION")
+            try:
+                yield
+            except BaseException:
+                self.con.execute("ROLLBACK")
+                self._types = self._columns()  # columns added in the transaction are gone
+                raise
+            self.con.execute("COMMIT")
 
     # Reading ------------------------------------------------------------
 
