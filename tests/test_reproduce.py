@@ -182,3 +182,32 @@ def test_every_published_figure_cites_its_publication_and_place(reproduced):
             assert cell in md and cell in page, cell
             cited += 1
     assert cited >= 30
+
+
+def test_plots_mark_published_figures_and_draw_quantities_honestly():
+    """Mixed units are ordered categories, sizes over decades a log axis, a
+    published figure a marked point with its error, and legends in words."""
+    import pandas as pd
+
+    from nicsim.plots import coordinates, legend, published_marks, published_value, spans_decades
+
+    xs, ticks = coordinates(["1Gb/s", "100Mb/s", "1Gb/s"])
+    assert ticks == {0.0: "100Mb/s", 1.0: "1Gb/s"} and xs == [1.0, 0.0, 1.0], "1 Gb/s comes after 100 Mb/s"
+    assert coordinates(["400MHz", "700MHz"]) == ([400.0, 700.0], None)
+    assert spans_decades([64, 1024, 65536]) and not spans_decades([400, 700])
+    assert published_value("about 4.5 million") == 4.5e6 and published_value("about 17,000") == 17000
+    assert published_value("withheld for validation") is None
+    frame = pd.DataFrame({"host[0].clock": ["400MHz", "700MHz"], "server.app_goodput_mbps": [584.0, 640.0]})
+    plot = {"x": "host[0].clock", "y": ["server.app_goodput_mbps"]}
+    fig = {"metric": "server.app_goodput_mbps", "published": "about 500 Mb/s", "where": {"host[0].clock": "400MHz"}}
+    [(x, y, text)] = published_marks(frame, plot, [fig, {**fig, "published": "withheld for validation"}])
+    assert (x, y) == (400.0, 500.0) and "+17%" in text
+    with_series = {**plot, "series": "host[0].driver.buffers", "legend": {"recycle": "buffers recycled"}}
+    assert legend(with_series, "y", 1, "recycle") == "buffers recycled"
+    assert legend(with_series, "y", 1, "reallocate") == "buffers = reallocate"
+    for study in find_studies(PAPERS):
+        for p in study.plots:
+            label = p.get("y_label", "")
+            assert "fraction" not in label, f"{study.name}: {p['title']}: shares are drawn as %"
+            if "busy" in label:
+                assert p.get("percent") and "(%)" in label, f"{study.name}: {p['title']}: busy is drawn as %"

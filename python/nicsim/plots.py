@@ -13,9 +13,14 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-from matplotlib.ticker import MaxNLocator  # noqa: E402
+from matplotlib.ticker import MaxNLocator, NullLocator  # noqa: E402
 
 _NUMBER = re.compile(r"^\s*(-?\d+(?:\.\d+)?(?:[eE]-?\d+)?)")
+_QUANTITY = re.compile(r"^\s*(-?\d+(?:\.\d+)?(?:[eE]-?\d+)?)\s*([a-zA-Zµ/]+)\s*$")
+_PREFIXES = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "m": 1e-3, "u": 1e-6, "µ": 1e-6, "n": 1e-9, "p": 1e-12}
+_BASES = ("b/s", "bps", "Hz", "s", "B")
+# A published figure in words: its first number, and a word that scales it.
+_PUBLISHED = re.compile(r"(-?\d[\d,]*(?:\.\d+)?)\s*(million|thousand)?")
 _RATE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kMGT]?)b(?:ps|/s)\s*$")
 _SCALE = {"": 1, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 # Metric families for plots drawn without a study's plan: what the metric's
@@ -36,17 +41,77 @@ def number(v) -> float:
     return float(m.group(1)) if m else float("nan")
 
 
+def magnitude(v):
+    """A quantity written with its unit ("100Mb/s", "2GHz", "10us") in the base
+    unit, or None."""
+    m = _QUANTITY.match(str(v))
+    if not m:
+        return None
+    unit = m.group(2)
+    for base in _BASES:
+        prefix = unit[: -len(base)] if unit.endswith(base) else None
+        if prefix is not None and prefix in _PREFIXES:
+            return float(m.group(1)) * _PREFIXES[prefix]
+    return None
+
+
 def coordinates(values) -> tuple:
     """Plot positions for a column's values, and tick labels when the values are
-    categories (booleans, or words such as "direct") rather than quantities."""
+    categories (booleans, words such as "direct", or quantities written in
+    different units, such as "100Mb/s" and "1Gb/s", placed in order of size)."""
     values = list(values)
     if values and all(isinstance(v, (bool, np.bool_)) for v in values):
         return [float(v) for v in values], {0.0: "false", 1.0: "true"}
     xs = [number(v) for v in values]
-    if not any(np.isnan(xs)):
+    units = {_QUANTITY.match(str(v)).group(2) for v in values if _QUANTITY.match(str(v))}
+    if not any(np.isnan(xs)) and len(units) <= 1:
         return xs, None
-    order = list(dict.fromkeys(str(v) for v in values))
+    sizes = {str(v): magnitude(v) for v in values}
+    if all(s is not None for s in sizes.values()):
+        order = sorted(dict.fromkeys(str(v) for v in values), key=lambda t: sizes[t])
+    else:
+        order = list(dict.fromkeys(str(v) for v in values))
     return [float(order.index(str(v))) for v in values], {float(i): name for i, name in enumerate(order)}
+
+
+def spans_decades(coords) -> bool:
+    """Positive values over two decades or more: drawn on a log axis."""
+    xs = [c for c in coords if not np.isnan(c)]
+    return bool(xs) and min(xs) > 0 and max(xs) / min(xs) >= 100
+
+
+def published_value(text: str):
+    """The number in a published figure's words ("about 4.5 million" is 4.5e6),
+    or None when it gives none ("described", "withheld for validation")."""
+    m = _PUBLISHED.search(str(text))
+    if not m:
+        return None
+    scale = {"million": 1e6, "thousand": 1e3}.get(m.group(2), 1.0)
+    return float(m.group(1).replace(",", "")) * scale
+
+
+def published_marks(frame, spec: dict, published: list) -> list:
+    """The published figures a plot shows a run of: (x, y, text) for each whose
+    metric is one of the plot's lines, at its run's x, with its signed error."""
+    from .tables import matches
+
+    x, ys = column(spec["x"]), [column(y) for y in spec["y"]]
+    coords, _ = coordinates(frame[x])
+    place = dict(zip(frame.index, coords))
+    marks = []
+    for p in published:
+        value = published_value(p["published"])
+        if p["metric"] not in ys or value is None:
+            continue
+        hits = [i for i, r in zip(frame.index, frame.to_dict("records")) if matches(r, p.get("where", {}))]
+        if not hits:
+            continue
+        want = value / p.get("scale", 1)
+        got = float(frame.loc[hits[0], p["metric"]])
+        share = (got - want) / want if want else 0.0
+        error = f"{share:+.1%}" if abs(share) < 0.1 else f"{share:+.0%}"
+        marks.append((place[hits[0]], want, f"published {p['published']}; model {error}"))
+    return marks
 
 
 def bit_rate(text: str) -> float:
@@ -72,13 +137,27 @@ def limit_curve(spec: dict, xs: np.ndarray):
     return rate / 1e6 * (xs - overhead) / (xs + 20)
 
 
+def legend(spec: dict, y: str, lines: int, value) -> str:
+    """A line's name as a reader would say it: the plot's `legend` words for the
+    series value, else the key's last part ("buffers = reallocate", not the
+    override path); a lone line without a series is the model's."""
+    if not spec.get("series"):
+        return "nicsim" if lines == 1 else y
+    text = str(value).lower() if isinstance(value, (bool, np.bool_)) else str(value)
+    words = spec.get("legend", {}).get(text)
+    if words is None:
+        key = re.sub(r"\[\d+\]", "", column(spec["series"])).rsplit(".", 1)[-1]
+        words = f"{key} = {text}"
+    return words if lines == 1 else f"{y}, {words}"
+
+
 def column(x: str) -> str:
     """A plot key as a results column: labels drop their @."""
     return x[1:] if x.startswith("@") else x
 
 
-def draw(frame, spec: dict) -> bytes:
-    """One figure as PNG bytes."""
+def draw(frame, spec: dict, published: list = ()) -> bytes:
+    """One figure as PNG bytes, with the published figures of its runs marked."""
     x = column(spec["x"])
     ys = [column(y) for y in spec["y"]]
     series = column(spec["series"]) if spec.get("series") else None
@@ -93,12 +172,18 @@ def draw(frame, spec: dict) -> bytes:
         for yi, y in enumerate(ys):
             if y not in rows:
                 continue
-            label = y if series is None else (f"{series} = {value}" if len(ys) == 1 else f"{y}, {series} = {value}")
+            label = legend(spec, y, len(ys), value)
             ax.plot(rows["_x"], rows[y] * scale, marker=markers[(gi * len(ys) + yi) % len(markers)], label=label)
+    for mx, my, text in published_marks(frame, spec, list(published)):
+        ax.plot([mx], [my * scale], marker="*", markersize=14, color="crimson", linestyle="none", label=text)
     xs_all = np.array(sorted(set(coords)))
     if ticks:
         ax.set_xticks(list(ticks), list(ticks.values()))
         ax.set_xmargin(0.15)
+    elif not spec.get("x_scale") and spans_decades(coords):
+        ax.set_xscale("log")
+        ax.set_xticks(list(xs_all), [f"{v:g}" for v in xs_all])
+        ax.xaxis.set_minor_locator(NullLocator())
     if spec.get("limit") and len(xs_all):
         dense = np.linspace(xs_all.min(), xs_all.max(), 200)
         ax.plot(dense, limit_curve(spec, dense) * scale, "k--", linewidth=1, label=spec.get("limit_label", "theoretical limit"))
@@ -112,7 +197,7 @@ def draw(frame, spec: dict) -> bytes:
     if not spec.get("y_scale"):
         top = ax.get_ylim()[1]
         ax.set_ylim(0, top * 1.06)  # from zero, with room above the highest point
-    if ticks is None and all(float(c).is_integer() for c in coords) and not spec.get("x_scale"):
+    if ticks is None and all(float(c).is_integer() for c in coords) and ax.get_xscale() == "linear":
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)

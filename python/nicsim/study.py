@@ -22,7 +22,7 @@ LIMITS = ("wire-l2", "wire-udp", "wire-frames", "value", "slope")
 _KEYS = {
     "study": {"title", "source", "summary", "text", "notes", "sweep", "plot", "published", "table"},
     "sweep": {"name", "scenario", "mode", "vary", "title"},
-    "plot": {"sweep", "where", "x", "y", "x_label", "y_label", "title", "series", "limit", "limit_rate", "limit_value", "limit_label", "y_scale", "x_scale", "percent"},
+    "plot": {"sweep", "where", "x", "y", "x_label", "y_label", "title", "series", "limit", "limit_rate", "limit_value", "limit_label", "y_scale", "x_scale", "percent", "legend"},
     "published": {"quantity", "published", "at", "sweep", "where", "metric", "format", "note", "scale"},
     "table": {"title", "text", "after", "rows", "keys", "row_cells", "column", "line"},
     "line": {"label", "cell"},
