@@ -114,6 +114,31 @@ def test_report_of_a_plain_sweep_plots_what_changed(tmp_path, cli):
     assert "1518" in parser.sections["plain"]["cells"]
 
 
+def test_a_plain_sweep_plots_outputs_against_its_first_key_with_titles(tmp_path, cli):
+    from nicsim.plots import automatic
+
+    flood = (SCENARIOS / "switched-udp.toml").read_text()
+    (tmp_path / "f.toml").write_text(flood)
+    db = tmp_path / "f.duckdb"
+    # The first key is written last alphabetically: it must still be the x axis.
+    vary = {"source[0].rate": ["100Mbps", "500Mbps"], "duration": ["1ms", "2ms"]}
+    nicsim.sweep(tmp_path / "f.toml", vary, db=db, jobs=1)
+    from nicsim.store import Store
+
+    store = Store(db, read_only=True)
+    stored = store.definitions()["f"]["vary"]
+    store.close()
+    rows = nicsim.load(db)
+    plans = automatic(rows[rows["status"] == "ok"], stored)
+    assert plans and all(p["x"] == "source[0].rate" and p.get("title") for p in plans)
+    assert not any(y.endswith("offered_pps") for p in plans for y in p["y"]), "what a source offered is an input"
+    r = cli("report", db, "-o", tmp_path / "r.html", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    page = (tmp_path / "r.html").read_text()
+    assert str(tmp_path) not in page, "paths are shown relative to the project"
+    assert "overflow-x: auto" in page and "max-width: 100%" in page
+
+
 def test_bad_studies_are_named(tmp_path, cli):
     (tmp_path / "s").mkdir()
     study = tmp_path / "s" / "study.toml"

@@ -217,11 +217,14 @@ def automatic(frame, vary: dict) -> list:
     x = varied[0]
     series = varied[1] if len(varied) > 1 else None
     metrics = [c for c in frame.columns if "." in c and c.split(".", 1)[0] and "[" not in c and frame[c].dtype.kind in "if"]
+    # What a source offered is an input of the run, not an output.
+    metrics = [c for c in metrics if not c.rsplit(".", 1)[-1].startswith("offered")]
     plans = []
     for words, label in FAMILIES:
         moving = [c for c in metrics if any(w in c.rsplit(".", 1)[-1] for w in words) and frame[c].nunique() > 1]
         if not moving:
             continue
         moving = sorted(moving, key=lambda c: -float(np.nanmax(np.abs(frame[c]))))[:4 if series is None else 1]
-        plans.append({"x": x, "y": moving, "series": series, "y_label": label, "percent": label.startswith("busy")})
+        what = label.split(" (")[0]
+        plans.append({"x": x, "y": moving, "series": series, "y_label": label, "percent": label.startswith("busy"), "title": f"{what[0].upper() + what[1:]} against {x}"})
     return plans

@@ -23,7 +23,8 @@ from .tables import PUBLISHED_HEAD, matches, published_grid, table_grid
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em; color: #222; }
 h1 { border-bottom: 2px solid #444; } h2 { margin-top: 2.5em; border-bottom: 1px solid #aaa; }
-table { border-collapse: collapse; margin: 1em 0; font-size: 0.85em; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 0.85em; display: block; max-width: 100%; overflow-x: auto; }
+img { max-width: 100%; height: auto; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
 th { background: #f0f0f0; } td.text { text-align: left; }
 figure { margin: 1.5em 0; } figcaption { font-size: 0.85em; color: #555; }
@@ -33,6 +34,15 @@ figure { margin: 1.5em 0; } figcaption { font-size: 0.85em; color: #555; }
 
 def _esc(v) -> str:
     return html.escape(str(v))
+
+
+def _shown_path(p) -> str:
+    """A path as the reader's project names it: relative to the working directory
+    when it lies inside it (not the absolute path of the machine that ran it)."""
+    try:
+        return str(Path(p).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(p)
 
 
 def _img(png: bytes, caption: str) -> str:
@@ -83,7 +93,7 @@ def section(path: Path) -> str:
     title = spec.get("title") or path.stem
     parts = [f'<h2 id="{_esc(path.stem)}">{_esc(title)}</h2>']
     if spec.get("source"):
-        parts.append(f'<p class="note">Publication: {_esc(spec["source"])}. Results file: <code>{_esc(path)}</code>.</p>')
+        parts.append(f'<p class="note">Publication: {_esc(spec["source"])}. Results file: <code>{_esc(_shown_path(path))}</code>.</p>')
     if spec.get("summary"):
         parts.append(f"<p>{_esc(spec['summary'])}</p>")
     parts += [prose(spec["text"])] if spec.get("text") else []
@@ -95,7 +105,7 @@ def section(path: Path) -> str:
         mine = plans[name] if spec else automatic(ok, d["vary"])
         label = d.get("title") or name
         parts.append(f"<h3>{_esc(label)}</h3><p class=\"note\">Sweep <code>{_esc(name)}</code> of "
-                     f"<code>{_esc(d['scenario'])}</code>, {len(frame)} runs ({_esc(d['mode'])}).</p>")
+                     f"<code>{_esc(_shown_path(d['scenario']))}</code>, {len(frame)} runs ({_esc(d['mode'])}).</p>")
         for plan in mine:
             caption = plan.get("title") or f"{', '.join(plan['y'])} against {plan['x']}"
             shown = ok[[matches(r, plan["where"]) for r in ok.to_dict("records")]] if plan.get("where") else ok

@@ -130,7 +130,8 @@ class Store:
     # Sweeps -------------------------------------------------------------
 
     def define(self, name: str, definition: dict) -> None:
-        text = json.dumps(definition, sort_keys=True)
+        # In the sweep's own key order: the first varied key is the plots' x.
+        text = json.dumps(definition)
         with self._transaction():
             self.con.execute("INSERT OR REPLACE INTO sweeps VALUES (?, ?)", [name, text])
 
