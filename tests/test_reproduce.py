@@ -8,6 +8,7 @@ from html.parser import HTMLParser
 import pytest
 
 import nicsim
+from nicsim.points import points
 from nicsim.study import find_studies, load_study
 
 from conftest import SCENARIOS
@@ -236,3 +237,12 @@ def test_plots_mark_published_figures_and_draw_quantities_honestly():
             assert "fraction" not in label, f"{study.name}: {p['title']}: shares are drawn as %"
             if "busy" in label:
                 assert p.get("percent") and "(%)" in label, f"{study.name}: {p['title']}: busy is drawn as %"
+
+
+def test_the_validation_preface_counts_the_runs_it_was_made_from(reproduced):
+    """The run count and time are generated with the document, not kept by hand."""
+    studies = find_studies(PAPERS)
+    total = sum(len(points(sw["vary"], sw.get("mode", "grid"))) for s in studies for sw in s.sweeps)
+    md = (reproduced / "validation.md").read_text()
+    m = re.search(r"(\d+) studies, (\d+) runs; simulating them took ([\d.]+) s", md)
+    assert m and int(m.group(1)) == len(studies) and int(m.group(2)) == total and float(m.group(3)) > 0

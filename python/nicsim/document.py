@@ -22,6 +22,9 @@ hand. Every figure is measured in simulated traffic, and `results/report.html`
 from the same run adds the plots. Which parameters are calibrated on which
 published fact, and which are assumed, is in `docs/model.md`; every other figure
 is a prediction.
+
+{studies} studies, {runs} runs; simulating them took {seconds:.1f} s of wall time in all
+(each run's `wall_seconds` in the results files, on the machine that made them).
 """
 
 
@@ -64,4 +67,10 @@ def study_markdown(path: Path) -> str:
 def write_validation(results: Sequence["str | os.PathLike[str]"], out: "str | os.PathLike[str]") -> Path:
     """Write the validation document for every results file given, whole or not at all."""
     paths = results_files(results)
-    return write_whole(out, PREFACE.format(version=_core.__version__) + "\n" + "\n".join(study_markdown(p) for p in paths))
+    runs, seconds = 0, 0.0
+    for p in paths:
+        for frame in load(p)[2].values():
+            runs += len(frame)
+            seconds += float(frame["wall_seconds"].sum()) if "wall_seconds" in frame else 0.0
+    preface = PREFACE.format(version=_core.__version__, studies=len(paths), runs=runs, seconds=seconds)
+    return write_whole(out, preface + "\n" + "\n".join(study_markdown(p) for p in paths))
