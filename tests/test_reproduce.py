@@ -231,6 +231,7 @@ def test_plots_mark_published_figures_and_draw_quantities_honestly():
     with_series = {**plot, "series": "host[0].driver.buffers", "legend": {"recycle": "buffers recycled"}}
     assert legend(with_series, "y", 1, "recycle") == "buffers recycled"
     assert legend(with_series, "y", 1, "reallocate") == "buffers = reallocate"
+    assert legend({**plot, "legend": {"server.app_goodput_mbps": "goodput"}}, "server.app_goodput_mbps", 2, None) == "goodput"
     for study in find_studies(PAPERS):
         for p in study.plots:
             label = p.get("y_label", "")

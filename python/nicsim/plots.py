@@ -109,7 +109,7 @@ def published_marks(frame, spec: dict, published: list) -> list:
         want = value / p.get("scale", 1)
         got = float(frame.loc[hits[0], p["metric"]])
         share = (got - want) / want if want else 0.0
-        error = f"{share:+.1%}" if abs(share) < 0.1 else f"{share:+.0%}"
+        error = f"{share:+.{2 if abs(share) < 0.01 else 1 if abs(share) < 0.1 else 0}%}"
         marks.append((place[hits[0]], want, f"published {p['published']}; model {error}"))
     return marks
 
@@ -139,16 +139,18 @@ def limit_curve(spec: dict, xs: np.ndarray):
 
 def legend(spec: dict, y: str, lines: int, value) -> str:
     """A line's name as a reader would say it: the plot's `legend` words for the
-    series value, else the key's last part ("buffers = reallocate", not the
-    override path); a lone line without a series is the model's."""
+    series value (or for the metric, when a plot draws several), else the key's
+    last part ("buffers = reallocate", not the override path); a lone line
+    without a series is the model's."""
+    named = spec.get("legend", {})
     if not spec.get("series"):
-        return "nicsim" if lines == 1 else y
+        return "nicsim" if lines == 1 else named.get(y, y)
     text = str(value).lower() if isinstance(value, (bool, np.bool_)) else str(value)
-    words = spec.get("legend", {}).get(text)
+    words = named.get(text)
     if words is None:
         key = re.sub(r"\[\d+\]", "", column(spec["series"])).rsplit(".", 1)[-1]
         words = f"{key} = {text}"
-    return words if lines == 1 else f"{y}, {words}"
+    return words if lines == 1 else f"{named.get(y, y)}, {words}"
 
 
 def column(x: str) -> str:
