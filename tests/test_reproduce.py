@@ -247,3 +247,11 @@ def test_the_validation_preface_counts_the_runs_it_was_made_from(reproduced):
     md = (reproduced / "validation.md").read_text()
     m = re.search(r"(\d+) studies, (\d+) runs; simulating them took ([\d.]+) s", md)
     assert m and int(m.group(1)) == len(studies) and int(m.group(2)) == total and float(m.group(3)) > 0
+
+
+def test_every_sweep_of_more_than_one_run_has_a_plot():
+    for study in find_studies(PAPERS):
+        plotted = {p["sweep"] for p in study.plots}
+        for sw in study.sweeps:
+            if len(points(sw["vary"], sw.get("mode", "grid"))) > 1:
+                assert sw["name"] in plotted, f"{study.name}: sweep {sw['name']} has no plot"

@@ -255,3 +255,13 @@ def test_an_interrupt_during_a_row_write_waits_for_the_row(tmp_path, monkeypatch
     row = store.con.execute('SELECT a, b, c FROM runs WHERE run_key = ?', ["k"]).fetchone()
     store.close()
     assert row == (1, 2, 3)
+
+
+def test_ctrl_c_stops_reproduce_cleanly_and_it_resumes(tmp_path):
+    cmd, db = _tiny_study(tmp_path)
+    code, _, err = _kill_after(cmd[:-2] + ["--jobs", "2"], 6, signal.SIGINT)
+    assert code == 130 and "Traceback" not in err and "the same command resumes" in err, err[-2000:]
+    rows = nicsim.load(db)
+    assert 6 <= len(rows) < 60 and (rows["status"] == "ok").all()
+    r = subprocess.run(cmd + ["--quiet"], capture_output=True, text=True)
+    assert r.returncode == 0 and len(nicsim.load(db)) == 60, r.stderr
