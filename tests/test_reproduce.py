@@ -131,7 +131,7 @@ def test_a_plain_sweep_plots_outputs_against_its_first_key_with_titles(tmp_path,
     store.close()
     rows = nicsim.load(db)
     plans = automatic(rows[rows["status"] == "ok"], stored)
-    assert plans and all(p["x"] == "source[0].rate" and p.get("title") for p in plans)
+    assert plans and all(p["x"] == "source[0].rate" and p.get("title") and p["x_label"] == "rate" for p in plans)
     assert not any(y.endswith("offered_pps") for p in plans for y in p["y"]), "what a source offered is an input"
     r = cli("report", db, "-o", tmp_path / "r.html", cwd=tmp_path)
     assert r.returncode == 0, r.stderr

@@ -228,5 +228,6 @@ def automatic(frame, vary: dict) -> list:
             continue
         moving = sorted(moving, key=lambda c: -float(np.nanmax(np.abs(frame[c]))))[:4 if series is None else 1]
         what = label.split(" (")[0]
-        plans.append({"x": x, "y": moving, "series": series, "y_label": label, "percent": label.startswith("busy"), "title": f"{what[0].upper() + what[1:]} against {x}"})
+        words = re.sub(r"\[\d+\]", "", column(x)).rsplit(".", 1)[-1].replace("_", " ")
+        plans.append({"x": x, "y": moving, "series": series, "y_label": label, "x_label": words, "percent": label.startswith("busy"), "title": f"{what[0].upper() + what[1:]} against {words}"})
     return plans
