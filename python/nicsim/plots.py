@@ -148,9 +148,13 @@ def legend(spec: dict, y: str, lines: int, value) -> str:
     text = str(value).lower() if isinstance(value, (bool, np.bool_)) else str(value)
     words = named.get(text)
     if words is None:
-        key = re.sub(r"\[\d+\]", "", column(spec["series"])).rsplit(".", 1)[-1]
-        words = f"{key} = {text}"
+        words = f"{short_key(spec['series'])} = {text}"
     return words if lines == 1 else f"{named.get(y, y)}, {words}"
+
+
+def short_key(key: str) -> str:
+    """A key's last part, as a reader names it: `buffers` for host[0].driver.buffers."""
+    return re.sub(r"\[\d+\]", "", column(key)).rsplit(".", 1)[-1]
 
 
 def column(x: str) -> str:
@@ -228,6 +232,6 @@ def automatic(frame, vary: dict) -> list:
             continue
         moving = sorted(moving, key=lambda c: -float(np.nanmax(np.abs(frame[c]))))[:4 if series is None else 1]
         what = label.split(" (")[0]
-        words = re.sub(r"\[\d+\]", "", column(x)).rsplit(".", 1)[-1].replace("_", " ")
+        words = short_key(x).replace("_", " ")
         plans.append({"x": x, "y": moving, "series": series, "y_label": label, "x_label": words, "percent": label.startswith("busy"), "title": f"{what[0].upper() + what[1:]} against {words}"})
     return plans
