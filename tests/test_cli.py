@@ -55,6 +55,17 @@ def test_bench_reports_rates(cli):
     assert figures["frames_per_second"] > 0
 
 
+def test_bench_times_the_whole_host_path(cli):
+    r = cli("bench", "--case", "full-path", "--repeat", "1", "--json")
+    assert r.returncode == 0, r.stderr
+    f = json.loads(r.stdout)
+    # The IBM server at 700 MHz with eight clients: every frame it took or sent.
+    assert f["host_frames"] > 100_000 and 5 < f["events_per_frame"] < 10
+    assert f["frames_per_second"] > 0 and f["wall_seconds_per_simulated_second"] > 0 and f["peak_memory_mb"] > 0
+    r = cli("bench", "--case", "nosuch")
+    assert r.returncode == 2 and "full-path" in r.stderr
+
+
 def test_the_readme_python_example_runs_as_a_script(tmp_path):
     """Saved to a file and run with python, as a user would: a parallel sweep must
     not re-run the script in worker processes."""

@@ -1,0 +1,72 @@
+"""`nicsim bench --case`: the whole host path timed on shipped scenarios, with the
+settings docs/benchmarks.md reports. Figures: simulated frames per wall second at
+the host (frames that reached its adapter, taken or dropped at the FIFO, plus
+those it sent), events per frame, wall seconds per simulated second, and the
+process's peak memory."""
+
+from __future__ import annotations
+
+import resource
+import time
+
+from . import _core
+from .api import run
+from .study import papers_dir
+
+CLIENTS = [f"client{i}" for i in range(1, 9)]
+# name: (scenario under the checkout, overrides, what it is)
+CASES = {
+    "full-path": (
+        "scenarios/papers/ibm2001/server.toml",
+        {"duration": "2s", "host[0].clock": "700MHz", "host[0].file_request.peers": CLIENTS},
+        "IBM 2001 at 700 MHz, 8 clients x 7 sessions, 2 s (wire, switch, adapter, PCI, handler, deferred TCP, application)",
+    ),
+    "10g-flood": (
+        "bench/10g-rx-flood.toml",
+        {},
+        "10 GbE, PCIe Gen3 x8, 64-byte receive flood, NAPI and 50 us moderation, 20 ms",
+    ),
+    "direct-tso": (
+        "scenarios/papers/patent-direct-tso/tso.toml",
+        {"host[0].send.bytes": 64 << 20, "host[0].adapter[0].programmable.segmentation": "direct"},
+        "direct segmentation: 64 MB of TCP in 1 MB sends at 10 GbE",
+    ),
+    "store-and-forward-tso": (
+        "scenarios/papers/patent-direct-tso/tso.toml",
+        {"host[0].send.bytes": 64 << 20, "host[0].adapter[0].programmable.segmentation": "store-and-forward"},
+        "store-and-forward segmentation: 64 MB of TCP in 1 MB sends at 10 GbE",
+    ),
+}
+
+
+def host_frames(result) -> int:
+    m = result.component("server").metrics
+    return int(m.get("rx_frames", 0) + m.get("rx_fifo_overruns", 0) + m.get("tx_frames", 0))
+
+
+def measure(case: str, repeat: int) -> dict:
+    """The best of `repeat` runs of one case."""
+    if case not in CASES:
+        raise _core.ScenarioError(f"--case: one of {', '.join(['link', *CASES])}, got {case!r}")
+    path, sets, what = CASES[case]
+    scenario = papers_dir().parent.parent / path
+    if not scenario.is_file():
+        raise _core.ScenarioError(f"--case {case}: needs {path} of the nicsim checkout")
+    best, result = None, None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = run(scenario, overrides=sets)
+        wall = time.perf_counter() - start
+        best = wall if best is None else min(best, wall)
+    frames = host_frames(result)
+    return {
+        "case": case,
+        "what": what,
+        "host_frames": frames,
+        "events": result.events,
+        "wall_seconds": best,
+        "frames_per_second": frames / best,
+        "events_per_frame": result.events / frames if frames else 0.0,
+        "wall_seconds_per_simulated_second": best / result.simulated_seconds,
+        "peak_memory_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
