@@ -189,7 +189,8 @@ fn nic_config(a: &AdapterSpec, path: &str, link_rate: u64) -> Result<NicConfig, 
         InterruptSpec::Backup => match a.backup_timeout {
             Some(t) if t.0 > Duration::ZERO => Moderation::Backup {
                 timeout: t.0,
-                low_buffers: within(format!("{path}.backup_low_buffers"), a.backup_low_buffers.unwrap_or(BACKUP_LOW_BUFFERS), 0, 1 << 20)? as u32,
+                low_buffers: within(format!("{path}.backup_low_buffers"), a.backup_low_buffers.unwrap_or(BACKUP_LOW_BUFFERS), 0, 1 << 20)?
+                    as u32,
             },
             _ => return err(format!("{path}.backup_timeout"), "needed (above zero) with interrupt = \"backup\""),
         },

@@ -8,13 +8,13 @@ use crate::host::config::{BackgroundConfig, BlastConfig, Buffers, Costs, DriverC
 use crate::host::segment::Addr;
 use crate::host::sessions::{Role, SessionConfig, SEND_BUFFER};
 use crate::link::{Fill, Pattern, Rate, SourceConfig};
+use crate::scenario::adapter_schema::bus_default as D;
 use crate::scenario::adapter_validate::{adapter_slots, offload_sessions};
 use crate::scenario::host_schema::{BuffersSpec, BusKind, BusSpec, HostSpec, ModeSpec};
 use crate::scenario::tcp_schema::TtcpSpec;
 use crate::scenario::ttcp_validate::{socket, transfer};
-use crate::scenario::validate::Station;
-use crate::scenario::adapter_schema::bus_default as D;
 use crate::scenario::units::{parse_frequency, parse_time};
+use crate::scenario::validate::Station;
 use crate::scenario::ScenarioError;
 use crate::stack::{AckPolicy, SocketConfig, StackConfig};
 use crate::time::Duration;
@@ -294,7 +294,12 @@ pub(crate) fn bus_config(b: &BusSpec, path: &str) -> Result<BusConfig, ScenarioE
                 clock: b.clock.unwrap_or_else(|| parse_frequency(D::CLOCK).expect("a frequency")).0,
                 cache_line: within(format!("{path}.cache_line"), b.cache_line.unwrap_or(D::CACHE_LINE), 4, 4096)?,
                 overhead_clocks: within(format!("{path}.overhead_clocks"), b.overhead_clocks.unwrap_or(D::OVERHEAD_CLOCKS), 0, 1000)?,
-                read_latency_clocks: within(format!("{path}.read_latency_clocks"), b.read_latency_clocks.unwrap_or(D::READ_LATENCY_CLOCKS), 0, 100_000)?,
+                read_latency_clocks: within(
+                    format!("{path}.read_latency_clocks"),
+                    b.read_latency_clocks.unwrap_or(D::READ_LATENCY_CLOCKS),
+                    0,
+                    100_000,
+                )?,
                 mwi: b.mwi.unwrap_or(D::MWI),
             };
             fix(cfg.check())?;

@@ -89,7 +89,10 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         ScenarioError { path, line, message: inner.message().to_string() }
     })?;
     if sc.is_empty() {
-        return Err(ScenarioError::new("", "has no parts: a scenario needs stations ([[source]], [[sink]], [[host]], [[peer]] or [[tap]]) and links"));
+        return Err(ScenarioError::new(
+            "",
+            "has no parts: a scenario needs stations ([[source]], [[sink]], [[host]], [[peer]] or [[tap]]) and links",
+        ));
     }
     segments::expand(&mut sc)?;
     Ok(sc)

@@ -241,6 +241,12 @@ fn two_seconds() -> TimeSpan {
 impl Scenario {
     /// No part at all (an empty file, or one of comments and top-level keys).
     pub fn is_empty(&self) -> bool {
-        self.source.is_empty() && self.sink.is_empty() && self.switch.is_empty() && self.link.is_empty() && self.host.is_empty() && self.peer.is_empty() && self.tap.is_empty()
+        self.source.is_empty()
+            && self.sink.is_empty()
+            && self.switch.is_empty()
+            && self.link.is_empty()
+            && self.host.is_empty()
+            && self.peer.is_empty()
+            && self.tap.is_empty()
     }
 }

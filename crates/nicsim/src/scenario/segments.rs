@@ -6,9 +6,9 @@
 //! `HOST-segI-clientJ-link`.
 
 use crate::scenario::host_schema::PeerSpec;
-use crate::scenario::tcp_schema::StackSpec;
 use crate::scenario::host_validate::within;
 use crate::scenario::schema::{LinkSpec, Scenario, SwitchSpec};
+use crate::scenario::tcp_schema::StackSpec;
 use crate::scenario::units::TimeSpan;
 use crate::scenario::ScenarioError;
 use crate::time::Duration;
@@ -45,7 +45,14 @@ pub fn expand(sc: &mut Scenario) -> Result<(), ScenarioError> {
                 let client = format!("{switch}-client{c}");
                 links.push(link(format!("{client}-link"), client.clone(), format!("{switch}:{}", c + 1)));
                 let read_from = h.file_serve.as_ref().map(|_| h.name.clone());
-                peers.push(PeerSpec { name: client, read_from, sessions: seg.sessions, think: seg.think, ttcp: None, tcp: StackSpec::default() });
+                peers.push(PeerSpec {
+                    name: client,
+                    read_from,
+                    sessions: seg.sessions,
+                    think: seg.think,
+                    ttcp: None,
+                    tcp: StackSpec::default(),
+                });
             }
             switches.push(SwitchSpec { name: switch, ports: clients as i64 + 1, queue_frames: seg.queue_frames, latency: seg.latency });
         }

@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::scenario::host_schema::{one, sixty_four, yes};
 use crate::scenario::smart_validate::FIRMWARE_DEFAULTS;
-use crate::time::Duration;
 use crate::scenario::units::{BitRate, Frequency, TimeSpan};
+use crate::time::Duration;
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
 #[serde(rename_all = "kebab-case")]

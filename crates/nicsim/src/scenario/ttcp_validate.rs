@@ -40,13 +40,7 @@ pub fn transfer(t: &TtcpSpec, tp: &str) -> Result<Transfer, ScenarioError> {
         (false, Some(_)) => return err(format!("{tp}.to"), "only the sender names a receiver"),
         _ => {}
     }
-    Ok(Transfer {
-        send,
-        message,
-        bytes,
-        port: within(format!("{tp}.port"), t.port, 1, 65_535)? as u16,
-        start: t.start.0,
-    })
+    Ok(Transfer { send, message, bytes, port: within(format!("{tp}.port"), t.port, 1, 65_535)? as u16, start: t.start.0 })
 }
 
 /// A `tcp` table's socket (its defaults are the table's, in `tcp_schema`),
