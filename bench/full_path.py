@@ -7,7 +7,7 @@ in one run (its figures: docs/benchmarks.md).
 import argparse
 import json
 
-from nicsim.benchcases import CASES, measure
+from nicsim.benchcases import CASES, measure, summary
 
 
 def main() -> None:
@@ -20,11 +20,7 @@ def main() -> None:
         print(json.dumps(out, indent=2))
         return
     for f in out.values():
-        print(
-            f"{f['what']}: {f['host_frames']:,} frames in {f['wall_seconds']:.3f} s -> "
-            f"{f['frames_per_second'] / 1e6:.2f} M frames/s, {f['events_per_frame']:.1f} events per frame, "
-            f"{f['wall_seconds_per_simulated_second']:.2f} s wall per simulated s"
-        )
+        print(summary(f))
 
 
 if __name__ == "__main__":

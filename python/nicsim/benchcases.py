@@ -70,3 +70,12 @@ def measure(case: str, repeat: int) -> dict:
         "wall_seconds_per_simulated_second": best / result.simulated_seconds,
         "peak_memory_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
+
+
+def summary(f: dict) -> str:
+    """One case's figures as a line of text."""
+    return (
+        f"{f['what']}: {f['host_frames']:,} host frames in {f['wall_seconds']:.3f} s, "
+        f"{f['frames_per_second'] / 1e6:.2f} M per wall second, {f['events_per_frame']:.1f} events per frame, "
+        f"{f['wall_seconds_per_simulated_second']:.2f} s wall per simulated s, peak memory {f['peak_memory_mb']:.0f} MB"
+    )

@@ -292,20 +292,19 @@ def _export(args) -> int:
 def _bench(args) -> int:
     if args.frames < 1 or args.repeat < 1:
         raise _core.ScenarioError("--frames and --repeat must be at least 1")
-    if args.case != "link":
-        from .benchcases import measure
+    figures, line = _bench_case(args) if args.case != "link" else _bench_link(args)
+    print(json.dumps(figures, indent=2) if args.json else line)
+    return 0
 
-        figures = measure(args.case, args.repeat)
-        if args.json:
-            print(json.dumps(figures, indent=2))
-        else:
-            print(
-                f"{figures['what']}: {figures['host_frames']:,} host frames, "
-                f"{figures['frames_per_second'] / 1e6:.2f} M per wall second, {figures['events_per_frame']:.1f} events per frame, "
-                f"{figures['wall_seconds_per_simulated_second']:.2f} s wall per simulated s, "
-                f"peak memory {figures['peak_memory_mb']:.0f} MB (best of {args.repeat})"
-            )
-        return 0
+
+def _bench_case(args) -> tuple:
+    from .benchcases import measure, summary
+
+    figures = measure(args.case, args.repeat)
+    return figures, f"{summary(figures)} (best of {args.repeat})"
+
+
+def _bench_link(args) -> tuple:
     best = None
     for i in range(args.repeat):
         frames, events, wall = _core.bench_flood(args.frames, args.frame_size, args.rate)
@@ -323,15 +322,12 @@ def _bench(args) -> int:
         "frame_size": args.frame_size,
         "rate": args.rate,
     }
-    if args.json:
-        print(json.dumps(figures, indent=2))
-    else:
-        print(
-            f"flood of {frames:,} x {args.frame_size} B frames over one {args.rate} link: "
-            f"{figures['frames_per_second'] / 1e6:.2f} M simulated frames/s, "
-            f"{figures['events_per_second'] / 1e6:.2f} M events/s (best of {args.repeat}, {wall:.3f} s)"
-        )
-    return 0
+    line = (
+        f"flood of {frames:,} x {args.frame_size} B frames over one {args.rate} link: "
+        f"{figures['frames_per_second'] / 1e6:.2f} M simulated frames/s, "
+        f"{figures['events_per_second'] / 1e6:.2f} M events/s (best of {args.repeat}, {wall:.3f} s)"
+    )
+    return figures, line
 
 
 def main(argv=None) -> int:
