@@ -37,12 +37,13 @@ def test_ibm_timeline_shows_bursts_on_one_processor_then_deferred_work(scenarios
         assert not others, "one processor handles the whole burst"
         after = [s for s in spans if tracks[(s["pid"], s["tid"])] == cpu and s["ts"] >= end - 1e-6]
         assert after and after[0]["name"] == "deferred", "then deferred protocol work"
-        # The deferred work for the burst, until this processor next takes the handler.
+        # The deferred work for the burst, until this processor's next handler run
+        # (the interrupt that queues it behind the deferred work is short).
         deferred = 0.0
         for s in after:
-            if s["name"] != "deferred":
+            if s["name"] == "interrupt" and s["dur"] > 1000:
                 break
-            deferred += s["dur"]
+            deferred += s["dur"] if s["name"] == "deferred" else 0
         assert deferred > 2.0 * inside, f"about 3.8 us of deferred work per frame at 400 MHz ({deferred:.0f} us)"
     bus = [e for e in events if e["ph"] == "X" and tracks[(e["pid"], e["tid"])] == "PCI bus"]
     assert {"rx_data", "rx_remainder", "rx_status", "register"} <= {e["name"] for e in bus}
@@ -147,17 +148,52 @@ def test_set_overrides_change_the_run_and_bad_ones_are_named(scenarios, cli):
 
 
 def test_an_adapter_bound_to_a_processor_interrupts_only_that_one(scenarios):
-    """By default an idle processor takes each interrupt, so the IBM server's
-    handler runs on several; bound with `irq_cpu`, only on that one."""
+    """An adapter's interrupt goes to one processor: the first unless `irq_cpu`
+    names another."""
     def share(**sets):
         r = nicsim.run(scenarios / IBM, overrides={"duration": "50ms", **sets})
         return [r.metric("server", f"cpu{k}_interrupt") for k in range(4)]
 
-    spread = share()
-    assert sum(s > 0 for s in spread) >= 2, spread
+    default = share()
+    assert default[0] > 0 and default[1] == default[2] == default[3] == 0, default
     bound = share(**{"host[0].adapter[0].irq_cpu": 2})
     assert bound[2] > 0 and bound[0] == bound[1] == bound[3] == 0, bound
-    assert bound[2] == pytest.approx(sum(spread), rel=0.2), "the same handler work, on one processor"
+    assert bound[2] == pytest.approx(default[0], rel=0.05), "the same handler work, on another processor"
+
+
+def test_an_nt_handler_runs_as_a_dpc_behind_the_deferred_work(scenarios):
+    """IBM p. 45: no overlap of the stages. With `handler = "dpc"` (NDIS on NT) a
+    burst's deferred work runs whole before the next burst's handler, so the gap
+    between handler runs holds about 3.8 us of it per frame of the burst (the
+    calibrated cost at 400 MHz); run in the interrupt, the handler cuts into the
+    deferred work as soon as frames come, and its runs are short."""
+    def server(handler):
+        r = nicsim.run(scenarios / IBM, overrides={"duration": "300ms", "host[0].driver.handler": handler})
+        return r.component("server").metrics
+
+    dpc = server("dpc")
+    assert dpc["frames_per_handler_run"] > 100
+    per_frame = dpc["mean_handler_gap_us"] / dpc["frames_per_handler_run"]
+    assert 3.5 < per_frame < 4.5, per_frame
+    interrupt = server("interrupt")
+    assert interrupt["frames_per_handler_run"] < 0.25 * dpc["frames_per_handler_run"]
+    # One processor does all of it either way: the same throughput within 3%.
+    assert interrupt["app_goodput_mbps"] == pytest.approx(dpc["app_goodput_mbps"], rel=0.03)
+
+
+def test_deferred_work_on_any_processor_overlaps_the_next_handler_run(scenarios):
+    """`deferred = "any"`: a burst's protocol work goes to the other processors
+    once its handler run ends, while the next burst's handler runs on the one
+    that takes the interrupt, so the stages overlap and throughput rises."""
+    def server(deferred):
+        sets = {"duration": "300ms", "host[0].driver.deferred": deferred}
+        return nicsim.run(scenarios / IBM, overrides=sets).component("server").metrics
+
+    same, anywhere = server("interrupted"), server("any")
+    assert all(same[f"cpu{k}_deferred"] == 0 for k in (1, 2, 3))
+    assert all(anywhere[f"cpu{k}_deferred"] > 0.01 for k in (1, 2, 3))
+    assert all(anywhere[f"cpu{k}_interrupt"] == 0 for k in (1, 2, 3))
+    assert anywhere["app_goodput_mbps"] > 1.05 * same["app_goodput_mbps"]
 
 
 def test_the_whole_ibm_grid_runs_without_retransmission_or_collapse(scenarios, tmp_path):

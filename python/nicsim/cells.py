@@ -1,7 +1,7 @@
 """Figures read from one run's results row: a cell of a study's table is a
 format string over the row's columns, `{server.app_goodput_mbps:.0f} Mb/s`,
 and a field may be arithmetic over columns and numbers,
-`{server.mean_interrupt_run_us / server.frames_per_handler_run:.1f}`.
+`{server.mean_handler_run_us / server.frames_per_handler_run:.1f}`.
 
 Column names hold dots, brackets and hyphens (`host[0].clock`,
 `tester-rx.goodput_mbps`), so a minus between two names needs spaces around it.

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from . import _core
 from .api import check, run
@@ -119,16 +120,19 @@ def _parser() -> argparse.ArgumentParser:
         "file each and one HTML report that sets each prediction beside the published figure. "
         "Runs already in a results file are not repeated.",
     )
-    rr.add_argument("names", metavar="NAME", nargs="*", help="studies to run (default: all)")
-    rr.add_argument("--all", action="store_true", help="every study (the default when no NAME is given)")
-    rr.add_argument("--out", metavar="DIR", default="results", help="where results and report.html go (default results/)")
-    rr.add_argument("--papers", metavar="DIR", help="the studies' folder (default scenarios/papers of this checkout)")
-    rr.add_argument("--jobs", type=int, metavar="N", help="runs at once on local threads (default: one per CPU)")
-    rr.add_argument("--scheduler", metavar="ADDRESS", help="run on this Dask cluster")
-    rr.add_argument("--quiet", action="store_true", help="no progress bars")
-    rr.add_argument(
-        "--validation", metavar="FILE", help="also write the studies' tables, published beside predicted, as Markdown (docs/validation.md)"
+    _add_studies(rr)
+
+    v = sub.add_parser(
+        "validate",
+        help="compare every published figure with the model's, with signed errors",
+        description="Run the studies as reproduce does (runs already in the results files are not "
+        "repeated), then print each published figure beside the model's, calibration points "
+        "first, with the signed error, and each study's median absolute error over its "
+        "predictions. Exits 0 whatever the errors: it reports, it does not judge.",
     )
+    _add_studies(v)
+    v.add_argument("--json", action="store_true", help="print one JSON record per comparison")
+    v.add_argument("--markdown", metavar="FILE", help="also write the studies' sections as Markdown (docs/validation.md)")
 
     e = sub.add_parser("export", help="write a results file's runs to Parquet or CSV")
     e.add_argument("results", metavar="RESULTS.duckdb")
@@ -151,6 +155,16 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--rate", default="10Gbps", help="link rate (default 10Gbps)")
     b.add_argument("--json", action="store_true", help="print figures as JSON")
     return p
+
+
+def _add_studies(p: argparse.ArgumentParser) -> None:
+    p.add_argument("names", metavar="NAME", nargs="*", help="studies to run (default: all)")
+    p.add_argument("--all", action="store_true", help="every study (the default when no NAME is given)")
+    p.add_argument("--out", metavar="DIR", default="results", help="where results and report.html go (default results/)")
+    p.add_argument("--papers", metavar="DIR", help="the studies' folder (default scenarios/papers of this checkout)")
+    p.add_argument("--jobs", type=int, metavar="N", help="runs at once on local threads (default: one per CPU)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="run on this Dask cluster")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
 def _add_set(p: argparse.ArgumentParser) -> None:
@@ -246,9 +260,9 @@ def _schema(args) -> int:
     return 0
 
 
-def _reproduce(args) -> int:
-    from pathlib import Path
-
+def _studies(args):
+    """Run the studies named on the command line: the report's path and the
+    results files, or None when interrupted (finished runs are kept)."""
     from .reproduce import reproduce
     from .study import papers_dir
     from .sweeps import Interrupted, progress_bar
@@ -260,7 +274,7 @@ def _reproduce(args) -> int:
     papers = Path(args.papers) if args.papers else papers_dir()
     say = (lambda _: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
     try:
-        out = reproduce(
+        return reproduce(
             args.names,
             papers=papers,
             out=args.out,
@@ -268,12 +282,37 @@ def _reproduce(args) -> int:
             scheduler=args.scheduler,
             progress=None if args.quiet else progress_bar,
             say=say,
-            validation=args.validation,
         )
     except Interrupted:
         print(f"nicsim: interrupted; finished runs are in {args.out}/, the same command resumes", file=sys.stderr)
+        return None
+
+
+def _reproduce(args) -> int:
+    done = _studies(args)
+    if done is None:
         return 130
-    print(f"{out}: written")
+    print(f"{done[0]}: written")
+    return 0
+
+
+def _validate(args) -> int:
+    from .document import write_validation
+    from .validate import as_json, records, text
+
+    done = _studies(args)
+    if done is None:
+        return 130
+    _, dbs = done
+    found = records(dbs)
+    if args.markdown:
+        print(f"{write_validation(dbs, args.markdown)}: written", file=sys.stderr)
+    if args.json:
+        print(as_json(found))
+    else:
+        from .document import load
+
+        print(text(found, {Path(db).stem: load(db)[0].get("title", "") for db in dbs}))
     return 0
 
 
@@ -339,7 +378,7 @@ def main(argv=None) -> int:
             check(args.scenario, overrides=args.set)
             print(f"{args.scenario}: ok")
             return 0
-        commands = {"schema": _schema, "sweep": _sweep, "report": _report, "reproduce": _reproduce, "export": _export, "bench": _bench}
+        commands = {"schema": _schema, "sweep": _sweep, "report": _report, "reproduce": _reproduce, "validate": _validate, "export": _export, "bench": _bench}
         return commands[args.command](args)
     except _core.ScenarioError as e:
         print(f"nicsim: error: {e}", file=sys.stderr)

@@ -20,7 +20,6 @@ _QUANTITY = re.compile(r"^\s*(-?\d+(?:\.\d+)?(?:[eE]-?\d+)?)\s*([a-zA-Zµ/]+)\s*
 _PREFIXES = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "m": 1e-3, "u": 1e-6, "µ": 1e-6, "n": 1e-9, "p": 1e-12}
 _BASES = ("b/s", "bps", "Hz", "s", "B")
 # A published figure in words: its first number, and a word that scales it.
-_PUBLISHED = re.compile(r"(-?\d[\d,]*(?:\.\d+)?)\s*(million|thousand)?")
 _RATE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kMGT]?)b(?:ps|/s)\s*$")
 _SCALE = {"": 1, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 # Metric families for plots drawn without a study's plan: what the metric's
@@ -80,19 +79,10 @@ def spans_decades(coords) -> bool:
     return bool(xs) and min(xs) > 0 and max(xs) / min(xs) >= 100
 
 
-def published_value(text: str):
-    """The number in a published figure's words ("about 4.5 million" is 4.5e6),
-    or None when it gives none ("described", "withheld for validation")."""
-    m = _PUBLISHED.search(str(text))
-    if not m:
-        return None
-    scale = {"million": 1e6, "thousand": 1e3}.get(m.group(2), 1.0)
-    return float(m.group(1).replace(",", "")) * scale
-
-
 def published_marks(frame, spec: dict, published: list) -> list:
     """The published figures a plot shows a run of: (x, y, text) for each whose
     metric is one of the plot's lines, at its run's x, with its signed error."""
+    from .comparisons import figure
     from .tables import matches
 
     x, ys = column(spec["x"]), [column(y) for y in spec["y"]]
@@ -100,7 +90,7 @@ def published_marks(frame, spec: dict, published: list) -> list:
     place = dict(zip(frame.index, coords))
     marks = []
     for p in published:
-        value = published_value(p["published"])
+        value = figure(p)
         if p["metric"] not in ys or value is None:
             continue
         hits = [i for i, r in zip(frame.index, frame.to_dict("records")) if matches(r, p.get("where", {}))]

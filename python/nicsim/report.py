@@ -18,6 +18,7 @@ from . import _core
 from .document import load
 from .files import results_files, write_whole
 from .plots import automatic, column, draw
+from .comparisons import compare, summary
 from .tables import PUBLISHED_HEAD, matches, published_grid, table_grid
 
 STYLE = """
@@ -69,7 +70,8 @@ def study_tables(spec: dict, frames: dict) -> str:
     parts = []
     published = published_grid(spec, frames)
     if published:
-        parts.append("<h3>Published beside predicted</h3>" + grid_html(PUBLISHED_HEAD, published))
+        line = f"<p>{_esc(summary(compare(spec, frames)))}</p>"
+        parts.append("<h3>Published beside predicted</h3>" + line + grid_html(PUBLISHED_HEAD, published))
     for t in spec.get("table", []):
         parts.append(f"<h3>{_esc(t['title'])}</h3>")
         parts += [prose(t["text"])] if t.get("text") else []

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 from .execute import executor
-from .document import write_validation
 from .report import write_report
 from .store import Store
 from .study import find_studies
@@ -28,11 +27,10 @@ def reproduce(
     scheduler: Optional[str] = None,
     progress: Optional[Callable[[str], Callable[[Outcome], None]]] = None,
     say: Callable[[str], None] = lambda _: None,
-    validation: "str | os.PathLike[str] | None" = None,
-) -> Path:
-    """Run the studies; returns the report's path, and writes their tables as
-    Markdown to `validation` if given. Points already in a study's results file
-    are not run again (rows from an edited scenario are replaced)."""
+) -> tuple:
+    """Run the studies; returns the report's path and the results files. Points
+    already in a study's results file are not run again (rows from an edited
+    scenario are replaced)."""
     studies = find_studies(papers, list(names) if names else None)
     out = Path(out)
     total = sum(len(points(sw["vary"], sw.get("mode", "grid"))) for s in studies for sw in s.sweeps)
@@ -64,6 +62,4 @@ def reproduce(
             say(f"{study.name}: done in {time.perf_counter() - start:.1f} s")
     finally:
         pool.close()
-    if validation:
-        say(f"{write_validation(dbs, validation)}: written")
-    return write_report(dbs, out / "report.html", title="nicsim: the published experiments, reproduced")
+    return write_report(dbs, out / "report.html", title="nicsim: the published experiments, reproduced"), dbs

@@ -16,6 +16,7 @@ except ModuleNotFoundError:  # Python < 3.11
 
 from . import _core
 from .cells import check
+from .comparisons import KINDS
 from .points import MODES
 
 LIMITS = ("wire-l2", "wire-udp", "wire-frames", "value", "slope")
@@ -23,7 +24,7 @@ _KEYS = {
     "study": {"title", "source", "summary", "text", "notes", "sweep", "plot", "published", "table"},
     "sweep": {"name", "scenario", "mode", "vary", "title"},
     "plot": {"sweep", "where", "x", "y", "x_label", "y_label", "title", "series", "limit", "limit_rate", "limit_value", "limit_label", "y_scale", "x_scale", "percent", "legend"},
-    "published": {"quantity", "published", "at", "sweep", "where", "metric", "format", "note", "scale"},
+    "published": {"quantity", "published", "at", "sweep", "where", "metric", "format", "note", "scale", "kind", "value"},
     "table": {"title", "text", "after", "rows", "keys", "row_cells", "column", "line"},
     "line": {"label", "cell"},
     "column": {"label", "sweep", "cell", "keys", "where"},
@@ -115,8 +116,12 @@ def load_study(path: "str | os.PathLike[str]") -> Study:
                 if item.get("limit") in ("value", "slope") and not isinstance(item.get("limit_value"), (int, float)):
                     _fail(f"{at}.limit_value", f"a number is required for limit = {item['limit']!r}")
             else:
-                for key in ("quantity", "published", "at", "metric"):
+                for key in ("quantity", "published", "at", "metric", "kind"):
                     _need(at, item, key, str)
+                if item["kind"] not in KINDS:
+                    _fail(f"{at}.kind", f"must be one of {', '.join(KINDS)}, got {item['kind']!r}")
+                if "value" in item and not isinstance(item["value"], (int, float)):
+                    _fail(f"{at}.value", f"must be a number (the published figure), got {item['value']!r}")
                 check("{" + item["metric"] + "}", f"{at}.metric")
     for i, t in enumerate(spec.get("table", [])):
         _check_table(f"{where}: table[{i}]", t, names)

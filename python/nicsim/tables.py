@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import math
 
-from .cells import Missing, evaluate, fill
+from .cells import fill
+from .comparisons import compare, signed
 from .plots import column
 
-PUBLISHED_HEAD = ["quantity", "published (where in the publication)", "nicsim", "note"]
+PUBLISHED_HEAD = ["quantity", "kind", "published (where in the publication)", "nicsim", "error", "note"]
 
 
 def _norm(v) -> str:
@@ -37,18 +38,12 @@ def records(frames: dict, sweep: str) -> list:
 
 
 def published_grid(spec: dict, frames: dict) -> list:
-    """One row per published figure: quantity, published, nicsim, note."""
-    rows = []
-    for p in spec.get("published", []):
-        hits = [r for r in records(frames, p["sweep"]) if matches(r, p.get("where", {}))]
-        try:
-            if not hits:
-                raise Missing(p["metric"])
-            got = format(evaluate(p["metric"], hits[0]) * p.get("scale", 1), p.get("format", ".4g"))
-        except Missing:
-            got = "not run"
-        rows.append([p["quantity"], f'{p["published"]} ({p["at"]})', got, p.get("note", "")])
-    return rows
+    """One row per published figure, calibration points first: quantity, kind,
+    published, nicsim, signed error, note."""
+    return [
+        [r["quantity"], r["kind"], f'{r["published"]} ({r["at"]})', r["shown"], signed(r["error_pct"]), r["note"]]
+        for r in compare(spec, frames)
+    ]
 
 
 def lines_grid(table: dict, frames: dict) -> tuple:

@@ -90,6 +90,14 @@ pub struct DriverConfig {
     /// GRO: consecutive in-order data segments of one connection, queued
     /// together for the protocol, pass it once.
     pub gro: bool,
+    /// Received frames' protocol work runs on any processor once the handler
+    /// run that queued it ends (NT 4); else on the processor that took the
+    /// interrupt (a softirq).
+    pub deferred_anywhere: bool,
+    /// The interrupt only queues the handler's frame loop as a deferred
+    /// procedure call, behind the deferred work already queued on its
+    /// processor (NT); else the loop runs in the interrupt, before it.
+    pub handler_dpc: bool,
 }
 
 /// Processes that are always ready to run (a busy run queue), each for `slice`
@@ -117,8 +125,8 @@ pub struct BlastConfig {
 pub struct AdapterSlot {
     pub nic: NicConfig,
     pub bus: usize,
-    /// The processor that takes its interrupt; `None`: whichever is free.
-    pub irq_cpu: Option<usize>,
+    /// The processor that takes its interrupt (its affinity).
+    pub irq_cpu: usize,
     /// A TCP offload engine, with the TTCP transfer the host runs over it.
     pub offload: Option<OffloadConfig>,
     /// A programmable adapter, with the workload the host runs through it.

@@ -17,6 +17,9 @@ pub enum Item {
     /// Protocol work for a frame the handler took from an adapter, with its
     /// place in that adapter's order.
     Frame(usize, u64, Frame),
+    /// Adapter `p`'s handler, queued by its interrupt as a deferred procedure
+    /// call behind the deferred work already waiting (an NDIS miniport on NT).
+    Handler(usize),
     /// A NAPI poll of an adapter's receive ring, with the budget it has left.
     Poll(usize, u32),
     /// The sessions' timer fell due (the stack's, or a request's).
@@ -81,9 +84,13 @@ pub struct Cpu {
     pub suspended: Vec<Suspended>,
     /// Inside the interrupt handler of this adapter (between entry and exit).
     pub in_handler: Option<usize>,
+    /// When the handler run in progress began.
+    pub handler_since: Option<Time>,
     /// Adapters whose interrupt waits for this processor.
     pub irq_pending: VecDeque<usize>,
     pub queue: VecDeque<Item>,
+    /// Frames the handler run in progress took, for the host-wide queue when it ends.
+    pub held: VecDeque<Item>,
     /// The run queue's next process, round robin.
     pub next_thread: usize,
     /// Where its time went.
@@ -98,8 +105,10 @@ impl Cpu {
             generation: 0,
             suspended: Vec::new(),
             in_handler: None,
+            handler_since: None,
             irq_pending: VecDeque::new(),
             queue: VecDeque::new(),
+            held: VecDeque::new(),
             next_thread: 0,
             account: Account::new(clock, HOST),
         }

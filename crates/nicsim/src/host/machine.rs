@@ -4,6 +4,8 @@
 //! is booked directly; so a host is one component, and its port `i` is adapter
 //! `i`'s wire. Internal events are timers whose tag says what falls due (`Tag`).
 
+use std::collections::VecDeque;
+
 use crate::bus::HostBus;
 use crate::engine::{Component, Ctx, Msg, PortId};
 use crate::host::apps::{Blast, SinkCount};
@@ -27,6 +29,8 @@ pub struct Machine {
     /// but the offload engines).
     pub(super) rings: Vec<usize>,
     pub(super) cpus: Vec<Cpu>,
+    /// Deferred work any processor may take (`driver.deferred = "any"`).
+    pub(super) shared: VecDeque<Item>,
     pub(super) stack_held: bool,
     pub(super) sessions: Option<Sessions>,
     pub(super) sink: Option<SinkCount>,
@@ -43,11 +47,39 @@ pub struct Machine {
     pub(super) tx_ring_full: u64,
     pub(super) unclaimed: u64,
     pub(super) handler_frames: u64,
+    /// Handler runs that ended (entry to exit, through a burst), and their time.
+    pub(super) handler_runs: u64,
+    pub(super) handler_time: Duration,
+    /// When the last handler run ended; the gaps between runs and their time
+    /// (what the IBM study's bus trace shows as "OS and DD" between bursts).
+    pub(super) handler_gaps: (Option<Time>, u64, Duration),
+    pub(super) handler_largest: Largest,
     pub(super) polls: u64,
     pub(super) preemptions: u64,
     /// GRO: protocol passes that took several segments, and the segments in them.
     pub(super) gro_batches: u64,
     pub(super) gro_segments: u64,
+}
+
+/// The handler's time for the largest frames it took (the full-size frames
+/// a published per-frame figure describes), apart from smaller ones.
+#[derive(Default)]
+pub(super) struct Largest {
+    pub bytes: usize,
+    pub frames: u64,
+    pub time: Duration,
+}
+
+impl Largest {
+    pub(super) fn take(&mut self, bytes: usize, took: Duration) {
+        if bytes > self.bytes {
+            *self = Largest { bytes, ..Largest::default() };
+        }
+        if bytes == self.bytes {
+            self.frames += 1;
+            self.time = self.time + took;
+        }
+    }
 }
 
 impl Machine {
@@ -112,6 +144,7 @@ impl Machine {
             ports,
             rings,
             cpus,
+            shared: VecDeque::new(),
             stack_held: false,
             sessions,
             blast,
@@ -124,6 +157,10 @@ impl Machine {
             tx_ring_full: 0,
             unclaimed: 0,
             handler_frames: 0,
+            handler_runs: 0,
+            handler_time: Duration::ZERO,
+            handler_gaps: (None, 0, Duration::ZERO),
+            handler_largest: Largest::default(),
             polls: 0,
             preemptions: 0,
             gro_batches: 0,
@@ -160,11 +197,9 @@ impl Machine {
         }
     }
 
-    /// Adapter `p` raised its interrupt: the processor it is bound to takes
-    /// it, else an idle one, else one it may preempt, else the first.
+    /// Adapter `p` raised its interrupt: the processor it is bound to takes it.
     fn interrupt(&mut self, p: usize, ctx: &mut Ctx) {
-        let free = || self.cpus.iter().position(|c| c.idle()).or_else(|| self.cpus.iter().position(|c| c.preemptible()));
-        let k = self.cfg.adapters[p].irq_cpu.or_else(free).unwrap_or(0);
+        let k = self.cfg.adapters[p].irq_cpu;
         self.cpus[k].irq_pending.push_back(p);
         if !self.cpus[k].idle() && self.cpus[k].preemptible() {
             self.cpus[k].preempt(ctx.now());
@@ -179,6 +214,14 @@ impl Machine {
         self.cpus[k].running = None;
         let now = ctx.now();
         let Effects { transmit, refill, enable_irq, queue, leave_handler, to_adapter, programmable } = step.effects;
+        if leave_handler {
+            self.cpus[k].in_handler = None;
+            if let Some(since) = self.cpus[k].handler_since.take() {
+                self.handler_runs += 1;
+                self.handler_time = self.handler_time + now.since(since);
+                self.handler_gaps.0 = Some(now);
+            }
+        }
         if let Some((p, cost)) = programmable {
             self.programmable_step_end(p, cost, now, ctx);
         }
@@ -218,17 +261,38 @@ impl Machine {
                 wake(ctx, due, Tag::Irq(p, generation));
             }
         }
-        if leave_handler {
-            self.cpus[k].in_handler = None;
-        }
-        self.cpus[k].queue.extend(queue);
-        self.dispatch(k, ctx);
-        if step.holds_stack || step.releases_order {
-            self.stack_held &= !step.holds_stack;
-            for other in 0..self.cpus.len() {
+        let released = self.queue_deferred(k, queue);
+        self.stack_held &= !step.holds_stack;
+        // Work that others may take goes first to those waiting for it, so
+        // this processor stays free for the interrupts bound to it.
+        if step.holds_stack || step.releases_order || released {
+            for other in (k + 1..self.cpus.len()).chain(0..k) {
                 self.dispatch(other, ctx);
             }
         }
+        self.dispatch(k, ctx);
+    }
+
+    /// Queue the deferred work a step on processor `k` made. Received frames
+    /// go to the host-wide queue when any processor may take them, once `k`
+    /// has left the handler run that took them; returns whether some did.
+    fn queue_deferred(&mut self, k: usize, queue: Vec<Item>) -> bool {
+        let cpu = &mut self.cpus[k];
+        if !self.cfg.driver.deferred_anywhere {
+            cpu.queue.extend(queue);
+            return false;
+        }
+        for item in queue {
+            match item {
+                Item::Frame(..) => cpu.held.push_back(item),
+                other => cpu.queue.push_back(other),
+            }
+        }
+        if cpu.in_handler.is_some() || cpu.held.is_empty() {
+            return false;
+        }
+        self.shared.append(&mut cpu.held);
+        true
     }
 
     pub(super) fn arm_sessions(&mut self, ctx: &mut Ctx) {

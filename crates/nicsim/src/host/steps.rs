@@ -3,6 +3,8 @@
 //! step, its deferred work (when the stack lock allows), a suspended process,
 //! then the run queue's processes in turn (the poller, the sender, background).
 
+use std::collections::VecDeque;
+
 use crate::engine::Ctx;
 use crate::host::config::{Buffers, DriverMode};
 use crate::host::cpu::{Activity, Effects, Item, Step};
@@ -38,7 +40,10 @@ impl Machine {
         let now = ctx.now();
         let cpu = &self.cpus[k];
         let suspended = cpu.suspended.last().map(|s| s.activity);
-        let deferred_ready = !(cpu.queue.is_empty() || self.cfg.serialized_stack && self.stack_held) && self.in_turn(cpu.queue.front());
+        let lock_free = !(self.cfg.serialized_stack && self.stack_held);
+        let own = lock_free && !cpu.queue.is_empty() && self.in_turn(cpu.queue.front());
+        let shared = lock_free && !own && !self.shared.is_empty() && self.in_turn(self.shared.front());
+        let deferred_ready = own || shared;
         let plan = if let Some(p) = cpu.in_handler {
             Some(self.handler_step(p, now))
         } else if let Some(p) = self.cpus[k].irq_pending.pop_front() {
@@ -46,8 +51,8 @@ impl Machine {
         } else if suspended == Some(Activity::Deferred) || suspended.is_some() && !deferred_ready {
             return self.resume(k, ctx);
         } else if deferred_ready {
-            let item = self.cpus[k].queue.pop_front().expect("checked non-empty");
-            Some(self.deferred(k, item, ctx))
+            let item = self.deferred_queue(k, shared).pop_front().expect("checked non-empty");
+            Some(self.deferred(k, item, shared, ctx))
         } else {
             self.run_queue(k, ctx)
         };
@@ -99,14 +104,24 @@ impl Machine {
         let costs = &self.cfg.costs;
         let mut plan = Plan::new(Activity::Interrupt, costs.interrupt_entry);
         plan.until = Some(self.buses[port.bus].register_read(now + self.cfg.clock.cycles(costs.interrupt_entry)));
-        if self.cfg.driver.mode == DriverMode::Napi && port.offload().is_none() {
+        let napi = self.cfg.driver.mode == DriverMode::Napi;
+        if (napi || self.cfg.driver.handler_dpc) && port.offload().is_none() {
             plan.cycles += costs.interrupt_exit;
             plan.until = plan.until.map(|t| t + self.cfg.clock.cycles(costs.interrupt_exit));
-            plan.effects.queue.push(Item::Poll(p, self.cfg.driver.budget));
+            plan.effects.queue.push(if napi { Item::Poll(p, self.cfg.driver.budget) } else { Item::Handler(p) });
         } else {
-            self.cpus[k].in_handler = Some(p);
+            self.enter_handler(k, p, now);
         }
         plan
+    }
+
+    fn enter_handler(&mut self, k: usize, p: usize, now: Time) {
+        self.cpus[k].in_handler = Some(p);
+        self.cpus[k].handler_since = Some(now);
+        if let Some(end) = self.handler_gaps.0.take() {
+            self.handler_gaps.1 += 1;
+            self.handler_gaps.2 = self.handler_gaps.2 + now.since(end);
+        }
     }
 
     /// Inside adapter `p`'s handler: take the next visible frame, or leave.
@@ -115,7 +130,8 @@ impl Machine {
             return self.offload_handler_step(p);
         }
         let Some((order, frame)) = self.ports[p].ring().take(now) else {
-            let mut plan = Plan::new(Activity::Interrupt, self.cfg.costs.interrupt_exit);
+            let exit = if self.cfg.driver.handler_dpc { 0 } else { self.cfg.costs.interrupt_exit };
+            let mut plan = Plan::new(Activity::Interrupt, exit);
             plan.effects.enable_irq = Some(p);
             plan.effects.leave_handler = true;
             return plan;
@@ -124,7 +140,9 @@ impl Machine {
         let copy = if self.cfg.driver.copy { (self.cfg.costs.copy_ns_per_byte * frame.len() as f64).round() as u64 } else { 0 };
         let cycles = self.driver_frame(p, now);
         let mut plan = Plan::new(Activity::Interrupt, cycles);
-        plan.until = Some(now + self.cfg.clock.cycles(cycles) + Duration::from_ns(copy));
+        let took = self.cfg.clock.cycles(cycles) + Duration::from_ns(copy);
+        plan.until = Some(now + took);
+        self.handler_largest.take(frame.len(), took);
         plan.effects.queue.push(Item::Frame(p, order, frame));
         let give = self.ports[p].ring().recycle(1, self.cfg.driver.refill_batch);
         if give > 0 {
@@ -151,14 +169,24 @@ impl Machine {
         cycles
     }
 
-    fn deferred(&mut self, k: usize, item: Item, ctx: &mut Ctx) -> Plan {
+    /// The host-wide deferred queue, or processor `k`'s own.
+    fn deferred_queue(&mut self, k: usize, shared: bool) -> &mut VecDeque<Item> {
+        if shared {
+            &mut self.shared
+        } else {
+            &mut self.cpus[k].queue
+        }
+    }
+
+    /// Run deferred `item`, taken from the host-wide queue when `shared`.
+    fn deferred(&mut self, k: usize, item: Item, shared: bool, ctx: &mut Ctx) -> Plan {
         let now = ctx.now();
         let mut plan = Plan::new(Activity::Deferred, 0);
         plan.holds_stack = self.cfg.serialized_stack;
         match item {
             Item::Frame(p, order, frame) => {
                 debug_assert_eq!(order, self.ports[p].ring().delivered, "frames go up in ring order");
-                let merged = if self.cfg.driver.gro { self.merge(k, p, order, &frame) } else { Vec::new() };
+                let merged = if self.cfg.driver.gro { self.merge(k, shared, p, order, &frame) } else { Vec::new() };
                 if !merged.is_empty() {
                     self.gro_batches += 1;
                     self.gro_segments += 1 + merged.len() as u64;
@@ -185,6 +213,10 @@ impl Machine {
                 } else {
                     plan.effects.queue.push(Item::Poll(p, budget));
                 }
+            }
+            Item::Handler(p) => {
+                self.enter_handler(k, p, now);
+                return self.handler_step(p, now);
             }
             Item::SessionTimer => {
                 let measuring = self.measuring(now);
@@ -249,14 +281,15 @@ impl Machine {
 
     /// GRO: the frames queued right behind frame `order` of adapter `p` that
     /// carry on its connection's data, taken to go up the stack with it as one.
-    fn merge(&mut self, k: usize, p: usize, order: u64, first: &Frame) -> Vec<Frame> {
+    fn merge(&mut self, k: usize, shared: bool, p: usize, order: u64, first: &Frame) -> Vec<Frame> {
         let mut merged: Vec<Frame> = Vec::new();
-        while let Some(Item::Frame(q, next, f)) = self.cpus[k].queue.front() {
+        let queue = self.deferred_queue(k, shared);
+        while let Some(Item::Frame(q, next, f)) = queue.front() {
             let last = merged.last().unwrap_or(first);
             if *q != p || *next != order + 1 + merged.len() as u64 || !continues(&last.bytes, &f.bytes) {
                 break;
             }
-            let Some(Item::Frame(_, _, f)) = self.cpus[k].queue.pop_front() else { unreachable!("looked at") };
+            let Some(Item::Frame(_, _, f)) = queue.pop_front() else { unreachable!("looked at") };
             merged.push(f);
         }
         merged

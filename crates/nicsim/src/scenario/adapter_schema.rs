@@ -185,9 +185,9 @@ pub struct AdapterSpec {
     /// "per-frame", "min-interval", "coalesce", or "backup" (polling with interrupt backup).
     #[serde(default)]
     pub interrupt: InterruptSpec,
-    /// The host processor that takes its interrupt (its affinity, from 0); without it an idle
-    /// processor takes it, else one it may preempt, else the first.
-    pub irq_cpu: Option<i64>,
+    /// The host processor that takes its interrupt, every time (its affinity, from 0).
+    #[serde(default)]
+    pub irq_cpu: i64,
     /// With "min-interval": the least time between interrupts (in 256 ns units).
     pub interrupt_interval: Option<TimeSpan>,
     /// With "coalesce": interrupt after this many completions ...

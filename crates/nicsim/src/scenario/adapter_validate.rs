@@ -111,7 +111,7 @@ pub(crate) fn adapter_slots(
                 }
                 _ => None,
             };
-            let irq_cpu = a.irq_cpu.map(|k| within(format!("{ap}.irq_cpu"), k, 0, h.cpus - 1)).transpose()?.map(|k| k as usize);
+            let irq_cpu = within(format!("{ap}.irq_cpu"), a.irq_cpu, 0, h.cpus - 1)? as usize;
             slots.push((AdapterSlot { nic, bus, irq_cpu, offload: None, programmable }, offload));
         }
     }

@@ -140,6 +140,22 @@ pub enum BuffersSpec {
     Reallocate,
 }
 
+#[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum HandlerSpec {
+    #[default]
+    Interrupt,
+    Dpc,
+}
+
+#[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum DeferredSpec {
+    #[default]
+    Interrupted,
+    Any,
+}
+
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DriverSpec {
@@ -169,6 +185,17 @@ pub struct DriverSpec {
     /// together for the protocol, into one pass (GRO).
     #[serde(default)]
     pub gro: bool,
+    /// Where the protocol work of received frames runs: "interrupted" (on the processor that
+    /// took the interrupt, as Linux's softirq) or "any" (on any processor, once the handler run
+    /// that queued it has ended, as NT 4's deferred tasks in the IBM study).
+    #[serde(default)]
+    pub deferred: DeferredSpec,
+    /// Handler mode: where the handler's frame loop runs. "interrupt": in the interrupt, before
+    /// any deferred work; "dpc": the interrupt queues it as a deferred procedure call behind the
+    /// deferred work already queued on its processor, which runs first (NDIS miniports on
+    /// Windows NT: the ISR queues MiniportHandleInterrupt).
+    #[serde(default)]
+    pub handler: HandlerSpec,
 }
 
 impl Default for DriverSpec {
@@ -182,6 +209,8 @@ impl Default for DriverSpec {
             poll_cpu: 0,
             buffers: BuffersSpec::Recycle,
             gro: false,
+            deferred: DeferredSpec::Interrupted,
+            handler: HandlerSpec::Interrupt,
         }
     }
 }

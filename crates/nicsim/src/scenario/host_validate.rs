@@ -10,7 +10,7 @@ use crate::host::sessions::{Role, SessionConfig, SEND_BUFFER};
 use crate::link::{Fill, Pattern, Rate, SourceConfig};
 use crate::scenario::adapter_schema::bus_default as D;
 use crate::scenario::adapter_validate::{adapter_slots, offload_sessions};
-use crate::scenario::host_schema::{BuffersSpec, BusKind, BusSpec, HostSpec, ModeSpec};
+use crate::scenario::host_schema::{BuffersSpec, BusKind, BusSpec, DeferredSpec, HandlerSpec, HostSpec, ModeSpec};
 use crate::scenario::tcp_schema::TtcpSpec;
 use crate::scenario::ttcp_validate::{socket, transfer};
 use crate::scenario::units::{parse_frequency, parse_time};
@@ -126,6 +126,8 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
             BuffersSpec::Reallocate => Buffers::Reallocate,
         },
         gro: d.gro,
+        deferred_anywhere: d.deferred == DeferredSpec::Any,
+        handler_dpc: d.handler == HandlerSpec::Dpc,
     };
     let buses = within(format!("{path}.buses"), h.buses, 1, 64)? as u32;
     let background = match &h.background {

@@ -1,0 +1,105 @@
+"""Each published figure of a study beside the model's, with its signed error:
+what `nicsim validate` prints, and the "published beside predicted" grids of
+docs/validation.md and the HTML report.
+
+A study's `[[published]]` entries say what kind of figure each is: a
+`calibration` point (it set a parameter, docs/model.md names which), a
+hardware `fact`, or a `prediction`. Calibration points come first.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+from typing import Optional
+
+from .cells import Missing, evaluate
+
+KINDS = ("calibration", "fact", "prediction")
+_NUMBER = re.compile(r"(-?\d[\d,]*(?:\.\d+)?)\s*(million|thousand)?")
+
+
+def published_value(text: str):
+    """The number in a published figure's words ("about 4.5 million" is 4.5e6),
+    or None when it gives none ("described", "withheld for validation")."""
+    m = _NUMBER.search(str(text))
+    if not m:
+        return None
+    scale = {"million": 1e6, "thousand": 1e3}.get(m.group(2), 1.0)
+    return float(m.group(1).replace(",", "")) * scale
+
+
+def figure(p: dict) -> Optional[float]:
+    """The published number: `value` when the entry gives one, else the number
+    in its words; None for a description or a withheld figure."""
+    if "value" in p:
+        return float(p["value"])
+    return published_value(p["published"])
+
+
+def compare(spec: dict, frames: dict, study: str = "") -> list:
+    """One record per published figure of a study, calibration points first:
+    study, quantity, kind, published (words), at, value, predicted, shown (as
+    formatted), error_pct (signed, model against publication) and note."""
+    from .tables import matches, records
+
+    out = []
+    for p in spec.get("published", []):
+        hits = [r for r in records(frames, p["sweep"]) if matches(r, p.get("where", {}))]
+        try:
+            if not hits:
+                raise Missing(p["metric"])
+            predicted = float(evaluate(p["metric"], hits[0])) * p.get("scale", 1)
+            shown = format(predicted, p.get("format", ".4g"))
+        except Missing:
+            predicted, shown = None, "not run"
+        value = figure(p)
+        error = None
+        if value and predicted is not None and not math.isnan(predicted):
+            error = (predicted - value) / abs(value) * 100
+        out.append(
+            {
+                "study": study,
+                "quantity": p["quantity"],
+                "kind": p["kind"],
+                "published": p["published"],
+                "at": p["at"],
+                "value": value,
+                "predicted": predicted,
+                "shown": shown,
+                "error_pct": error,
+                "note": p.get("note", ""),
+            }
+        )
+    return sorted(out, key=lambda r: KINDS.index(r["kind"]))
+
+
+def median_error(records: list) -> Optional[float]:
+    """The median absolute error (%) of the predictions that have a published number."""
+    errors = [abs(r["error_pct"]) for r in records if r["kind"] == "prediction" and r["error_pct"] is not None]
+    return statistics.median(errors) if errors else None
+
+
+def signed(error: Optional[float]) -> str:
+    """An error as text: "+3.2%", "−0.4%", or "–" when there is no number to compare."""
+    if error is None:
+        return "–"
+    return f"{error:+.1f}%".replace("-", "−")
+
+
+def summary(records: list) -> str:
+    """One line: the calibration set and the predictions' median error."""
+    calibration = [r["quantity"] for r in records if r["kind"] == "calibration"]
+    predictions = [r for r in records if r["kind"] == "prediction"]
+    compared = [r for r in predictions if r["error_pct"] is not None]
+    median = median_error(records)
+    parts = [f"Calibration set: {'; '.join(calibration)}." if calibration else "No calibration points."]
+    if compared:
+        parts.append(f"Median absolute error of the {len(compared)} predictions with a published number: {median:.1f}%")
+        if len(compared) < len(predictions):
+            parts[-1] += f" ({len(predictions) - len(compared)} more are descriptions or withheld)"
+        parts[-1] += "."
+    elif predictions:
+        parts.append(f"None of the {len(predictions)} predictions has a published number here (descriptions or withheld).")
+    return " ".join(parts)
