@@ -202,8 +202,20 @@ def test_bad_studies_are_named(tmp_path, cli):
     study.write_text('title = "t"\n' + sweep.replace("[64]", '"64:128:64"'))
     with pytest.raises(nicsim.ScenarioError, match=r"sweep\[0\]\.vary\.host\[0\]\.send\.length: must be a list of values"):
         load_study(study)
-    r = cli("reproduce", "nosuch")
-    assert r.returncode == 2 and "no such study" in r.stderr
+    figure = '[[published]]\nsweep = "a"\nquantity = "q"\npublished = "about 5"\nat = "p. 1"\nmetric = "host.dma_mbps"\n'
+    for extra, words in [
+        ("", r"published\[0\]\.kind: is required"),
+        ('kind = "guess"\n', r"published\[0\]\.kind: must be one of calibration, fact, prediction"),
+        ('kind = "prediction"\nvalue = "five"\n', r"published\[0\]\.value: must be a number"),
+    ]:
+        study.write_text('title = "t"\n' + sweep + figure + extra)
+        with pytest.raises(nicsim.ScenarioError, match=words):
+            load_study(study)
+    for command in ("reproduce", "validate"):
+        r = cli(command, "nosuch")
+        assert r.returncode == 2 and "no such study" in r.stderr
+    r = cli("validate", "ibm2001", "--all")
+    assert r.returncode == 2 and "not both" in r.stderr
     r = cli("report", tmp_path / "none.duckdb")
     assert r.returncode == 2 and "no such results file" in r.stderr
 

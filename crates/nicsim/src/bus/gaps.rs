@@ -1,7 +1,8 @@
 //! The spacing of receive data bursts on a PCI bus, in bus clocks, start to
 //! start: what a bus analyser shows of the adapter's receive rhythm (the CERN
 //! 2007 traces: bursts about 45 clocks apart while the adapter keeps up, runs
-//! broken by stops of about 4,000 clocks while the driver is late).
+//! broken by stops of about 4,000 clocks while the driver is late), and how long
+//! the bursts ran smoothly before the first stop.
 
 use crate::observe::Report;
 use crate::time::{Duration, Time};
@@ -13,14 +14,18 @@ pub const STOP_CLOCKS: usize = 1000;
 
 pub struct Gaps {
     period: Duration,
+    first: Option<Time>,
     last: Option<Time>,
+    /// Clocks from the first burst to the first stop: how long the smooth
+    /// regime lasted.
+    smooth: Option<usize>,
     /// Gaps by length in clocks; the last bucket holds every longer gap.
     counts: Vec<u32>,
 }
 
 impl Gaps {
     pub fn new(period: Duration) -> Gaps {
-        Gaps { period, last: None, counts: Vec::new() }
+        Gaps { period, first: None, last: None, smooth: None, counts: Vec::new() }
     }
 
     /// A burst started at `at`.
@@ -31,7 +36,12 @@ impl Gaps {
             }
             let clocks = (at.since(last).ps() / self.period.ps().max(1)) as usize;
             self.counts[clocks.min(EXACT)] += 1;
+            if clocks > STOP_CLOCKS && self.smooth.is_none() {
+                let first = self.first.unwrap_or(last);
+                self.smooth = Some((last.since(first).ps() / self.period.ps().max(1)) as usize);
+            }
         }
+        self.first.get_or_insert(at);
     }
 
     /// How many gaps of `from` clocks or more, and their median length.
@@ -53,6 +63,9 @@ impl Gaps {
             let stops = self.median(STOP_CLOCKS + 1);
             r.count(&format!("bus_{name}_stops"), stops.map_or(0, |s| s.0));
             r.real(&format!("bus_{name}_stop_median_clocks"), stops.map_or(0.0, |s| s.1 as f64));
+            if let Some(smooth) = self.smooth {
+                r.real(&format!("bus_{name}_first_stop_clocks"), smooth as f64);
+            }
         }
     }
 }
@@ -75,5 +88,6 @@ mod tests {
         assert_eq!(r.get("bus_rx_data_gap_median_clocks"), Some(45.0));
         assert_eq!(r.get("bus_rx_data_stops"), Some(4.0));
         assert_eq!(r.get("bus_rx_data_stop_median_clocks"), Some(4000.0));
+        assert_eq!(r.get("bus_rx_data_first_stop_clocks"), Some(19.0 * 45.0), "twenty bursts, then the first stop");
     }
 }
