@@ -242,3 +242,15 @@ def test_bad_policy_settings_are_named(scenarios, cli, sets, path, words):
     p = cli("run", scenarios / NOVELL, *args)
     assert p.returncode == 2, p.stderr
     assert path in p.stderr and words in p.stderr, p.stderr
+
+
+def test_an_idle_polling_loop_polls_every_adapter(scenarios):
+    """NetWare's polling process alone: each loop polls all four adapters at
+    `poll` cycles each, so the loops a second are the clock over 4 x poll (STAT's
+    idle count, which calibrates `poll`)."""
+    idle = scenarios / "papers" / "novell1995" / "idle.toml"
+    four = nicsim.run(idle).component("server").metrics
+    assert four["polls_per_s"] == pytest.approx(100e6 / (80 * 4), rel=1e-3)
+    assert four["cpu_utilization"] == 0 and four["rx_frames"] == 0, "idle polls are idle time"
+    dearer = nicsim.run(idle, overrides={"host[0].costs.poll": 160}).component("server").metrics
+    assert dearer["polls_per_s"] == pytest.approx(four["polls_per_s"] / 2, rel=1e-3)

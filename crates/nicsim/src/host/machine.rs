@@ -322,9 +322,10 @@ impl Machine {
         }
     }
 
-    /// How many back-to-back empty polls fit in `d`.
+    /// How many back-to-back empty polling loops (a poll of every ring) fit in `d`.
     pub(super) fn polls_in(&self, d: Duration) -> u64 {
-        d.ps() / self.cfg.clock.cycles(self.cfg.costs.poll.max(1)).ps().max(1)
+        let lap = self.cfg.costs.poll.max(1) * self.rings.len().max(1) as u64;
+        d.ps() / self.cfg.clock.cycles(lap).ps().max(1)
     }
 }
 
