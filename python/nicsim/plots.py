@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import re
+import textwrap
 
 import matplotlib
 
@@ -174,7 +175,8 @@ def draw(frame, spec: dict, published: list = ()) -> bytes:
         ax.plot([mx], [my * scale], marker="*", markersize=14, color="crimson", linestyle="none", label=text)
     xs_all = np.array(sorted(set(coords)))
     if ticks:
-        ax.set_xticks(list(ticks), list(ticks.values()))
+        # Words on a category axis wrap, so long names do not run together.
+        ax.set_xticks(list(ticks), [textwrap.fill(str(t), 14) for t in ticks.values()])
         ax.set_xmargin(0.15)
     elif not spec.get("x_scale") and spans_decades(coords):
         ax.set_xscale("log")

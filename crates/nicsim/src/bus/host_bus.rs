@@ -226,6 +226,44 @@ impl HostBus {
         }
     }
 
+    /// A processor moves `bytes` between host memory and an adapter's packet
+    /// memory itself, 4 bytes an instruction (IN/OUT to an I/O port, or MOV to a
+    /// memory window): each word is a bus transaction of its own, so the
+    /// processor stalls until the last is done, at the time this gives.
+    /// `from_adapter`: reads (never posted), else writes. `combined`: memory
+    /// writes, which the host bridge posts and combines into one burst (PCI
+    /// 2.1 allows it for memory, never for I/O).
+    pub fn processor_moves(&mut self, at: Time, bytes: u64, from_adapter: bool, combined: bool, purpose: Purpose) -> Time {
+        let words = bytes.div_ceil(4).max(1);
+        if combined && !from_adapter {
+            return self.write(at, bytes, Fill::Ready, purpose);
+        }
+        match self.cfg.clone() {
+            BusConfig::Pci(c) => {
+                let word = if from_adapter { pci::read(&c, 4) } else { pci::write(&c, 4, &Source::all_ready()).1 };
+                let (d, _) = pci_span(&c, word);
+                self.book(true, at, purpose, bytes, |_| (Duration(d.ps() * words), 0)).1
+            }
+            BusConfig::Pcie { link, read_latency } => {
+                let bps = link.bytes_per_second();
+                let d = if from_adapter {
+                    let t = pcie::dma_read(&link, 0, 4);
+                    secs(t.wire_up(&link) / bps) + read_latency + secs(t.wire_down(&link) / bps)
+                } else {
+                    secs(pcie::dma_write(&link, 0, 4).wire_up(&link) / bps)
+                };
+                self.book(!from_adapter, at, purpose, bytes, |_| (Duration(d.ps() * words), 0)).1
+            }
+        }
+    }
+
+    /// A system DMA controller moves `bytes` at `rate_bps`, holding the bus
+    /// (and the processor off it) until done, at the time this gives.
+    pub fn controller_moves(&mut self, at: Time, bytes: u64, rate_bps: u64, purpose: Purpose) -> Time {
+        let up = matches!(self.cfg, BusConfig::Pci(_)) || purpose == Purpose::RxData;
+        self.book(up, at, purpose, bytes, |_| (Duration::for_bits(bytes * 8, rate_bps), 0)).1
+    }
+
     /// A processor writes a 4-byte adapter register (a tail doorbell, an interrupt
     /// mask). Posted: the processor goes on; returns when the write reaches the adapter.
     pub fn register_write(&mut self, at: Time) -> Time {

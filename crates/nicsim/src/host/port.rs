@@ -4,7 +4,7 @@
 use crate::bus::HostBus;
 use crate::host::offload::Offload;
 use crate::nic::smart::Programmable;
-use crate::nic::{Irq, NicConfig, Rx, Tx};
+use crate::nic::{Irq, NicConfig, Rx, Transfer, Tx};
 use crate::processor::Account;
 use crate::time::Time;
 use crate::wire::Frame;
@@ -40,6 +40,8 @@ pub struct Ring {
     pub smart: bool,
     /// The adapter cuts sends into segments (TSO).
     pub tso: bool,
+    /// Who moves its frames to and from host memory.
+    pub transfer: Transfer,
     /// Frames the driver has taken from the ring, and frames the protocol has
     /// taken up: one adapter's frames go up the stack in ring order, whichever
     /// processor holds them (one DPC per adapter in NDIS; one poll per queue in NAPI).
@@ -110,6 +112,11 @@ impl Port {
         self.ring_ref().is_some_and(|r| r.smart)
     }
 
+    /// Whether the host moves this adapter's frames (it is no bus master).
+    pub fn moved_by_host(&self) -> bool {
+        self.ring_ref().is_some_and(|r| r.transfer != Transfer::BusMaster)
+    }
+
     /// The adapter's processors, whatever its kind: an intelligent bus
     /// master's, an offload engine's, a programmable adapter's.
     pub fn processors(&mut self) -> Vec<&mut Account> {
@@ -137,6 +144,7 @@ impl Ring {
             flush_armed: None,
             smart: nic.processor.is_some(),
             tso: nic.tso,
+            transfer: nic.transfer,
             taken: 0,
             delivered: 0,
         }

@@ -5,11 +5,13 @@
 
 use std::collections::VecDeque;
 
+use crate::bus::Purpose;
 use crate::engine::Ctx;
 use crate::host::config::{Buffers, DriverMode};
 use crate::host::cpu::{Activity, Effects, Item, Step};
 use crate::host::machine::{wake, Machine, Tag};
 use crate::host::sessions::Work;
+use crate::nic::{Transfer, DMA_PROGRAM_WRITES};
 use crate::stack::tally::continues;
 use crate::time::{Duration, Time};
 use crate::wire::Frame;
@@ -62,6 +64,11 @@ impl Machine {
         let mut end = now + self.cfg.clock.cycles(plan.cycles);
         if let Some(t) = plan.until {
             end = end.max(t);
+        }
+        // Frames the host moves into an adapter's packet memory itself.
+        let outgoing: Vec<(usize, usize)> = plan.effects.transmit.iter().map(|(p, f)| (*p, f.len())).collect();
+        for (p, len) in outgoing {
+            end = self.move_frame(p, end, len, false);
         }
         if plan.holds_stack {
             self.stack_held = true;
@@ -140,7 +147,8 @@ impl Machine {
         let copy = if self.cfg.driver.copy { (self.cfg.costs.copy_ns_per_byte * frame.len() as f64).round() as u64 } else { 0 };
         let cycles = self.driver_frame(p, now);
         let mut plan = Plan::new(Activity::Interrupt, cycles);
-        let took = self.cfg.clock.cycles(cycles) + Duration::from_ns(copy);
+        let moved = self.move_frame(p, now + self.cfg.clock.cycles(cycles), frame.len(), true);
+        let took = moved.since(now) + Duration::from_ns(copy);
         plan.until = Some(now + took);
         self.handler_largest.take(frame.len(), took);
         plan.effects.queue.push(Item::Frame(p, order, frame));
@@ -149,6 +157,26 @@ impl Machine {
             plan.effects.refill.push((p, give));
         }
         plan
+    }
+
+    /// Adapter `p`'s frame of `len` bytes moved from (`from_adapter`) or to its
+    /// packet memory by the host from `at`: when the processor may go on. A
+    /// bus master moves its own frames (at once); the processor moves them word
+    /// by word; or it programs the system's DMA controller, which holds the bus
+    /// and the processor until it is done.
+    pub(super) fn move_frame(&mut self, p: usize, at: Time, len: usize, from_adapter: bool) -> Time {
+        let Some(transfer) = self.ports[p].ring_ref().map(|r| r.transfer) else { return at };
+        let bus = &mut self.buses[self.ports[p].bus];
+        let purpose = if from_adapter { Purpose::RxData } else { Purpose::TxData };
+        match transfer {
+            Transfer::BusMaster => at,
+            Transfer::Pio => bus.processor_moves(at, len as u64, from_adapter, false, purpose),
+            Transfer::SharedMemory => bus.processor_moves(at, len as u64, from_adapter, true, purpose),
+            Transfer::SystemDma { rate_bps } => {
+                let programmed = bus.processor_moves(at, 4 * DMA_PROGRAM_WRITES, false, false, Purpose::Register);
+                bus.controller_moves(programmed, len as u64, rate_bps, purpose)
+            }
+        }
     }
 
     /// The driver's work for one received frame of adapter `p`: its descriptor,
@@ -249,6 +277,10 @@ impl Machine {
             let Some((order, frame)) = self.ports[p].ring().take(now) else { break };
             n += 1;
             plan.cycles += self.driver_frame(p, now);
+            if self.ports[p].moved_by_host() {
+                let at = plan.until.unwrap_or(now).max(now + self.cfg.clock.cycles(plan.cycles));
+                plan.until = Some(self.move_frame(p, at, frame.len(), true));
+            }
             plan.effects.queue.push(Item::Frame(p, order, frame));
         }
         let give = self.ports[p].ring().recycle(n, self.cfg.driver.refill_batch);

@@ -26,6 +26,26 @@ pub const ITR_UNIT: Duration = Duration::from_ns(256);
 /// Intel's receive delay timers count in 1.024 us units.
 pub const RDTR_UNIT: Duration = Duration::from_ns(1024);
 
+/// Who moves a frame between the adapter and host memory (the Novell AppNote's
+/// designs, Figures 1 to 5).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Transfer {
+    /// The adapter, as a bus master, by DMA through descriptor rings.
+    BusMaster,
+    /// The host processor, through an I/O port (IN and OUT), a word at a time.
+    Pio,
+    /// The host processor, through a window on the adapter's memory (MOV).
+    SharedMemory,
+    /// The system's DMA controller, which the driver programs for each frame
+    /// and which holds the bus (and the processor off it) while it moves the
+    /// frame at its own rate, in bits a second.
+    SystemDma { rate_bps: u64 },
+}
+
+/// I/O writes that program an 8237 DMA channel for one transfer: clear the
+/// byte flip-flop, mode, address low and high, page, count low and high, unmask.
+pub const DMA_PROGRAM_WRITES: u64 = 8;
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct NicConfig {
     pub link_rate_bps: u64,
@@ -61,6 +81,10 @@ pub struct NicConfig {
     /// Segmentation offload: the adapter cuts a send's data into segments, so
     /// the host's transmit work is once per send, not per segment.
     pub tso: bool,
+    /// Who moves frames to and from host memory; with anything but a bus
+    /// master, frames wait in the adapter's packet memory (`rx_fifo`,
+    /// `tx_fifo`) until the host moves them.
+    pub transfer: Transfer,
 }
 
 impl NicConfig {
@@ -86,7 +110,13 @@ impl NicConfig {
             rx_writeback_data_only: false,
             processor: None,
             tso: false,
+            transfer: Transfer::BusMaster,
         }
+    }
+
+    /// Whether the host moves frames (programmed I/O, shared memory, system DMA).
+    pub fn host_moves(&self) -> bool {
+        self.transfer != Transfer::BusMaster
     }
 
     /// Check what the hardware allows; errors name the field.

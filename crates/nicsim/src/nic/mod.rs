@@ -12,7 +12,7 @@ mod rx;
 pub mod smart;
 mod tx;
 
-pub use config::{Moderation, NicConfig, DESCRIPTOR_BYTES, ITR_UNIT, RDTR_UNIT};
+pub use config::{Moderation, NicConfig, Transfer, DESCRIPTOR_BYTES, DMA_PROGRAM_WRITES, ITR_UNIT, RDTR_UNIT};
 pub use irq::Irq;
 pub use processor::{FrameProcessor, ProcessorConfig};
 pub use rx::Rx;

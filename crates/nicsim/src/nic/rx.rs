@@ -4,6 +4,10 @@
 //! Descriptors the driver posts are fetched in groups into an on-chip cache. A
 //! frame that finds the FIFO full is dropped and counted.
 //!
+//! An adapter the host moves frames for (programmed I/O, shared memory, system
+//! DMA) keeps each in its packet memory, visible at once, until the driver takes
+//! it.
+//!
 //! The wire hands over a frame when its last bit is in; the DMA that started
 //! during its reception is booked then, back-dated to when the threshold was
 //! reached (the bus calendar allows that).
@@ -103,6 +107,15 @@ impl Rx {
         if self.fifo_used(now) + on_wire > self.cfg.rx_fifo {
             self.overruns += 1;
             return Vec::new();
+        }
+        if self.cfg.host_moves() {
+            // In the adapter's packet memory until the host moves it: visible
+            // (a status register) as soon as it is all in.
+            self.fifo_bytes += on_wire;
+            self.frames += 1;
+            self.bytes += frame.len() as u64;
+            self.done.push_back(RxDone { frame, visible: now });
+            return vec![(now, 1)];
         }
         let first_byte = Time(now.ps() - self.wire_time(on_wire).ps().min(now.ps()));
         if self.cache.is_empty() && self.posted == 0 {
@@ -217,7 +230,12 @@ impl Rx {
     /// Take the next frame the driver can see at `now`.
     pub fn take(&mut self, now: Time) -> Option<Frame> {
         if self.done.front()?.visible <= now {
-            return self.done.pop_front().map(|d| d.frame);
+            let frame = self.done.pop_front().map(|d| d.frame)?;
+            if self.cfg.host_moves() {
+                // The host moves it out as it takes it: its packet memory is free.
+                self.fifo_bytes -= (frame.len().max(60) + FCS) as u64;
+            }
+            return Some(frame);
         }
         None
     }

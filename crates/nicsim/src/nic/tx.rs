@@ -1,7 +1,8 @@
 //! Transmit: the driver puts frames in host buffers behind descriptors and writes
 //! the tail; the adapter fetches descriptors in groups, reads each frame into its
 //! FIFO when there is room, sends it when the wire is free, and writes status back
-//! in groups, after which the driver may reclaim the descriptors.
+//! in groups, after which the driver may reclaim the descriptors. An adapter the
+//! host moves frames for has them in its packet memory already.
 
 use std::collections::VecDeque;
 
@@ -82,6 +83,19 @@ impl Tx {
     /// Returns each frame with the time its first bit goes on the wire.
     pub fn tail(&mut self, now: Time, bus: &mut HostBus) -> Vec<(Time, Frame)> {
         let mut out = Vec::with_capacity(self.posted.len());
+        if self.cfg.host_moves() {
+            // The host already moved each frame into packet memory: the tail
+            // write is the transmit command; frames go as the wire frees.
+            for frame in self.posted.drain(..) {
+                let start = now.max(self.mac_free);
+                self.mac_free = start + Duration::for_bits(wire_bytes(frame.len()) as u64 * 8, self.cfg.link_rate_bps);
+                self.completions.push_back(self.mac_free);
+                self.frames += 1;
+                self.bytes += frame.len() as u64;
+                out.push((start, frame));
+            }
+            return out;
+        }
         while !self.posted.is_empty() {
             let n = (self.posted.len() as u32).min(self.cfg.tx_desc_fetch);
             let (issued, fetched) = bus.read_pipelined(now.max(self.fetch_free), n as u64 * DESCRIPTOR_BYTES, Purpose::TxDescFetch);

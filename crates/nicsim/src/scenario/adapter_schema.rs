@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::scenario::host_schema::one;
 use crate::scenario::smart_schema::ProgrammableSpec;
 use crate::scenario::tcp_schema::OffloadSpec;
-use crate::scenario::units::{Frequency, TimeSpan};
+use crate::scenario::units::{BitRate, Frequency, TimeSpan};
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -217,6 +217,26 @@ pub struct AdapterSpec {
     /// into segments and sums; the host's transmit work is once per send.
     #[serde(default)]
     pub tso: bool,
+    /// Who moves frames between the adapter and host memory (the Novell AppNote's designs):
+    /// "bus-master" (the adapter, by DMA), "pio" (the host processor through an I/O port),
+    /// "shared-memory" (the host processor through a window on the adapter's memory) or
+    /// "system-dma" (the system's DMA controller, at `dma_rate`). Other than a bus master, frames
+    /// wait in the adapter's packet memory (`rx_fifo`) until the host moves them.
+    #[serde(default)]
+    pub transfer: TransferSpec,
+    /// With "system-dma": the controller's rate (default: an 8237 at 4.77 MHz, two bytes per
+    /// four-clock transfer, 19.08 Mb/s).
+    pub dma_rate: Option<BitRate>,
+}
+
+#[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum TransferSpec {
+    #[default]
+    BusMaster,
+    Pio,
+    SharedMemory,
+    SystemDma,
 }
 
 impl Default for AdapterSpec {

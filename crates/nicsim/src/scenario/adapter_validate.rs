@@ -3,8 +3,8 @@
 
 use crate::host::config::{AdapterSlot, Costs, OffloadConfig};
 use crate::host::sessions::{Role, SessionConfig};
-use crate::nic::{Moderation, NicConfig, ProcessorConfig, ITR_UNIT, RDTR_UNIT};
-use crate::scenario::adapter_schema::BACKUP_LOW_BUFFERS;
+use crate::nic::{Moderation, NicConfig, ProcessorConfig, Transfer, ITR_UNIT, RDTR_UNIT};
+use crate::scenario::adapter_schema::{TransferSpec, BACKUP_LOW_BUFFERS};
 use crate::scenario::host_schema::{AdapterKindSpec, AdapterSpec, HostSpec, InterruptSpec};
 use crate::scenario::host_validate::{within, Surroundings};
 use crate::scenario::smart_validate::programmable_config;
@@ -52,7 +52,9 @@ fn foreign_key(a: &AdapterSpec) -> Option<(&'static str, &'static str)> {
         intelligent,
         processor_clock,
         processor_frame_cycles,
-        tso
+        tso,
+        transfer,
+        dma_rate
     );
     let interrupt = first_set!(interrupt, irq_cpu, interrupt_interval, coalesce_frames, coalesce_time, backup_timeout, backup_low_buffers);
     let ring = ring.map(|k| (k, "applies only to a ring adapter (kind = \"ring\")"));
@@ -234,7 +236,24 @@ fn nic_config(a: &AdapterSpec, path: &str, link_rate: u64) -> Result<NicConfig, 
         rx_writeback_data_only: a.rx_writeback_data_only,
         processor,
         tso: a.tso,
+        transfer: transfer(a, path)?,
     };
     cfg.check().map_err(|m| ScenarioError::new(format!("{path}.{}", m.split(':').next().unwrap_or("")), m))?;
     Ok(cfg)
 }
+
+/// Who moves the adapter's frames; a DMA rate only for the system's controller.
+fn transfer(a: &AdapterSpec, path: &str) -> Result<Transfer, ScenarioError> {
+    if a.dma_rate.is_some() && a.transfer != TransferSpec::SystemDma {
+        return err(format!("{path}.dma_rate"), "applies only with transfer = \"system-dma\"");
+    }
+    Ok(match a.transfer {
+        TransferSpec::BusMaster => Transfer::BusMaster,
+        TransferSpec::Pio => Transfer::Pio,
+        TransferSpec::SharedMemory => Transfer::SharedMemory,
+        TransferSpec::SystemDma => Transfer::SystemDma { rate_bps: a.dma_rate.map_or(DMA_8237_BPS, |r| r.0) },
+    })
+}
+
+/// An 8237 at 4.77 MHz moves two bytes per four-clock transfer: 2.385 MB/s.
+const DMA_8237_BPS: u64 = 19_080_000;

@@ -1,0 +1,104 @@
+"""The Novell AppNote's five adapter designs (Figures 1 to 5): who moves a frame
+between the adapter and host memory, and what that costs the host processor."""
+
+import pytest
+
+import nicsim
+
+from frames import check_frame, read_pcap
+
+NOVELL = "papers/novell1995/server.toml"
+
+# A trickle of full frames into one host on 32-bit 33 MHz PCI, so the handler's
+# time per frame is the driver's cycles plus whatever moving the frame costs.
+TRICKLE = """
+name = "trickle"
+duration = "20ms"
+[[source]]
+name = "gen"
+to = "host"
+frame_size = 1518
+rate = "1000pps"
+[[host]]
+name = "host"
+clock = "100MHz"
+sink = true
+[host.costs]
+interrupt_entry = 500
+interrupt_exit = 500
+rx_frame = 1000
+protocol_segment = 1000
+tx_frame = 0
+[host.driver]
+mode = "handler"
+[host.bus]
+kind = "pci"
+width = 32
+clock = "33MHz"
+[[host.adapter]]
+transfer = "TRANSFER"
+[[link]]
+name = "wire"
+a = "gen"
+b = "host"
+rate = "100Mbps"
+"""
+
+
+def per_frame(tmp_path, transfer):
+    path = tmp_path / f"{transfer}.toml"
+    path.write_text(TRICKLE.replace("TRANSFER", transfer))
+    m = nicsim.run(path).component("host").metrics
+    assert m["sink_frames"] > 0 and m["rx_fifo_overruns"] == 0
+    return m["handler_us_per_full_frame"], m
+
+
+def test_the_host_pays_for_moving_frames_that_the_adapter_does_not(tmp_path):
+    """A bus master moves its own frames: the handler's time is its cycles. With
+    programmed I/O or shared memory the processor reads 1514 bytes a word at a
+    time (379 reads of the bus, each waited for); with system DMA it programs the
+    8237 and is held while the controller moves them at 2.385 MB/s."""
+    master, _ = per_frame(tmp_path, "bus-master")
+    assert master == pytest.approx(10.0, rel=1e-3), "1000 cycles at 100 MHz"
+    pio, m = per_frame(tmp_path, "pio")
+    words = 1514 // 4 + 1
+    read = (pio - master) / words
+    assert 0.1 < read < 1.0, f"one 4-byte read of the PCI bus, in us: {read}"
+    assert m["bus_rx_data_transactions"] == m["handler_frames"], "the processor moved every frame it took"
+    shared, _ = per_frame(tmp_path, "shared-memory")
+    assert shared == pytest.approx(pio, rel=1e-6), "reads are single words either way"
+    dma, _ = per_frame(tmp_path, "system-dma")
+    assert dma - master == pytest.approx(1514 / 2.385, rel=0.02), "the 8237's rate, plus its programming"
+
+
+def test_shared_memory_writes_burst_where_programmed_io_does_not(scenarios, tmp_path):
+    """Sending, the processor writes each frame into the adapter: through an I/O
+    port one non-posted write at a time, through a memory window posted and
+    combined into bursts. Every frame of every design is real TCP."""
+    got = {}
+    for transfer in ("pio", "shared-memory", "system-dma", "bus-master"):
+        pcap = tmp_path / f"{transfer}.pcap"
+        r = nicsim.run(
+            scenarios / NOVELL,
+            pcap=pcap,
+            capture=["server-seg0-uplink"],
+            overrides={"duration": "100ms", "host[0].warmup": "20ms", "host[0].adapter[0].transfer": transfer},
+        )
+        got[transfer] = r.component("server").metrics
+        kinds = [check_frame(buf) for _, buf in read_pcap(pcap)]
+        assert len(kinds) > 50 and all(k["l4"] == "tcp" for k in kinds)
+        assert any(k["payload_len"] == 1460 for k in kinds)
+    busy = {t: m["bus0_bus_tx_data_share"] / max(m["tx_frames"], 1) for t, m in got.items()}
+    assert busy["pio"] > 3 * busy["shared-memory"], busy
+    assert got["system-dma"]["app_sent_mbytes_per_s"] < 2.385, "no faster than the 8237"
+    assert got["bus-master"]["cpu_utilization"] < got["shared-memory"]["cpu_utilization"] < got["pio"]["cpu_utilization"]
+
+
+def test_only_a_ring_adapter_takes_a_transfer_and_a_dma_rate_needs_system_dma(tmp_path, cli):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(TRICKLE.replace('transfer = "TRANSFER"', 'transfer = "pio"\ndma_rate = "10Mbps"'))
+    r = cli("check", bad)
+    assert r.returncode == 2 and "host[0].adapter[0].dma_rate" in r.stderr and "system-dma" in r.stderr
+    bad.write_text(TRICKLE.replace('transfer = "TRANSFER"', 'transfer = "telepathy"'))
+    r = cli("check", bad)
+    assert r.returncode == 2 and "transfer" in r.stderr
