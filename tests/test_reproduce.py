@@ -207,6 +207,7 @@ def test_bad_studies_are_named(tmp_path, cli):
         ("", r"published\[0\]\.kind: is required"),
         ('kind = "guess"\n', r"published\[0\]\.kind: must be one of calibration, fact, prediction"),
         ('kind = "prediction"\nvalue = "five"\n', r"published\[0\]\.value: must be a number"),
+        ('kind = "prediction"\ndivide_by = { sweep = "b", metric = "x.y" }\n', r"published\[0\]\.divide_by\.sweep: no sweep named 'b'"),
     ]:
         study.write_text('title = "t"\n' + sweep + figure + extra)
         with pytest.raises(nicsim.ScenarioError, match=words):

@@ -39,20 +39,26 @@ def figure(p: dict) -> Optional[float]:
 
 
 def compare(spec: dict, frames: dict, study: str = "") -> list:
-    """One record per published figure of a study, calibration points first:
+    """One record per published figure of a study, calibration points first (a
+    figure with `divide_by` is the ratio of its metric to another run's):
     study, quantity, kind, published (words), at, value, predicted, shown (as
     formatted), error_pct (signed, model against publication) and note."""
     from .tables import matches, records
 
+    def value_of(part: dict) -> float:
+        hits = [r for r in records(frames, part["sweep"]) if matches(r, part.get("where", {}))]
+        if not hits:
+            raise Missing(part["metric"])
+        return float(evaluate(part["metric"], hits[0]))
+
     out = []
     for p in spec.get("published", []):
-        hits = [r for r in records(frames, p["sweep"]) if matches(r, p.get("where", {}))]
         try:
-            if not hits:
-                raise Missing(p["metric"])
-            predicted = float(evaluate(p["metric"], hits[0])) * p.get("scale", 1)
+            predicted = value_of(p) * p.get("scale", 1)
+            if "divide_by" in p:
+                predicted /= value_of(p["divide_by"])
             shown = format(predicted, p.get("format", ".4g"))
-        except Missing:
+        except (Missing, ZeroDivisionError):
             predicted, shown = None, "not run"
         value = figure(p)
         error = None

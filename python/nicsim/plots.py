@@ -92,7 +92,7 @@ def published_marks(frame, spec: dict, published: list) -> list:
     marks = []
     for p in published:
         value = figure(p)
-        if p["metric"] not in ys or value is None:
+        if p["metric"] not in ys or value is None or "divide_by" in p:
             continue
         hits = [i for i, r in zip(frame.index, frame.to_dict("records")) if matches(r, p.get("where", {}))]
         if not hits:

@@ -24,7 +24,8 @@ _KEYS = {
     "study": {"title", "source", "summary", "text", "notes", "sweep", "plot", "published", "table"},
     "sweep": {"name", "scenario", "mode", "vary", "title"},
     "plot": {"sweep", "where", "x", "y", "x_label", "y_label", "title", "series", "limit", "limit_rate", "limit_value", "limit_label", "y_scale", "x_scale", "percent", "legend"},
-    "published": {"quantity", "published", "at", "sweep", "where", "metric", "format", "note", "scale", "kind", "value"},
+    "published": {"quantity", "published", "at", "sweep", "where", "metric", "format", "note", "scale", "kind", "value", "divide_by"},
+    "divide_by": {"sweep", "where", "metric"},
     "table": {"title", "text", "after", "rows", "keys", "row_cells", "column", "line"},
     "line": {"label", "cell"},
     "column": {"label", "sweep", "cell", "keys", "where"},
@@ -122,6 +123,12 @@ def load_study(path: "str | os.PathLike[str]") -> Study:
                     _fail(f"{at}.kind", f"must be one of {', '.join(KINDS)}, got {item['kind']!r}")
                 if "value" in item and not isinstance(item["value"], (int, float)):
                     _fail(f"{at}.value", f"must be a number (the published figure), got {item['value']!r}")
+                if "divide_by" in item:
+                    other = _need(at, item, "divide_by", dict)
+                    _check_keys(f"{at}.divide_by", other, "divide_by")
+                    if _need(f"{at}.divide_by", other, "sweep", str) not in names:
+                        _fail(f"{at}.divide_by.sweep", f"no sweep named {other['sweep']!r}")
+                    check("{" + _need(f"{at}.divide_by", other, "metric", str) + "}", f"{at}.divide_by.metric")
                 check("{" + item["metric"] + "}", f"{at}.metric")
     for i, t in enumerate(spec.get("table", [])):
         _check_table(f"{where}: table[{i}]", t, names)
