@@ -104,7 +104,8 @@ def summary(records: list) -> str:
     if compared:
         parts.append(f"Median absolute error of the {len(compared)} predictions with a published number: {median:.1f}%")
         if len(compared) < len(predictions):
-            parts[-1] += f" ({len(predictions) - len(compared)} more are descriptions or withheld)"
+            more = len(predictions) - len(compared)
+            parts[-1] += f" ({more} more {'is a description or withheld' if more == 1 else 'are descriptions or withheld'})"
         parts[-1] += "."
     elif predictions:
         parts.append(f"None of the {len(predictions)} predictions has a published number here (descriptions or withheld).")
