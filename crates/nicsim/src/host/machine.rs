@@ -11,6 +11,7 @@ use crate::engine::{Component, Ctx, Msg, PortId};
 use crate::host::apps::{Blast, SinkCount};
 use crate::host::config::{DriverMode, HostConfig};
 use crate::host::cpu::{Activity, Cpu, Effects, Item};
+use crate::host::handler_runs::HandlerRuns;
 use crate::host::offload::Offload;
 use crate::host::port::{Adapter, Port, Ring};
 use crate::host::sessions::Sessions;
@@ -46,40 +47,12 @@ pub struct Machine {
     wire_tracks: Vec<TrackId>,
     pub(super) tx_ring_full: u64,
     pub(super) unclaimed: u64,
-    pub(super) handler_frames: u64,
-    /// Handler runs that ended (entry to exit, through a burst), and their time.
-    pub(super) handler_runs: u64,
-    pub(super) handler_time: Duration,
-    /// When the last handler run ended; the gaps between runs and their time
-    /// (what the IBM study's bus trace shows as "OS and DD" between bursts).
-    pub(super) handler_gaps: (Option<Time>, u64, Duration),
-    pub(super) handler_largest: Largest,
+    pub(super) handler: HandlerRuns,
     pub(super) polls: u64,
     pub(super) preemptions: u64,
     /// GRO: protocol passes that took several segments, and the segments in them.
     pub(super) gro_batches: u64,
     pub(super) gro_segments: u64,
-}
-
-/// The handler's time for the largest frames it took (the full-size frames
-/// a published per-frame figure describes), apart from smaller ones.
-#[derive(Default)]
-pub(super) struct Largest {
-    pub bytes: usize,
-    pub frames: u64,
-    pub time: Duration,
-}
-
-impl Largest {
-    pub(super) fn take(&mut self, bytes: usize, took: Duration) {
-        if bytes > self.bytes {
-            *self = Largest { bytes, ..Largest::default() };
-        }
-        if bytes == self.bytes {
-            self.frames += 1;
-            self.time = self.time + took;
-        }
-    }
 }
 
 impl Machine {
@@ -156,11 +129,7 @@ impl Machine {
             wire_tracks,
             tx_ring_full: 0,
             unclaimed: 0,
-            handler_frames: 0,
-            handler_runs: 0,
-            handler_time: Duration::ZERO,
-            handler_gaps: (None, 0, Duration::ZERO),
-            handler_largest: Largest::default(),
+            handler: HandlerRuns::default(),
             polls: 0,
             preemptions: 0,
             gro_batches: 0,
@@ -217,9 +186,7 @@ impl Machine {
         if leave_handler {
             self.cpus[k].in_handler = None;
             if let Some(since) = self.cpus[k].handler_since.take() {
-                self.handler_runs += 1;
-                self.handler_time = self.handler_time + now.since(since);
-                self.handler_gaps.0 = Some(now);
+                self.handler.leave(since, now);
             }
         }
         if let Some((p, cost)) = programmable {

@@ -4,6 +4,7 @@
 pub mod apps;
 pub mod config;
 pub mod cpu;
+mod handler_runs;
 pub mod machine;
 mod offload;
 mod offload_steps;

@@ -91,15 +91,7 @@ pub fn report(m: &Machine, end: Time) -> Report {
     r.count("rx_unclaimed", m.unclaimed);
     let total_cpu: f64 = m.cpus.iter().map(|c| c.account.utilization(end)).sum();
     r.real("cpu_utilization", total_cpu / m.cpus.len() as f64);
-    r.count("handler_frames", m.handler_frames).count("handler_runs", m.handler_runs);
-    let handler_us = m.handler_time.as_secs_f64() * 1e6;
-    r.real("frames_per_handler_run", m.handler_frames as f64 / m.handler_runs.max(1) as f64);
-    r.real("mean_handler_run_us", handler_us / m.handler_runs.max(1) as f64);
-    r.real("handler_us_per_frame", handler_us / m.handler_frames.max(1) as f64);
-    let full = &m.handler_largest;
-    r.real("handler_us_per_full_frame", full.time.as_secs_f64() * 1e6 / full.frames.max(1) as f64);
-    let (_, gaps, between) = m.handler_gaps;
-    r.real("mean_handler_gap_us", between.as_secs_f64() * 1e6 / gaps.max(1) as f64);
+    m.handler.report(&mut r);
     let (busy, runs) =
         m.cpus.iter().map(|c| c.account.runs(Activity::Deferred)).fold((Duration::ZERO, 0), |(b, n), (b2, n2)| (b + b2, n + n2));
     r.real("mean_deferred_run_us", busy.as_secs_f64() * 1e6 / runs.max(1) as f64);

@@ -125,10 +125,7 @@ impl Machine {
     fn enter_handler(&mut self, k: usize, p: usize, now: Time) {
         self.cpus[k].in_handler = Some(p);
         self.cpus[k].handler_since = Some(now);
-        if let Some(end) = self.handler_gaps.0.take() {
-            self.handler_gaps.1 += 1;
-            self.handler_gaps.2 = self.handler_gaps.2 + now.since(end);
-        }
+        self.handler.enter(now);
     }
 
     /// Inside adapter `p`'s handler: take the next visible frame, or leave.
@@ -143,14 +140,13 @@ impl Machine {
             plan.effects.leave_handler = true;
             return plan;
         };
-        self.handler_frames += 1;
         let copy = if self.cfg.driver.copy { (self.cfg.costs.copy_ns_per_byte * frame.len() as f64).round() as u64 } else { 0 };
         let cycles = self.driver_frame(p, now);
         let mut plan = Plan::new(Activity::Interrupt, cycles);
         let moved = self.move_frame(p, now + self.cfg.clock.cycles(cycles), frame.len(), true);
         let took = moved.since(now) + Duration::from_ns(copy);
         plan.until = Some(now + took);
-        self.handler_largest.take(frame.len(), took);
+        self.handler.frame(frame.len(), took);
         plan.effects.queue.push(Item::Frame(p, order, frame));
         let give = self.ports[p].ring().recycle(1, self.cfg.driver.refill_batch);
         if give > 0 {
