@@ -66,9 +66,8 @@ impl Machine {
             end = end.max(t);
         }
         // Frames the host moves into an adapter's packet memory itself.
-        let outgoing: Vec<(usize, usize)> = plan.effects.transmit.iter().map(|(p, f)| (*p, f.len())).collect();
-        for (p, len) in outgoing {
-            end = self.move_frame(p, end, len, false);
+        for (p, f) in &plan.effects.transmit {
+            end = self.move_frame(*p, end, f.len(), false);
         }
         if plan.holds_stack {
             self.stack_held = true;

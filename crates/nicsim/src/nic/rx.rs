@@ -30,6 +30,11 @@ struct RxDone {
     pub visible: Time,
 }
 
+/// The room a frame takes in the receive FIFO: padded to the minimum, with its FCS.
+fn fifo_bytes(frame: &Frame) -> u64 {
+    (frame.len().max(60) + FCS) as u64
+}
+
 #[derive(Debug)]
 struct Waiting {
     frame: Frame,
@@ -103,7 +108,7 @@ impl Rx {
     /// A frame's last bit arrived at `now`. Returns the completions that became
     /// visible (time and count), for the interrupt logic.
     pub fn arrive(&mut self, frame: Frame, now: Time, bus: &mut HostBus) -> Vec<(Time, u32)> {
-        let on_wire = (frame.len().max(60) + FCS) as u64;
+        let on_wire = fifo_bytes(&frame);
         if self.fifo_used(now) + on_wire > self.cfg.rx_fifo {
             self.overruns += 1;
             return Vec::new();
@@ -233,7 +238,7 @@ impl Rx {
             let frame = self.done.pop_front().map(|d| d.frame)?;
             if self.cfg.host_moves() {
                 // The host moves it out as it takes it: its packet memory is free.
-                self.fifo_bytes -= (frame.len().max(60) + FCS) as u64;
+                self.fifo_bytes -= fifo_bytes(&frame);
             }
             return Some(frame);
         }
