@@ -83,8 +83,8 @@ def test_validate_prints_calibration_first_and_the_median_error(reproduced, cli,
     assert r.returncode == 0, r.stderr
     block = r.stdout.split("\n\n")[0]
     assert block.startswith("IBM 2001")
-    kinds = [line.split()[0] for line in block.splitlines()[1:-1]]
-    assert kinds == sorted(kinds, key=["calibration", "fact", "prediction"].index) and kinds[0] == "calibration"
+    kinds = [line[2:14].strip() for line in block.splitlines()[1:-1]]
+    assert kinds == sorted(kinds, key=["calibration", "fact", "prediction", "not compared"].index) and kinds[0] == "calibration"
     found = json.loads((reproduced / "validate.json").read_text())
     ibm = [x for x in found if x["study"] == "ibm2001" and x["kind"] == "prediction" and x["error_pct"] is not None]
     median = statistics.median(abs(x["error_pct"]) for x in ibm)
@@ -208,10 +208,17 @@ def test_bad_studies_are_named(tmp_path, cli):
         ('kind = "guess"\n', r"published\[0\]\.kind: must be one of calibration, fact, prediction"),
         ('kind = "prediction"\nvalue = "five"\n', r"published\[0\]\.value: must be a number"),
         ('kind = "prediction"\ndivide_by = { sweep = "b", metric = "x.y" }\n', r"published\[0\]\.divide_by\.sweep: no sweep named 'b'"),
+        ('kind = "not compared"\nnote = "no run"\n', r"published\[0\]\.sweep: a figure of kind 'not compared' is compared with no run"),
     ]:
         study.write_text('title = "t"\n' + sweep + figure + extra)
         with pytest.raises(nicsim.ScenarioError, match=words):
             load_study(study)
+    uncompared = '[[published]]\nquantity = "q"\npublished = "about 5"\nat = "p. 1"\nkind = "not compared"\n'
+    study.write_text('title = "t"\n' + sweep + uncompared)
+    with pytest.raises(nicsim.ScenarioError, match=r"published\[0\]\.note: is required"):
+        load_study(study)
+    study.write_text('title = "t"\n' + sweep + uncompared + 'note = "the workload is not described"\n')
+    assert load_study(study).published[0]["kind"] == "not compared"
     for command in ("reproduce", "validate"):
         r = cli(command, "nosuch")
         assert r.returncode == 2 and "no such study" in r.stderr

@@ -4,7 +4,8 @@ docs/validation.md and the HTML report.
 
 A study's `[[published]]` entries say what kind of figure each is: a
 `calibration` point (it set a parameter, docs/model.md names which), a
-hardware `fact`, or a `prediction`. Calibration points come first.
+hardware `fact`, a `prediction`, or a figure `not compared` (the model has no
+run to set beside it; its note says why). Calibration points come first.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from typing import Optional
 
 from .cells import Missing, evaluate
 
-KINDS = ("calibration", "fact", "prediction")
+NOT_COMPARED = "not compared"
+KINDS = ("calibration", "fact", "prediction", NOT_COMPARED)
 _NUMBER = re.compile(r"(-?\d[\d,]*(?:\.\d+)?)\s*(million|thousand)?")
 
 
@@ -54,13 +56,15 @@ def compare(spec: dict, frames: dict, study: str = "") -> list:
     out = []
     for p in spec.get("published", []):
         try:
+            if p["kind"] == NOT_COMPARED:
+                raise Missing(p["quantity"])
             predicted = value_of(p) * p.get("scale", 1)
             if "divide_by" in p:
                 predicted /= value_of(p["divide_by"])
             shown = format(predicted, p.get("format", ".4g"))
         except (Missing, ZeroDivisionError):
-            predicted, shown = None, "not run"
-        value = figure(p)
+            predicted, shown = None, "–" if p["kind"] == NOT_COMPARED else "not run"
+        value = None if p["kind"] == NOT_COMPARED else figure(p)
         error = None
         if value and predicted is not None and not math.isnan(predicted):
             error = (predicted - value) / abs(value) * 100
@@ -109,4 +113,7 @@ def summary(records: list) -> str:
         parts[-1] += "."
     elif predictions:
         parts.append(f"None of the {len(predictions)} predictions has a published number here (descriptions or withheld).")
+    uncompared = sum(1 for r in records if r["kind"] == NOT_COMPARED)
+    if uncompared:
+        parts.append(f"{uncompared} published {'figure is' if uncompared == 1 else 'figures are'} not compared; the notes say why.")
     return " ".join(parts)

@@ -111,10 +111,10 @@ def section(path: Path) -> str:
         for plan in mine:
             caption = plan.get("title") or f"{', '.join(plan['y'])} against {plan['x']}"
             shown = ok[[matches(r, plan["where"]) for r in ok.to_dict("records")]] if plan.get("where") else ok
-            mine_published = [p for p in spec.get("published", []) if p["sweep"] == name] if spec else []
+            mine_published = [p for p in spec.get("published", []) if p.get("sweep") == name] if spec else []
             parts.append(_img(draw(shown, plan, mine_published), caption))
         metrics = [column(y) for p in mine for y in p["y"]]
-        metrics += [p["metric"] for p in spec.get("published", []) if p["sweep"] == name]
+        metrics += [p["metric"] for p in spec.get("published", []) if p.get("sweep") == name]
         parts.append(runs_table(frame, d["vary"], metrics))
         failed = len(frame) - len(ok)
         if failed:

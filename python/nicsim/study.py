@@ -16,7 +16,7 @@ except ModuleNotFoundError:  # Python < 3.11
 
 from . import _core
 from .cells import check
-from .comparisons import KINDS
+from .comparisons import KINDS, NOT_COMPARED
 from .points import MODES
 
 LIMITS = ("wire-l2", "wire-udp", "wire-frames", "value", "slope")
@@ -107,6 +107,9 @@ def load_study(path: "str | os.PathLike[str]") -> Study:
         for i, item in enumerate(spec.get(kind, [])):
             at = f"{where}: {kind}[{i}]"
             _check_keys(at, item, kind)
+            if kind == "published" and item.get("kind") == NOT_COMPARED:
+                _check_uncompared(at, item)
+                continue
             if _need(at, item, "sweep", str) not in names:
                 _fail(f"{at}.sweep", f"no sweep named {item['sweep']!r}")
             if kind == "plot":
@@ -133,6 +136,15 @@ def load_study(path: "str | os.PathLike[str]") -> Study:
     for i, t in enumerate(spec.get("table", [])):
         _check_table(f"{where}: table[{i}]", t, names)
     return Study(path.parent.name, path.parent, spec)
+
+
+def _check_uncompared(at: str, item: dict) -> None:
+    """A figure the model cannot be compared with names no run; its note says why."""
+    for key in ("quantity", "published", "at", "note"):
+        _need(at, item, key, str)
+    for key in ("sweep", "metric", "where", "divide_by", "value"):
+        if key in item:
+            _fail(f"{at}.{key}", f"a figure of kind {NOT_COMPARED!r} is compared with no run")
 
 
 def _check_table(at: str, t: dict, sweeps: set) -> None:

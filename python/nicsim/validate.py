@@ -33,7 +33,7 @@ def text(records: list, titles: dict) -> str:
         lines += ["", titles.get(study, study)]
         width = max(len(r["quantity"]) for r in rows)
         for r in rows:
-            lines.append(f"  {r['kind']:<11}  {r['quantity']:<{width}}  {r['shown']:>12}  {signed(r['error_pct']):>8}   published: {r['published']}")
+            lines.append(f"  {r['kind']:<12}  {r['quantity']:<{width}}  {r['shown']:>12}  {signed(r['error_pct']):>8}   published: {r['published']}")
         median = median_error(rows)
         counted = sum(1 for r in rows if r["kind"] == "prediction" and r["error_pct"] is not None)
         lines.append(f"  median absolute error of its {counted} predictions with a number: {median:.1f}%" if counted else "  no prediction with a published number")

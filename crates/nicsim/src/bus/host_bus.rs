@@ -7,9 +7,9 @@
 //! real and occupancy is measured.
 
 use crate::bus::calendar::Calendar;
-use crate::bus::gaps::Gaps;
 use crate::bus::pci::{self, PciConfig, Source};
 use crate::bus::pcie::{self, PcieConfig};
+use crate::bus::rhythm::Rhythm;
 use crate::observe::{Report, SharedTrace, TrackId};
 use crate::time::{Duration, Time};
 
@@ -75,8 +75,8 @@ pub struct HostBus {
     /// PCIe only: host to device.
     down: Calendar,
     tally: [Tally; 9],
-    /// PCI: the spacing of receive data bursts.
-    rx_gaps: Option<Gaps>,
+    /// PCI: what an analyser would see of the receive rhythm.
+    rhythm: Option<Rhythm>,
     trace: Option<(SharedTrace, TrackId, TrackId)>,
 }
 
@@ -89,11 +89,11 @@ impl HostBus {
     /// `reach_back`: how far in the past a master may start a transaction (the
     /// longest frame time on an attached adapter's wire).
     pub fn new(cfg: BusConfig, reach_back: Duration) -> Self {
-        let rx_gaps = match &cfg {
-            BusConfig::Pci(p) => Some(Gaps::new(p.clock.period())),
+        let rhythm = match &cfg {
+            BusConfig::Pci(p) => Some(Rhythm::new(p.clock.period(), p.overhead_clocks, reach_back)),
             BusConfig::Pcie { .. } => None,
         };
-        HostBus { cfg, up: Calendar::new(reach_back), down: Calendar::new(reach_back), tally: Default::default(), rx_gaps, trace: None }
+        HostBus { cfg, up: Calendar::new(reach_back), down: Calendar::new(reach_back), tally: Default::default(), rhythm, trace: None }
     }
 
     pub fn config(&self) -> &BusConfig {
@@ -136,8 +136,8 @@ impl HostBus {
         t.bytes += bytes;
         t.busy = t.busy + end.since(start);
         t.wait_clocks += wait;
-        if let (Purpose::RxData, Some(g), false) = (purpose, self.rx_gaps.as_mut(), part) {
-            g.burst(start);
+        if let Some(r) = self.rhythm.as_mut() {
+            r.booked(at, start, end, purpose, bytes);
         }
         if let Some((trace, up_track, down_track)) = &self.trace {
             let track = if up { *up_track } else { *down_track };
@@ -320,7 +320,7 @@ impl HostBus {
         if let BusConfig::Pci(_) = self.cfg {
             r.count("bus_wait_clocks", self.tally.iter().map(|t| t.wait_clocks).sum());
         }
-        if let Some(g) = &self.rx_gaps {
+        if let Some(g) = &self.rhythm {
             g.report(r, "rx_data");
         }
     }

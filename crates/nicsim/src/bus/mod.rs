@@ -4,9 +4,9 @@
 //! masters book, built on a calendar of busy intervals.
 
 pub mod calendar;
-pub mod gaps;
 pub mod host_bus;
 pub mod pci;
 pub mod pcie;
+pub mod rhythm;
 
 pub use host_bus::{BusConfig, Fill, HostBus, Purpose};

@@ -1,0 +1,288 @@
+//! What a logic analyser on a PCI bus shows of the adapter's receive rhythm, in
+//! bus clocks: receive data bursts start to start (the CERN 2007 traces: about
+//! 45 clocks apart while the adapter keeps up, runs broken by stops of about
+//! 4,000 clocks while the driver is late), how long they ran smoothly before
+//! the first stop, the idle bus before each burst (the IBM 2001 trace's FIFO
+//! refill), the least delay between one frame's data and the next's, how soon
+//! a status write follows a frame, and the densest microsecond of traffic.
+//!
+//! Masters may book the bus a little in the past, so transactions arrive out of
+//! order; they are held until no booking can come before them, then read in
+//! order of their start.
+
+use std::collections::VecDeque;
+
+use crate::bus::host_bus::Purpose;
+use crate::observe::Report;
+use crate::time::{Duration, Time};
+
+/// A gap longer than this is a stop.
+pub const STOP_CLOCKS: usize = 1000;
+/// Peak rates are over aligned windows of this length.
+const PEAK_WINDOW: Duration = Duration::from_us(1);
+
+/// Counts of lengths in clocks: exact up to `EXACT`, longer ones together.
+#[derive(Clone, Default)]
+struct Histogram {
+    counts: Vec<u32>,
+}
+
+impl Histogram {
+    const EXACT: usize = 1 << 16;
+
+    fn add(&mut self, clocks: usize) {
+        if self.counts.is_empty() {
+            self.counts = vec![0; Self::EXACT + 1];
+        }
+        self.counts[clocks.min(Self::EXACT)] += 1;
+    }
+
+    /// How many lengths of `from` clocks or more, and their median.
+    fn median(&self, from: usize) -> Option<(u64, usize)> {
+        let n: u64 = self.counts.get(from..)?.iter().map(|c| *c as u64).sum();
+        let mut seen = 0;
+        for (len, c) in self.counts.iter().enumerate().skip(from) {
+            seen += *c as u64;
+            if seen * 2 >= n && n > 0 {
+                return Some((n, len));
+            }
+        }
+        None
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Booking {
+    start: Time,
+    end: Time,
+    purpose: Purpose,
+    bytes: u64,
+}
+
+#[derive(Clone)]
+pub struct Rhythm {
+    period: Duration,
+    /// Clocks a transaction spends outside its data phases (arbitration,
+    /// address, turnaround): between two back-to-back bursts' data.
+    overhead_clocks: u64,
+    reach_back: Duration,
+    latest_request: Time,
+    /// Bookings not yet read, by start.
+    pending: VecDeque<Booking>,
+
+    /// The last booking read, and the latest end so far.
+    previous: Option<Booking>,
+    bus_free: Option<Time>,
+    first_data: Option<Time>,
+    last_data: Option<Time>,
+    /// Clocks from the first receive burst to the first stop, and the gaps in them.
+    smooth: Option<(usize, u64)>,
+    gaps_before_stop: u64,
+    gaps: Histogram,
+    idle_before_data: Histogram,
+    status_after_data: Histogram,
+    least_delay: Option<u64>,
+    /// Bytes in each window from `window_base` on; the busiest window closed.
+    windows: VecDeque<f64>,
+    window_base: u64,
+    peak_bytes: f64,
+}
+
+impl Rhythm {
+    pub fn new(period: Duration, overhead_clocks: u64, reach_back: Duration) -> Rhythm {
+        Rhythm {
+            period,
+            overhead_clocks,
+            reach_back,
+            latest_request: Time::ZERO,
+            pending: VecDeque::new(),
+            previous: None,
+            bus_free: None,
+            first_data: None,
+            last_data: None,
+            smooth: None,
+            gaps_before_stop: 0,
+            gaps: Histogram::default(),
+            idle_before_data: Histogram::default(),
+            status_after_data: Histogram::default(),
+            least_delay: None,
+            windows: VecDeque::new(),
+            window_base: 0,
+            peak_bytes: 0.0,
+        }
+    }
+
+    fn clocks(&self, d: Duration) -> usize {
+        (d.ps() / self.period.ps().max(1)) as usize
+    }
+
+    /// A transaction asked for at `requested` took the bus over [start, end).
+    pub fn booked(&mut self, requested: Time, start: Time, end: Time, purpose: Purpose, bytes: u64) {
+        let i = self.pending.partition_point(|b| b.start <= start);
+        self.pending.insert(i, Booking { start, end, purpose, bytes });
+        self.latest_request = self.latest_request.max(requested);
+        // No request reaches further back than this, so nothing can start before it.
+        let settled = Time(self.latest_request.ps().saturating_sub(2 * self.reach_back.ps()));
+        while self.pending.front().is_some_and(|b| b.start < settled) {
+            let b = self.pending.pop_front().expect("front");
+            self.read(b);
+        }
+    }
+
+    fn read(&mut self, b: Booking) {
+        self.count_bytes(&b);
+        match b.purpose {
+            Purpose::RxData => self.data_burst(&b),
+            Purpose::RxStatus => {
+                if let Some(last) = self.last_data {
+                    let c = self.clocks(b.start.since(last));
+                    self.status_after_data.add(c);
+                }
+            }
+            _ => {}
+        }
+        self.bus_free = Some(self.bus_free.map_or(b.end, |f| f.max(b.end)));
+        self.previous = Some(b);
+    }
+
+    fn data_burst(&mut self, b: &Booking) {
+        if let Some(free) = self.bus_free {
+            self.idle_before_data.add(self.clocks(b.start.since(free)));
+        }
+        if let Some(p) = self.previous.filter(|p| matches!(p.purpose, Purpose::RxData | Purpose::RxRemainder)) {
+            let delay = self.clocks(b.start.since(p.end)) as u64 + self.overhead_clocks;
+            self.least_delay = Some(self.least_delay.map_or(delay, |d| d.min(delay)));
+        }
+        if let Some(last) = self.last_data.replace(b.start) {
+            let clocks = self.clocks(b.start.since(last));
+            self.gaps.add(clocks);
+            if self.smooth.is_none() {
+                if clocks > STOP_CLOCKS {
+                    let first = self.first_data.unwrap_or(last);
+                    self.smooth = Some((self.clocks(last.since(first)), self.gaps_before_stop));
+                } else {
+                    self.gaps_before_stop += 1;
+                }
+            }
+        }
+        self.first_data.get_or_insert(b.start);
+    }
+
+    /// Spread a transaction's bytes over the windows it spans, closing those
+    /// before its start: no later transaction starts in them.
+    fn count_bytes(&mut self, b: &Booking) {
+        let w = PEAK_WINDOW.ps();
+        let first = b.start.ps() / w;
+        while self.window_base < first {
+            let closed = self.windows.pop_front().unwrap_or(0.0);
+            self.peak_bytes = self.peak_bytes.max(closed);
+            self.window_base += 1;
+            if self.windows.is_empty() {
+                self.window_base = first;
+            }
+        }
+        let span = b.end.since(b.start).ps().max(1) as f64;
+        let mut t = b.start.ps();
+        while t < b.end.ps().max(b.start.ps() + 1) {
+            let k = t / w;
+            let until = ((k + 1) * w).min(b.end.ps().max(t + 1));
+            // A booking later than the settling allowed counts in the oldest open window.
+            let i = k.saturating_sub(self.window_base) as usize;
+            if self.windows.len() <= i {
+                self.windows.resize(i + 1, 0.0);
+            }
+            self.windows[i] += b.bytes as f64 * (until - t) as f64 / span;
+            t = until;
+        }
+    }
+
+    pub fn report(&self, r: &mut Report, name: &str) {
+        let mut all = self.clone();
+        while let Some(b) = all.pending.pop_front() {
+            all.read(b);
+        }
+        let peak = all.windows.iter().fold(all.peak_bytes, |a, b| a.max(*b));
+        all.write(r, name, peak);
+    }
+
+    fn write(&self, r: &mut Report, name: &str, peak_bytes: f64) {
+        let Some((_, median)) = self.gaps.median(0) else { return };
+        r.real(&format!("bus_{name}_gap_median_clocks"), median as f64);
+        let stops = self.gaps.median(STOP_CLOCKS + 1);
+        r.count(&format!("bus_{name}_stops"), stops.map_or(0, |s| s.0));
+        r.real(&format!("bus_{name}_stop_median_clocks"), stops.map_or(0.0, |s| s.1 as f64));
+        if let Some((smooth, gaps)) = self.smooth {
+            r.real(&format!("bus_{name}_first_stop_clocks"), smooth as f64);
+            if gaps > 0 {
+                r.real(&format!("bus_{name}_smooth_mean_gap_clocks"), smooth as f64 / gaps as f64);
+            }
+        }
+        if let Some((_, idle)) = self.idle_before_data.median(0) {
+            r.real(&format!("bus_{name}_idle_before_median_clocks"), idle as f64);
+        }
+        if let Some(d) = self.least_delay {
+            r.real(&format!("bus_{name}_least_delay_clocks"), d as f64);
+        }
+        if let Some((_, s)) = self.status_after_data.median(0) {
+            r.real(&format!("bus_{name}_status_after_median_clocks"), s as f64);
+        }
+        r.real("bus_peak_mbytes_per_s", peak_bytes / PEAK_WINDOW.ps() as f64 * 1e6);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CLOCK: Duration = Duration::from_ps(15_000);
+
+    fn at(clocks: u64) -> Time {
+        Time::ZERO + Duration::from_ps(15_000 * clocks)
+    }
+
+    #[test]
+    fn gaps_and_stops_are_told_apart() {
+        let mut g = Rhythm::new(CLOCK, 6, Duration::ZERO);
+        let mut t = 0;
+        for i in 0..100 {
+            g.booked(at(t), at(t), at(t + 14), Purpose::RxData, 60);
+            // 45 clocks apart, with a stop of 4,000 clocks every 20 bursts.
+            t += if i % 20 == 19 { 4_000 } else { 45 };
+        }
+        let mut r = Report::default();
+        g.report(&mut r, "rx_data");
+        assert_eq!(r.get("bus_rx_data_gap_median_clocks"), Some(45.0));
+        assert_eq!(r.get("bus_rx_data_stops"), Some(4.0));
+        assert_eq!(r.get("bus_rx_data_stop_median_clocks"), Some(4000.0));
+        assert_eq!(r.get("bus_rx_data_first_stop_clocks"), Some(19.0 * 45.0), "twenty bursts, then the first stop");
+        assert_eq!(r.get("bus_rx_data_smooth_mean_gap_clocks"), Some(45.0));
+        assert_eq!(r.get("bus_rx_data_idle_before_median_clocks"), Some(31.0), "45 apart, 14 long");
+        assert_eq!(r.get("bus_rx_data_least_delay_clocks"), Some(31.0 + 6.0), "idle, then the next one's address phase");
+    }
+
+    #[test]
+    fn bookings_made_out_of_order_are_read_in_order() {
+        let mut g = Rhythm::new(CLOCK, 6, Duration::from_ps(15_000 * 100));
+        // A status write booked first, then the frame before it (reaching back).
+        g.booked(at(50), at(50), at(60), Purpose::RxStatus, 16);
+        g.booked(at(50), at(20), at(40), Purpose::RxData, 64);
+        g.booked(at(60), at(60), at(80), Purpose::RxData, 64);
+        let mut r = Report::default();
+        g.report(&mut r, "rx_data");
+        assert_eq!(r.get("bus_rx_data_status_after_median_clocks"), Some(30.0), "the status 30 clocks after its frame began");
+        assert_eq!(r.get("bus_rx_data_gap_median_clocks"), Some(40.0));
+        assert_eq!(r.get("bus_rx_data_least_delay_clocks"), None, "a status write came between the frames");
+    }
+
+    #[test]
+    fn the_peak_rate_is_the_busiest_microsecond() {
+        let mut g = Rhythm::new(CLOCK, 6, Duration::ZERO);
+        // 66.7 clocks of 15 ns make a microsecond: 400 bytes in the first, 100 in the third.
+        g.booked(at(0), at(0), at(10), Purpose::RxData, 200);
+        g.booked(at(10), at(10), at(20), Purpose::RxData, 200);
+        g.booked(at(140), at(140), at(150), Purpose::RxData, 100);
+        let mut r = Report::default();
+        g.report(&mut r, "rx_data");
+        assert_eq!(r.get("bus_peak_mbytes_per_s"), Some(400.0));
+    }
+}
