@@ -208,7 +208,7 @@ def test_bad_studies_are_named(tmp_path, cli):
         ('kind = "guess"\n', r"published\[0\]\.kind: must be one of calibration, fact, prediction"),
         ('kind = "prediction"\nvalue = "five"\n', r"published\[0\]\.value: must be a number"),
         ('kind = "prediction"\ndivide_by = { sweep = "b", metric = "x.y" }\n', r"published\[0\]\.divide_by\.sweep: no sweep named 'b'"),
-        ('kind = "not compared"\nnote = "no run"\n', r"published\[0\]\.sweep: a figure of kind 'not compared' is compared with no run"),
+        ('kind = "not compared"\nnote = "no run"\n', r"published\[0\]\.sweep: a figure 'not compared' is set beside no run"),
     ]:
         study.write_text('title = "t"\n' + sweep + figure + extra)
         with pytest.raises(nicsim.ScenarioError, match=words):
@@ -219,6 +219,15 @@ def test_bad_studies_are_named(tmp_path, cli):
         load_study(study)
     study.write_text('title = "t"\n' + sweep + uncompared + 'note = "the workload is not described"\n')
     assert load_study(study).published[0]["kind"] == "not compared"
+    for kind, extra, words in [
+        ("prediction", "", r"published\[0\]\.sweep: is required: a prediction is compared with a run"),
+        ("fact", 'metric = "host.dma_mbps"\n', r"published\[0\]\.sweep: is required with 'metric'"),
+    ]:
+        study.write_text('title = "t"\n' + sweep + uncompared.replace("not compared", kind) + 'note = "n"\n' + extra)
+        with pytest.raises(nicsim.ScenarioError, match=words):
+            load_study(study)
+    study.write_text('title = "t"\n' + sweep + uncompared.replace("not compared", "calibration") + 'note = "sets x"\n')
+    assert load_study(study).published[0]["kind"] == "calibration"
     for command in ("reproduce", "validate"):
         r = cli(command, "nosuch")
         assert r.returncode == 2 and "no such study" in r.stderr

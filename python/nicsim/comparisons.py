@@ -5,7 +5,9 @@ docs/validation.md and the HTML report.
 A study's `[[published]]` entries say what kind of figure each is: a
 `calibration` point (it set a parameter, docs/model.md names which), a
 hardware `fact`, a `prediction`, or a figure `not compared` (the model has no
-run to set beside it; its note says why). Calibration points come first.
+run to set beside it; its note says why). A calibration point or a fact with
+no `sweep` is one the model takes as given: its note names the parameter it
+sets. Calibration points come first.
 """
 
 from __future__ import annotations
@@ -55,16 +57,17 @@ def compare(spec: dict, frames: dict, study: str = "") -> list:
 
     out = []
     for p in spec.get("published", []):
+        runless = "sweep" not in p
         try:
-            if p["kind"] == NOT_COMPARED:
+            if runless:
                 raise Missing(p["quantity"])
             predicted = value_of(p) * p.get("scale", 1)
             if "divide_by" in p:
                 predicted /= value_of(p["divide_by"])
             shown = format(predicted, p.get("format", ".4g"))
         except (Missing, ZeroDivisionError):
-            predicted, shown = None, "–" if p["kind"] == NOT_COMPARED else "not run"
-        value = None if p["kind"] == NOT_COMPARED else figure(p)
+            predicted, shown = None, ("–" if p["kind"] == NOT_COMPARED else "as given") if runless else "not run"
+        value = None if runless else figure(p)
         error = None
         if value and predicted is not None and not math.isnan(predicted):
             error = (predicted - value) / abs(value) * 100

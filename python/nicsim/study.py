@@ -107,8 +107,8 @@ def load_study(path: "str | os.PathLike[str]") -> Study:
         for i, item in enumerate(spec.get(kind, [])):
             at = f"{where}: {kind}[{i}]"
             _check_keys(at, item, kind)
-            if kind == "published" and item.get("kind") == NOT_COMPARED:
-                _check_uncompared(at, item)
+            if kind == "published" and (item.get("kind") == NOT_COMPARED or (item.get("kind") in KINDS and "sweep" not in item)):
+                _check_runless(at, item)
                 continue
             if _need(at, item, "sweep", str) not in names:
                 _fail(f"{at}.sweep", f"no sweep named {item['sweep']!r}")
@@ -138,13 +138,19 @@ def load_study(path: "str | os.PathLike[str]") -> Study:
     return Study(path.parent.name, path.parent, spec)
 
 
-def _check_uncompared(at: str, item: dict) -> None:
-    """A figure the model cannot be compared with names no run; its note says why."""
+def _check_runless(at: str, item: dict) -> None:
+    """A figure set beside no run: one the model takes as given (a calibration
+    point that is itself a parameter, a hardware fact) or cannot be compared
+    with. Its note says which parameter it sets, or why there is no run."""
     for key in ("quantity", "published", "at", "note"):
         _need(at, item, key, str)
+    if item["kind"] == "prediction":
+        _fail(f"{at}.sweep", "is required: a prediction is compared with a run")
     for key in ("sweep", "metric", "where", "divide_by", "value"):
+        if key in item and item["kind"] == NOT_COMPARED:
+            _fail(f"{at}.{key}", f"a figure {NOT_COMPARED!r} is set beside no run")
         if key in item:
-            _fail(f"{at}.{key}", f"a figure of kind {NOT_COMPARED!r} is compared with no run")
+            _fail(f"{at}.sweep", f"is required with {key!r} (a figure set beside a run)")
 
 
 def _check_table(at: str, t: dict, sweeps: set) -> None:

@@ -45,7 +45,8 @@ pub struct Machine {
     /// The data frames of a TTCP transfer, when the host runs one.
     pub(super) wires: Option<Wires>,
     wire_tracks: Vec<TrackId>,
-    pub(super) tx_ring_full: u64,
+    /// Frames that waited in a driver's send queue for a free descriptor.
+    pub(super) tx_waited: u64,
     pub(super) unclaimed: u64,
     pub(super) handler: HandlerRuns,
     pub(super) polls: u64,
@@ -127,7 +128,7 @@ impl Machine {
             trace,
             wires,
             wire_tracks,
-            tx_ring_full: 0,
+            tx_waited: 0,
             unclaimed: 0,
             handler: HandlerRuns::default(),
             polls: 0,
@@ -199,29 +200,7 @@ impl Machine {
             let at = self.buses[self.ports[p].bus].register_write(now);
             wake(ctx, at, Tag::RxPost(p, n));
         }
-        let mut filled = vec![0u32; self.ports.len()];
-        for (p, f) in transmit {
-            if self.ports[p].programmable().is_some() {
-                self.programmable_send(p, f, ctx);
-                continue;
-            }
-            let tx = &mut self.ports[p].ring().tx;
-            if tx.room() == 0 {
-                tx.reclaim(now);
-            }
-            if tx.room() == 0 {
-                self.tx_ring_full += 1;
-                continue;
-            }
-            tx.fill(f);
-            filled[p] += 1;
-        }
-        for (p, n) in filled.into_iter().enumerate() {
-            for _ in 0..n.div_ceil(self.cfg.driver.tx_tail_batch.max(1)) {
-                let at = self.buses[self.ports[p].bus].register_write(now);
-                wake(ctx, at, Tag::TxTail(p));
-            }
-        }
+        self.send_frames(transmit, now, ctx);
         if let Some(p) = enable_irq {
             let at = self.buses[self.ports[p].bus].register_write(now);
             if let Some((due, generation)) = self.ports[p].irq.enable(at) {

@@ -14,6 +14,7 @@ mod processes;
 mod programmable_steps;
 mod report;
 pub mod segment;
+mod send_queue;
 pub mod sessions;
 mod steps;
 pub mod stream;

@@ -1,6 +1,8 @@
 //! One adapter of a host with the driver state that belongs to it: its rings,
 //! its interrupt, the bus it sits on, the buffers waiting to be handed back.
 
+use std::collections::VecDeque;
+
 use crate::bus::HostBus;
 use crate::host::offload::Offload;
 use crate::nic::smart::Programmable;
@@ -32,6 +34,8 @@ pub enum Adapter {
 pub struct Ring {
     pub rx: Rx,
     pub tx: Tx,
+    /// Frames the driver holds for want of a free transmit descriptor.
+    pub waiting: VecDeque<Frame>,
     /// Receive buffers the driver has taken and not yet handed back.
     pub refill_pending: u32,
     /// The write-back delay timer in flight.
@@ -59,6 +63,13 @@ impl Port {
         match &mut self.adapter {
             Adapter::Ring(r) => r,
             _ => unreachable!("only a ring adapter's port comes here"),
+        }
+    }
+
+    pub fn ring_mut(&mut self) -> Option<&mut Ring> {
+        match &mut self.adapter {
+            Adapter::Ring(r) => Some(r),
+            _ => None,
         }
     }
 
@@ -140,6 +151,7 @@ impl Ring {
         Ring {
             rx: Rx::new(nic.clone()),
             tx: Tx::new(nic.clone()),
+            waiting: VecDeque::new(),
             refill_pending: 0,
             flush_armed: None,
             smart: nic.processor.is_some(),

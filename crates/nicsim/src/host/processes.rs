@@ -78,6 +78,7 @@ impl Machine {
         for i in 0..self.rings.len() {
             let p = self.rings[i];
             plan.cycles += self.cfg.costs.poll;
+            n += self.reclaim_sends(p, now, ctx);
             n += self.poll_ring(p, now, self.cfg.driver.budget, &mut plan, ctx);
         }
         self.polls += 1;
@@ -85,7 +86,8 @@ impl Machine {
             return Some(plan);
         }
         self.polls -= 1;
-        let next = self.ports.iter().filter_map(|p| p.ring_ref().and_then(|r| r.rx.next_visible())).min();
+        let visible = self.ports.iter().filter_map(|p| p.ring_ref().and_then(|r| r.rx.next_visible())).min();
+        let next = visible.into_iter().chain(self.next_send_room()).min();
         match next {
             Some(t) if t > now => {
                 let mut spin = Plan::new(self.idle_poll_activity(), 0);

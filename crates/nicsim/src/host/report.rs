@@ -87,7 +87,7 @@ pub fn report(m: &Machine, end: Time) -> Report {
     if m.cfg.driver.gro {
         r.count("gro_batches", m.gro_batches).count("gro_segments", m.gro_segments);
     }
-    r.count("tx_ring_full_drops", m.tx_ring_full);
+    r.count("tx_waited_for_descriptor", m.tx_waited);
     r.count("rx_unclaimed", m.unclaimed);
     let total_cpu: f64 = m.cpus.iter().map(|c| c.account.utilization(end)).sum();
     r.real("cpu_utilization", total_cpu / m.cpus.len() as f64);

@@ -47,7 +47,7 @@ impl Machine {
         let shared = lock_free && !own && !self.shared.is_empty() && self.in_turn(self.shared.front());
         let deferred_ready = own || shared;
         let plan = if let Some(p) = cpu.in_handler {
-            Some(self.handler_step(p, now))
+            Some(self.handler_step(p, now, ctx))
         } else if let Some(p) = self.cpus[k].irq_pending.pop_front() {
             Some(self.interrupt_entry(k, p, now))
         } else if suspended == Some(Activity::Deferred) || suspended.is_some() && !deferred_ready {
@@ -128,11 +128,12 @@ impl Machine {
     }
 
     /// Inside adapter `p`'s handler: take the next visible frame, or leave.
-    fn handler_step(&mut self, p: usize, now: Time) -> Plan {
+    fn handler_step(&mut self, p: usize, now: Time, ctx: &mut Ctx) -> Plan {
         if self.ports[p].offload().is_some() {
             return self.offload_handler_step(p);
         }
         let Some((order, frame)) = self.ports[p].ring().take(now) else {
+            self.reclaim_sends(p, now, ctx);
             let exit = if self.cfg.driver.handler_dpc { 0 } else { self.cfg.costs.interrupt_exit };
             let mut plan = Plan::new(Activity::Interrupt, exit);
             plan.effects.enable_irq = Some(p);
@@ -227,6 +228,7 @@ impl Machine {
                 if left == budget {
                     self.polls += 1;
                     plan.cycles = self.cfg.costs.poll;
+                    self.reclaim_sends(p, now, ctx);
                 }
                 let n = self.poll_ring(p, now, piece, &mut plan, ctx);
                 if n < piece {
@@ -239,7 +241,7 @@ impl Machine {
             }
             Item::Handler(p) => {
                 self.enter_handler(k, p, now);
-                return self.handler_step(p, now);
+                return self.handler_step(p, now, ctx);
             }
             Item::SessionTimer => {
                 let measuring = self.measuring(now);

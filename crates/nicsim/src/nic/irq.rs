@@ -115,6 +115,17 @@ impl Irq {
         }
     }
 
+    /// Frames wait in the driver for transmit descriptors: the adapter
+    /// interrupts when the first outstanding frame is sent, at `sent`, if the
+    /// interrupt is unmasked.
+    pub fn sends_waiting(&mut self, sent: Time) -> Option<(Time, u64)> {
+        if !self.enabled {
+            return None;
+        }
+        self.first.get_or_insert(sent);
+        self.arm(Some(sent))
+    }
+
     /// The driver has taken every completion so far (it read the cause register).
     pub fn acknowledge(&mut self) {
         self.first = None;
@@ -178,6 +189,16 @@ mod tests {
         let (t3, g3) = i.completed(us(70), 1).unwrap();
         assert!(i.fire(g3, t3));
         assert_eq!((t3, i.raised), (us(170), 1));
+    }
+
+    #[test]
+    fn waiting_sends_raise_the_interrupt_when_a_frame_is_sent_unless_masked() {
+        let mut i = Irq::new(Moderation::Backup { timeout: Duration::from_ms(1), low_buffers: 4 });
+        let (t, g) = i.sends_waiting(us(30)).unwrap();
+        assert_eq!(t, us(30), "at the send, not after the backup timeout");
+        assert!(i.fire(g, t));
+        i.disable();
+        assert!(i.sends_waiting(us(40)).is_none(), "the handler running will reclaim them");
     }
 
     #[test]

@@ -1,0 +1,89 @@
+//! The driver's side of sending on a ring adapter. A frame goes behind a free
+//! descriptor, or waits in the driver's send queue while the ring is full (an
+//! NDIS or ODI driver queues the packet; Linux stops its queue) until a pass of
+//! the driver reclaims sent descriptors. While frames wait, the adapter
+//! interrupts when the oldest outstanding frame is sent: a transmit-complete
+//! interrupt, and under NetWare's polling the AppNote's backup interrupt on
+//! transmit buffers full. Reclaiming itself costs no cycles of its own.
+
+use crate::engine::Ctx;
+use crate::host::machine::{wake, Machine, Tag};
+use crate::time::Time;
+use crate::wire::Frame;
+
+impl Machine {
+    /// Send the frames a step built: each behind a free descriptor, or into
+    /// its adapter's send queue; then one tail write per batch.
+    pub(super) fn send_frames(&mut self, transmit: Vec<(usize, Frame)>, now: Time, ctx: &mut Ctx) {
+        let mut filled = vec![0u32; self.ports.len()];
+        for (p, f) in transmit {
+            if self.ports[p].programmable().is_some() {
+                self.programmable_send(p, f, ctx);
+                continue;
+            }
+            let ring = self.ports[p].ring();
+            if ring.waiting.is_empty() {
+                if ring.tx.room() == 0 {
+                    ring.tx.reclaim(now);
+                }
+                if ring.tx.room() > 0 {
+                    ring.tx.fill(f);
+                    filled[p] += 1;
+                    continue;
+                }
+            }
+            ring.waiting.push_back(f);
+            self.tx_waited += 1;
+        }
+        for (p, n) in filled.into_iter().enumerate() {
+            self.tail_writes(p, n, now, ctx);
+            if self.ports[p].ring_ref().is_some_and(|r| !r.waiting.is_empty()) {
+                self.arm_send_wait(p, ctx);
+            }
+        }
+    }
+
+    /// A pass of the driver over adapter `p`: reclaim sent descriptors and put
+    /// waiting frames behind them. Returns how many it posted.
+    pub(super) fn reclaim_sends(&mut self, p: usize, now: Time, ctx: &mut Ctx) -> u32 {
+        let Some(ring) = self.ports[p].ring_mut() else { return 0 };
+        if ring.waiting.is_empty() {
+            return 0;
+        }
+        ring.tx.reclaim(now);
+        let mut n = 0;
+        while ring.tx.room() > 0 {
+            let Some(f) = ring.waiting.pop_front() else { break };
+            ring.tx.fill(f);
+            n += 1;
+        }
+        let still = !ring.waiting.is_empty();
+        self.tail_writes(p, n, now, ctx);
+        if still {
+            self.arm_send_wait(p, ctx);
+        }
+        n
+    }
+
+    /// When the next waiting frame could go: the first outstanding one sent.
+    pub(super) fn next_send_room(&self) -> Option<Time> {
+        self.ports.iter().filter_map(|p| p.ring_ref().filter(|r| !r.waiting.is_empty()).and_then(|r| r.tx.next_reclaim())).min()
+    }
+
+    fn tail_writes(&mut self, p: usize, n: u32, now: Time, ctx: &mut Ctx) {
+        for _ in 0..n.div_ceil(self.cfg.driver.tx_tail_batch.max(1)) {
+            let at = self.buses[self.ports[p].bus].register_write(now);
+            wake(ctx, at, Tag::TxTail(p));
+        }
+    }
+
+    /// Frames wait on adapter `p`: it interrupts when its oldest outstanding
+    /// frame is sent (if its interrupt is unmasked).
+    fn arm_send_wait(&mut self, p: usize, ctx: &mut Ctx) {
+        let port = &mut self.ports[p];
+        let Some(at) = port.ring().tx.next_reclaim() else { return };
+        if let Some((due, generation)) = port.irq.sends_waiting(at) {
+            wake(ctx, due.max(ctx.now()), Tag::Irq(p, generation));
+        }
+    }
+}
