@@ -137,7 +137,7 @@ impl HostBus {
         t.busy = t.busy + end.since(start);
         t.wait_clocks += wait;
         if let Some(r) = self.rhythm.as_mut() {
-            r.booked(at, start, end, purpose, bytes);
+            r.booked(at, (start, end), purpose, bytes, wait);
         }
         if let Some((trace, up_track, down_track)) = &self.trace {
             let track = if up { *up_track } else { *down_track };

@@ -57,6 +57,7 @@ struct Booking {
     end: Time,
     purpose: Purpose,
     bytes: u64,
+    wait: u64,
 }
 
 #[derive(Clone)]
@@ -81,6 +82,7 @@ pub struct Rhythm {
     gaps: Histogram,
     idle_before_data: Histogram,
     status_after_data: Histogram,
+    data_waits: Histogram,
     least_delay: Option<u64>,
     /// Bytes in each window from `window_base` on; the busiest window closed.
     windows: VecDeque<f64>,
@@ -105,6 +107,7 @@ impl Rhythm {
             gaps: Histogram::default(),
             idle_before_data: Histogram::default(),
             status_after_data: Histogram::default(),
+            data_waits: Histogram::default(),
             least_delay: None,
             windows: VecDeque::new(),
             window_base: 0,
@@ -117,9 +120,10 @@ impl Rhythm {
     }
 
     /// A transaction asked for at `requested` took the bus over [start, end).
-    pub fn booked(&mut self, requested: Time, start: Time, end: Time, purpose: Purpose, bytes: u64) {
+    /// `wait`: the wait states the master inserted.
+    pub fn booked(&mut self, requested: Time, (start, end): (Time, Time), purpose: Purpose, bytes: u64, wait: u64) {
         let i = self.pending.partition_point(|b| b.start <= start);
-        self.pending.insert(i, Booking { start, end, purpose, bytes });
+        self.pending.insert(i, Booking { start, end, purpose, bytes, wait });
         self.latest_request = self.latest_request.max(requested);
         // No request reaches further back than this, so nothing can start before it.
         let settled = Time(self.latest_request.ps().saturating_sub(2 * self.reach_back.ps()));
@@ -146,6 +150,7 @@ impl Rhythm {
     }
 
     fn data_burst(&mut self, b: &Booking) {
+        self.data_waits.add(b.wait as usize);
         if let Some(free) = self.bus_free {
             self.idle_before_data.add(self.clocks(b.start.since(free)));
         }
@@ -220,6 +225,9 @@ impl Rhythm {
         if let Some((_, idle)) = self.idle_before_data.median(0) {
             r.real(&format!("bus_{name}_idle_before_median_clocks"), idle as f64);
         }
+        if let Some((_, w)) = self.data_waits.median(0) {
+            r.real(&format!("bus_{name}_wait_median_clocks"), w as f64);
+        }
         if let Some(d) = self.least_delay {
             r.real(&format!("bus_{name}_least_delay_clocks"), d as f64);
         }
@@ -245,7 +253,7 @@ mod tests {
         let mut g = Rhythm::new(CLOCK, 6, Duration::ZERO);
         let mut t = 0;
         for i in 0..100 {
-            g.booked(at(t), at(t), at(t + 14), Purpose::RxData, 60);
+            g.booked(at(t), (at(t), at(t + 14)), Purpose::RxData, 60, if i % 2 == 0 { 3 } else { 5 });
             // 45 clocks apart, with a stop of 4,000 clocks every 20 bursts.
             t += if i % 20 == 19 { 4_000 } else { 45 };
         }
@@ -258,15 +266,16 @@ mod tests {
         assert_eq!(r.get("bus_rx_data_smooth_mean_gap_clocks"), Some(45.0));
         assert_eq!(r.get("bus_rx_data_idle_before_median_clocks"), Some(31.0), "45 apart, 14 long");
         assert_eq!(r.get("bus_rx_data_least_delay_clocks"), Some(31.0 + 6.0), "idle, then the next one's address phase");
+        assert_eq!(r.get("bus_rx_data_wait_median_clocks"), Some(3.0), "half wait 3 clocks, half 5");
     }
 
     #[test]
     fn bookings_made_out_of_order_are_read_in_order() {
         let mut g = Rhythm::new(CLOCK, 6, Duration::from_ps(15_000 * 100));
         // A status write booked first, then the frame before it (reaching back).
-        g.booked(at(50), at(50), at(60), Purpose::RxStatus, 16);
-        g.booked(at(50), at(20), at(40), Purpose::RxData, 64);
-        g.booked(at(60), at(60), at(80), Purpose::RxData, 64);
+        g.booked(at(50), (at(50), at(60)), Purpose::RxStatus, 16, 0);
+        g.booked(at(50), (at(20), at(40)), Purpose::RxData, 64, 0);
+        g.booked(at(60), (at(60), at(80)), Purpose::RxData, 64, 0);
         let mut r = Report::default();
         g.report(&mut r, "rx_data");
         assert_eq!(r.get("bus_rx_data_status_after_median_clocks"), Some(30.0), "the status 30 clocks after its frame began");
@@ -278,9 +287,9 @@ mod tests {
     fn the_peak_rate_is_the_busiest_microsecond() {
         let mut g = Rhythm::new(CLOCK, 6, Duration::ZERO);
         // 66.7 clocks of 15 ns make a microsecond: 400 bytes in the first, 100 in the third.
-        g.booked(at(0), at(0), at(10), Purpose::RxData, 200);
-        g.booked(at(10), at(10), at(20), Purpose::RxData, 200);
-        g.booked(at(140), at(140), at(150), Purpose::RxData, 100);
+        g.booked(at(0), (at(0), at(10)), Purpose::RxData, 200, 0);
+        g.booked(at(10), (at(10), at(20)), Purpose::RxData, 200, 0);
+        g.booked(at(140), (at(140), at(150)), Purpose::RxData, 100, 0);
         let mut r = Report::default();
         g.report(&mut r, "rx_data");
         assert_eq!(r.get("bus_peak_mbytes_per_s"), Some(400.0));
