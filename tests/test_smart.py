@@ -96,7 +96,9 @@ def test_fragmentation_and_coalescing_carry_every_frame_with_fewer_dmas(scenario
         rx = r.component("receiver").metrics
         assert rx["rx_delivered_frames"] == 4300 and rx["rx_host_bad"] == 0 and rx["rx_overruns"] == 0
     p, b = plain.component("receiver").metrics, batched.component("receiver").metrics
-    assert p["rx_host_buffers"] == 4300 and b["rx_host_buffers"] < 4300 / 40
+    # 42 frames a buffer; a buffer goes partly filled when the sender pauses
+    # between chunks past the 100 us timeout.
+    assert p["rx_host_buffers"] == 4300 and 4300 / 42 <= b["rx_host_buffers"] < 1.1 * 4300 / 42
     assert batched.component("sender").metrics["dma_transfers"] < plain.component("sender").metrics["dma_transfers"] / 20
     assert b["rx_goodput_mbps"] > p["rx_goodput_mbps"]
 

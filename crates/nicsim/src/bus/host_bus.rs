@@ -214,7 +214,7 @@ impl HostBus {
     pub fn read_pipelined(&mut self, at: Time, bytes: u64, purpose: Purpose) -> (Time, Time) {
         match self.cfg.clone() {
             BusConfig::Pci(c) => {
-                let end = self.book(true, at, purpose, bytes, |_| pci_span(&c, pci::read(&c, bytes))).1;
+                let end = self.read_in_bursts(&c, at, bytes, purpose);
                 (end, end)
             }
             BusConfig::Pcie { link, read_latency } => {
@@ -224,6 +224,27 @@ impl HostBus {
                 (asked, self.book_part(false, asked + read_latency, purpose, bytes, true, |_| (secs(t.wire_down(&link) / bps), 0)).1)
             }
         }
+    }
+
+    /// A long PCI read goes in pieces of `LATENCY_TIMER_CLOCKS` of data: a piece
+    /// that follows the last at once continues its burst (data phases only);
+    /// one that finds the bus taken (another master's transaction already
+    /// booked there) was disconnected by the latency timer and starts again,
+    /// paying arbitration, address and the round trip anew.
+    fn read_in_bursts(&mut self, c: &PciConfig, at: Time, bytes: u64, purpose: Purpose) -> Time {
+        let piece = c.width * pci::LATENCY_TIMER_CLOCKS;
+        let first = bytes.min(piece);
+        let mut end = self.book(true, at, purpose, bytes, |_| pci_span(c, pci::read(c, first))).1;
+        let mut left = bytes - first;
+        while left > 0 {
+            let n = left.min(piece);
+            let after = end;
+            let data = pci::Clocks { data: c.data_clocks(n), transactions: 0, ..Default::default() };
+            let full = pci::read(c, n);
+            end = self.book_part(true, after, purpose, 0, true, |s| pci_span(c, if s == after { data } else { full })).1;
+            left -= n;
+        }
+        end
     }
 
     /// A processor moves `bytes` between host memory and an adapter's packet

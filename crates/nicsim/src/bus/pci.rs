@@ -8,6 +8,11 @@
 
 use crate::time::{Clock, Duration};
 
+/// The master's latency timer (PCI 2.1, 3.5.4): once it expires, a master
+/// whose grant is taken away for another must end its burst. 64 clocks is a
+/// common setting by the BIOS (assumed; docs/model.md).
+pub const LATENCY_TIMER_CLOCKS: u64 = 64;
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PciConfig {
     /// Bus width in bytes: 4 (32-bit) or 8 (64-bit).

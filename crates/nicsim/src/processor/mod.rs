@@ -13,6 +13,7 @@
 
 pub mod batch;
 
+use crate::bus::calendar::Calendar;
 use crate::observe::{Report, SharedTrace, TrackId};
 use crate::time::{Clock, Duration, Time};
 
@@ -172,20 +173,26 @@ impl Account {
 /// it is ready and the work before it is done.
 pub struct Timeline {
     pub account: Account,
-    free: Time,
+    /// When the processor is busy: work ready at `at` runs in the first gap from
+    /// then that holds it, so firmware that waits on a DMA engine does other
+    /// ready work (the next doorbell) in the meantime.
+    busy: Calendar,
 }
 
 impl Timeline {
     pub fn new(clock: Clock) -> Self {
-        Timeline { account: Account::new(clock, ADAPTER), free: Time::ZERO }
+        Timeline { account: Account::new(clock, ADAPTER), busy: Calendar::new(Duration::from_ms(100)) }
     }
 
-    /// Run `cycles` of firmware from `at`; returns when done.
+    /// Run `cycles` of firmware, ready at `at`; returns when done.
     pub fn run(&mut self, at: Time, cycles: u64) -> Time {
-        let start = at.max(self.free);
-        self.free = start + self.account.clock.cycles(cycles);
-        self.account.account(Activity::Firmware, start, self.free, cycles);
-        self.free
+        let len = self.account.clock.cycles(cycles);
+        if len == Duration::ZERO {
+            return at;
+        }
+        let (start, end) = self.busy.reserve(at, |_| len);
+        self.account.account(Activity::Firmware, start, end, cycles);
+        end
     }
 }
 

@@ -146,8 +146,7 @@ impl Hw {
     /// host bus. It may start once its FIFO has room. Returns when the frame is
     /// in the MAC, with its bytes.
     pub fn gather(&mut self, bus: &mut HostBus, at: Time, pieces: &[(u64, usize)]) -> Result<(Time, Vec<u8>), MemError> {
-        let room = if self.mac_queue.len() >= self.cfg.mac_tx_frames as usize { self.mac_queue[0] } else { Time::ZERO };
-        let mut t = at.max(room);
+        let mut t = at.max(self.mac_room());
         let mut out = Vec::with_capacity(pieces.iter().map(|p| p.1).sum());
         for &(addr, len) in pieces {
             let start = out.len();
@@ -161,6 +160,16 @@ impl Hw {
             };
         }
         Ok((t, out))
+    }
+
+    /// When the MAC's transmit FIFO has room for another frame: once the frame
+    /// `mac_tx_frames` places ahead has started on the wire.
+    pub fn mac_room(&self) -> Time {
+        if self.mac_queue.len() >= self.cfg.mac_tx_frames as usize {
+            self.mac_queue[0]
+        } else {
+            Time::ZERO
+        }
     }
 
     /// The MAC sends a frame of `len` bytes that is ready at `ready`: returns the

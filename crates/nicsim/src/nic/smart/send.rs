@@ -301,7 +301,9 @@ impl Programmable {
                 cycles += (a.costs.checksum_per_byte * r.len() as f64) as u64;
                 fw = self.hw.memory(fw, r.len() as u64);
             }
-            fw = self.hw.run(TX_CPU, fw, cycles);
+            // The firmware takes the next frame from the chunk when the MAC has
+            // room for it, and does other ready work (the next send's DMA) between.
+            fw = self.hw.run(TX_CPU, fw.max(self.hw.mac_room()), cycles);
             let payload = r.len().saturating_sub(42);
             let fix = |b: &mut Vec<u8>| {
                 let _ = csum::insert(b);
