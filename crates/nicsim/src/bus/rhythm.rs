@@ -28,7 +28,7 @@ struct Histogram {
 }
 
 impl Histogram {
-    const EXACT: usize = 1 << 16;
+    const EXACT: usize = 1 << 14;
 
     fn add(&mut self, clocks: usize) {
         if self.counts.is_empty() {
@@ -122,8 +122,13 @@ impl Rhythm {
     /// A transaction asked for at `requested` took the bus over [start, end).
     /// `wait`: the wait states the master inserted.
     pub fn booked(&mut self, requested: Time, (start, end): (Time, Time), purpose: Purpose, bytes: u64, wait: u64) {
-        let i = self.pending.partition_point(|b| b.start <= start);
-        self.pending.insert(i, Booking { start, end, purpose, bytes, wait });
+        let booking = Booking { start, end, purpose, bytes, wait };
+        if self.pending.back().is_none_or(|b| b.start <= start) {
+            self.pending.push_back(booking);
+        } else {
+            let i = self.pending.partition_point(|b| b.start <= start);
+            self.pending.insert(i, booking);
+        }
         self.latest_request = self.latest_request.max(requested);
         // No request reaches further back than this, so nothing can start before it.
         let settled = Time(self.latest_request.ps().saturating_sub(2 * self.reach_back.ps()));
@@ -176,28 +181,34 @@ impl Rhythm {
     /// Spread a transaction's bytes over the windows it spans, closing those
     /// before its start: no later transaction starts in them.
     fn count_bytes(&mut self, b: &Booking) {
-        let w = PEAK_WINDOW.ps();
-        let first = b.start.ps() / w;
-        while self.window_base < first {
-            let closed = self.windows.pop_front().unwrap_or(0.0);
-            self.peak_bytes = self.peak_bytes.max(closed);
-            self.window_base += 1;
-            if self.windows.is_empty() {
-                self.window_base = first;
-            }
+        if b.bytes == 0 {
+            return;
         }
-        let span = b.end.since(b.start).ps().max(1) as f64;
-        let mut t = b.start.ps();
-        while t < b.end.ps().max(b.start.ps() + 1) {
-            let k = t / w;
-            let until = ((k + 1) * w).min(b.end.ps().max(t + 1));
-            // A booking later than the settling allowed counts in the oldest open window.
-            let i = k.saturating_sub(self.window_base) as usize;
-            if self.windows.len() <= i {
-                self.windows.resize(i + 1, 0.0);
+        let w = PEAK_WINDOW.ps();
+        let (s, e) = (b.start.ps(), b.end.ps().max(b.start.ps() + 1));
+        let first = s / w;
+        if first > self.window_base {
+            let gone = ((first - self.window_base) as usize).min(self.windows.len());
+            for closed in self.windows.drain(..gone) {
+                self.peak_bytes = self.peak_bytes.max(closed);
             }
-            self.windows[i] += b.bytes as f64 * (until - t) as f64 / span;
-            t = until;
+            self.window_base = first;
+        }
+        // A booking later than the settling allowed counts from the oldest open window.
+        let index = |k: u64, base: u64| k.saturating_sub(base) as usize;
+        let last = (e - 1) / w;
+        let need = index(last, self.window_base) + 1;
+        if self.windows.len() < need {
+            self.windows.resize(need, 0.0);
+        }
+        if first == last {
+            self.windows[index(first, self.window_base)] += b.bytes as f64;
+            return;
+        }
+        let per_ps = b.bytes as f64 / (e - s) as f64;
+        for k in first..=last {
+            let overlap = e.min((k + 1) * w) - s.max(k * w);
+            self.windows[index(k, self.window_base)] += per_ps * overlap as f64;
         }
     }
 
