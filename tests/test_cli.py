@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 import nicsim
 
 
@@ -64,6 +66,34 @@ def test_bench_times_the_whole_host_path(cli):
     assert f["frames_per_second"] > 0 and f["wall_seconds_per_simulated_second"] > 0 and f["peak_memory_mb"] > 0
     r = cli("bench", "--case", "nosuch")
     assert r.returncode == 2 and "full-path" in r.stderr
+
+
+def test_pcie_prints_dma_bandwidth_mixes_and_read_latency(cli):
+    r = cli("pcie", "--size", "64,256,4096", "--json")
+    assert r.returncode == 0, r.stderr
+    rows = {x["size"]: x for x in json.loads(r.stdout)}
+    # Gen3 x8, MPS 256: a 256-byte write is one TLP of 24 bytes' overhead, and
+    # the host answers with DLLPs on the other direction.
+    link = 8e9 * 8 * 128 / 130 / 8  # bytes a second after 128b/130b
+    assert rows[256]["write_gbps"] == pytest.approx(256 * 8 * link / (280 * 1542 / 1538) / 1e9, rel=1e-9)
+    assert rows[64]["write_gbps"] < rows[256]["write_gbps"] <= rows[4096]["write_gbps"] + 0.01
+    assert all(x["mix_gbps"] > max(x["write_gbps"], x["read_gbps"]) for x in rows.values()), "a mix uses both directions"
+    assert 500 < rows[64]["read_latency_ns"] < rows[4096]["read_latency_ns"]
+    crossing = json.loads(cli("pcie", "--size", "256", "--offset", "8", "--json").stdout)[0]
+    assert crossing["write_gbps"] < rows[256]["write_gbps"], "crossing an MPS boundary costs a second TLP"
+    wider = json.loads(cli("pcie", "--gen", "4", "--lanes", "16", "--size", "4096", "--json").stdout)[0]
+    assert wider["write_gbps"] == pytest.approx(4 * rows[4096]["write_gbps"], rel=1e-6), "twice the rate, twice the lanes"
+    table = cli("pcie", "--size", "1518")
+    assert table.returncode == 0 and "| 1518 |" in table.stdout
+    for bad, words in [
+        (["--mps", "100"], "--mps: must be a power of two"),
+        (["--gen", "7"], "--gen: must be 1 to 5"),
+        (["--size", "64,x"], "--size: must be whole numbers"),
+        (["--read-latency", "fast"], "--read-latency: must be a time"),
+        (["--read-share", "2"], "--read-share: must be from 0 to 1"),
+    ]:
+        r = cli("pcie", *bad)
+        assert r.returncode == 2 and words in r.stderr and not r.stdout, (bad, r.stderr)
 
 
 def test_the_readme_python_example_runs_as_a_script(tmp_path):

@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-from . import _core
+from . import _core, pcie
 from .api import check, run
 from .table import render
 
@@ -138,6 +138,7 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("results", metavar="RESULTS.duckdb")
     e.add_argument("out", metavar="OUT.parquet|OUT.csv")
 
+    pcie.add_parser(sub)
     b = sub.add_parser(
         "bench",
         help="measure simulation speed: a link flood, or the whole host path (--case)",
@@ -378,7 +379,7 @@ def main(argv=None) -> int:
             check(args.scenario, overrides=args.set)
             print(f"{args.scenario}: ok")
             return 0
-        commands = {"schema": _schema, "sweep": _sweep, "report": _report, "reproduce": _reproduce, "validate": _validate, "export": _export, "bench": _bench}
+        commands = {"schema": _schema, "sweep": _sweep, "report": _report, "reproduce": _reproduce, "validate": _validate, "export": _export, "bench": _bench, "pcie": pcie.command}
         return commands[args.command](args)
     except _core.ScenarioError as e:
         print(f"nicsim: error: {e}", file=sys.stderr)

@@ -75,6 +75,32 @@ fn bench_flood(py: Python<'_>, frames: u64, frame_size: u32, rate: &str) -> PyRe
     Ok((s.frames, s.events, s.wall_seconds))
 }
 
+/// DMA bandwidth and read latency on a PCIe link, per transfer size:
+/// (size, write Gb/s, read Gb/s, mix Gb/s, read latency ns) each.
+#[pyfunction]
+#[pyo3(signature = (generation, lanes, mps, mrrs, rcb, rcb_split, sizes, offset, read_share, read_latency_ns))]
+#[allow(clippy::too_many_arguments)]
+fn pcie_profile(
+    generation: u8,
+    lanes: u8,
+    mps: u64,
+    mrrs: u64,
+    rcb: u64,
+    rcb_split: bool,
+    sizes: Vec<u64>,
+    offset: u64,
+    read_share: f64,
+    read_latency_ns: u64,
+) -> PyResult<Vec<(u64, f64, f64, f64, f64)>> {
+    use nicsim::bus::pcie::{CompletionSplit, PcieConfig};
+    let split = if rcb_split { CompletionSplit::Rcb } else { CompletionSplit::Mps };
+    let cfg = PcieConfig { generation, lanes, mps, mrrs, rcb, completion_split: split, ..PcieConfig::gen3x8() };
+    cfg.check().map_err(ScenarioError::new_err)?;
+    let latency = nicsim::time::Duration::from_ns(read_latency_ns);
+    let rows = sizes.into_iter().map(|n| nicsim::bus::pcie_profile::profile(&cfg, n, offset, read_share, latency));
+    Ok(rows.map(|p| (p.size, p.write_gbps, p.read_gbps, p.mix_gbps, p.read_latency_ns)).collect())
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
@@ -85,5 +111,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve_file, m)?)?;
     m.add_function(wrap_pyfunction!(bench_flood, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(pcie_profile, m)?)?;
     Ok(())
 }

@@ -7,6 +7,7 @@ pub mod calendar;
 pub mod host_bus;
 pub mod pci;
 pub mod pcie;
+pub mod pcie_profile;
 pub mod rhythm;
 
 pub use host_bus::{BusConfig, Fill, HostBus, Purpose};
