@@ -64,6 +64,21 @@ def test_store_and_forward_puts_every_payload_byte_in_adapter_memory_and_direct_
     assert direct["tx_goodput_mbps"] > saf["tx_goodput_mbps"], "the adapter memory port limits store and forward"
 
 
+def test_split_checksums_work_with_direct_segmentation_and_cost_the_firmware_only_the_headers(scenarios, tmp_path):
+    """The patent's claims 5 and 15: the firmware sums the headers and the
+    pseudo-header, the Ethernet device the payload as it passes."""
+    costs = {}
+    for where in ("mac", "split"):
+        r, frames = tso_run(scenarios, tmp_path, **{"checksum": where, "send.bytes": ONE_MB, "send.message": ONE_MB})
+        assert len(frames) == 719 and all(check_frame(buf)["l4"] == "tcp" for _, buf in frames)
+        assert r.component("receiver").metrics["bad_checksums"] == 0
+        m = r.component("server").metrics
+        assert m["adapter_memory_payload_bytes"] == 0, "the payload still never enters adapter memory"
+        costs[where] = m["adapter_cycles_per_frame"]
+    # 54 bytes of Ethernet, IPv4 and TCP headers and the 12-byte pseudo-header, a cycle a byte.
+    assert costs["split"] - costs["mac"] == pytest.approx(54 + 12, abs=0.5)
+
+
 def test_data_within_one_mtu_passes_through_unsegmented(scenarios, tmp_path):
     r, frames = tso_run(scenarios, tmp_path, **{"send.bytes": 1000 * 10, "send.message": 1000})
     assert len(frames) == 10

@@ -16,6 +16,7 @@ pub enum ChecksumSpec {
     #[default]
     Mac,
     Firmware,
+    Split,
 }
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
@@ -47,8 +48,9 @@ pub struct ProgrammableSpec {
     /// Frames the MAC's transmit FIFO holds.
     #[serde(default = "two")]
     pub mac_tx_frames: i64,
-    /// Where checksums are inserted and verified: "mac" or "firmware" (not with direct
-    /// segmentation).
+    /// Where checksums are inserted and verified: "mac", "firmware" (not with direct
+    /// segmentation), or "split" (the firmware sums headers and pseudo-header, the MAC
+    /// the payload).
     #[serde(default)]
     pub checksum: ChecksumSpec,
     /// "direct" (payload gathered from host memory) or "store-and-forward".

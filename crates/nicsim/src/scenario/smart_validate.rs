@@ -78,6 +78,7 @@ fn adapter(a: &ProgrammableSpec, path: &str, link_rate: u64, mtu: u32) -> Result
     let checksum = match a.checksum {
         ChecksumSpec::Mac => ChecksumAt::Mac,
         ChecksumSpec::Firmware => ChecksumAt::Firmware,
+        ChecksumSpec::Split => ChecksumAt::Split,
     };
     let segmentation = match a.segmentation {
         SegmentationSpec::Direct => Segmentation::Direct,
@@ -86,7 +87,7 @@ fn adapter(a: &ProgrammableSpec, path: &str, link_rate: u64, mtu: u32) -> Result
     if checksum == ChecksumAt::Firmware && segmentation == Segmentation::Direct {
         return err(
             format!("{path}.checksum"),
-            "\"firmware\" needs the payload in adapter memory, which direct segmentation never puts there: use \"mac\", or segmentation = \"store-and-forward\"",
+            "\"firmware\" needs the payload in adapter memory, which direct segmentation never puts there: use \"mac\" or \"split\", or segmentation = \"store-and-forward\"",
         );
     }
     Ok(AdapterConfig {

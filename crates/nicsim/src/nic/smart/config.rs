@@ -41,7 +41,27 @@ pub enum ChecksumAt {
     Mac,
     /// By the firmware, reading the bytes from adapter memory.
     Firmware,
+    /// Shared: the firmware sums the headers and the pseudo-header, the MAC the
+    /// payload as it passes, and the two sums make the checksum (the patent's
+    /// claims 5 and 15). Works with direct segmentation.
+    Split,
 }
+
+impl ChecksumAt {
+    /// Bytes of a frame of `len` with `headers` bytes of headers that the
+    /// firmware sums itself: all of them, the headers and the 12-byte
+    /// pseudo-header, or none.
+    pub fn firmware_bytes(self, len: usize, headers: usize) -> usize {
+        match self {
+            ChecksumAt::Mac => 0,
+            ChecksumAt::Firmware => len,
+            ChecksumAt::Split => headers.min(len) + PSEUDO_HEADER,
+        }
+    }
+}
+
+/// The IPv4 pseudo-header that TCP and UDP checksums cover.
+const PSEUDO_HEADER: usize = 12;
 
 /// How a large send is cut into frames (BRIEF.md mechanism 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

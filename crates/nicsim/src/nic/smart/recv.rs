@@ -8,6 +8,7 @@
 use crate::bus::{HostBus, Purpose};
 use crate::engine::Ctx;
 use crate::nic::firmware::gro::Out;
+use crate::nic::firmware::headers::Layout;
 use crate::nic::firmware::{chunk, csum};
 use crate::nic::smart::config::ChecksumAt;
 use crate::nic::smart::layout::*;
@@ -51,9 +52,10 @@ impl Programmable {
         let costs = &self.cfg.adapter.costs;
         let (rx_frame, per_byte, lro_cost) = (costs.rx_frame, costs.checksum_per_byte, costs.lro);
         let mut t = self.hw.memory(now, bytes.len() as u64);
-        let mut cycles = rx_frame;
-        if self.cfg.adapter.checksum == ChecksumAt::Firmware {
-            cycles += (per_byte * bytes.len() as f64) as u64;
+        let checksum = self.cfg.adapter.checksum;
+        let cycles = rx_frame
+            + (per_byte * checksum.firmware_bytes(bytes.len(), Layout::of(&bytes).map_or(bytes.len(), |l| l.header_len())) as f64) as u64;
+        if checksum == ChecksumAt::Firmware {
             t = self.hw.memory(t, bytes.len() as u64);
         }
         if csum::verify(&bytes).bad() {

@@ -18,6 +18,8 @@ use crate::wire::ethernet::{FCS, MIN_FRAME};
 use crate::wire::{build, Frame, FrameMeta, TcpFields, L4};
 
 const TX_CPU: usize = 0;
+/// Ethernet, IPv4 and UDP headers of the frame workloads.
+const UDP_HEADERS: usize = 42;
 /// First sequence number of the stream.
 const ISN: u32 = 1;
 
@@ -251,16 +253,18 @@ impl Programmable {
                 let mut data = vec![0u8; piece.len];
                 self.hw.mem.read(payload_addr, &mut data).expect("mapped");
                 sum = accumulate(0, &data);
-                cycles += (a.costs.checksum_per_byte * piece.len as f64) as u64;
                 fw = self.hw.memory(fw, piece.len as u64);
             }
+            cycles += (a.costs.checksum_per_byte * a.checksum.firmware_bytes(piece.len, hlen) as f64) as u64;
             fw = self.hw.run(TX_CPU, fw, cycles);
             let mut header = vec![0u8; hlen];
             template.write_header(piece, sum, &mut header);
             let hdr_addr = A_HEADERS + (self.send.frames % A_HEADER_SLOTS) * 128;
             self.hw.mem.write(hdr_addr, &header).expect("mapped");
             fw = self.hw.memory(fw, hlen as u64);
-            let at_mac = a.checksum == ChecksumAt::Mac;
+            // The MAC sums the payload when the firmware has not (the split design
+            // combines its sum with the firmware's header sum: the same bytes).
+            let at_mac = a.checksum != ChecksumAt::Firmware;
             let fix = |b: &mut Vec<u8>| {
                 if at_mac {
                     let (h, p) = b.split_at_mut(hlen);
@@ -298,9 +302,9 @@ impl Programmable {
         for r in frames {
             let mut cycles = a.costs.tx_frame + if per_chunk > 1 { a.costs.split } else { 0 };
             if a.checksum == ChecksumAt::Firmware {
-                cycles += (a.costs.checksum_per_byte * r.len() as f64) as u64;
                 fw = self.hw.memory(fw, r.len() as u64);
             }
+            cycles += (a.costs.checksum_per_byte * a.checksum.firmware_bytes(r.len(), UDP_HEADERS) as f64) as u64;
             // The firmware takes the next frame from the chunk when the MAC has
             // room for it, and does other ready work (the next send's DMA) between.
             fw = self.hw.run(TX_CPU, fw.max(self.hw.mac_room()), cycles);
