@@ -58,15 +58,16 @@ def compare(spec: dict, frames: dict, study: str = "") -> list:
     out = []
     for p in spec.get("published", []):
         runless = "sweep" not in p
-        try:
-            if runless:
-                raise Missing(p["quantity"])
-            predicted = value_of(p) * p.get("scale", 1)
-            if "divide_by" in p:
-                predicted /= value_of(p["divide_by"])
-            shown = format(predicted, p.get("format", ".4g"))
-        except (Missing, ZeroDivisionError):
-            predicted, shown = None, ("–" if p["kind"] == NOT_COMPARED else "as given") if runless else "not run"
+        if runless:
+            predicted, shown = None, "–" if p["kind"] == NOT_COMPARED else "as given"
+        else:
+            try:
+                predicted = value_of(p) * p.get("scale", 1)
+                if "divide_by" in p:
+                    predicted /= value_of(p["divide_by"])
+                shown = format(predicted, p.get("format", ".4g"))
+            except (Missing, ZeroDivisionError):
+                predicted, shown = None, "not run"
         value = None if runless else figure(p)
         error = None
         if value and predicted is not None and not math.isnan(predicted):

@@ -107,7 +107,7 @@ def load_study(path: "str | os.PathLike[str]") -> Study:
         for i, item in enumerate(spec.get(kind, [])):
             at = f"{where}: {kind}[{i}]"
             _check_keys(at, item, kind)
-            if kind == "published" and (item.get("kind") == NOT_COMPARED or (item.get("kind") in KINDS and "sweep" not in item)):
+            if kind == "published" and item.get("kind") in KINDS and ("sweep" not in item or item["kind"] == NOT_COMPARED):
                 _check_runless(at, item)
                 continue
             if _need(at, item, "sweep", str) not in names:
