@@ -234,14 +234,15 @@ impl HostBus {
     fn read_in_bursts(&mut self, c: &PciConfig, at: Time, bytes: u64, purpose: Purpose) -> Time {
         let piece = c.width * pci::LATENCY_TIMER_CLOCKS;
         let first = bytes.min(piece);
-        let mut end = self.book(true, at, purpose, bytes, |_| pci_span(c, pci::read(c, first))).1;
+        // Each piece carries its own bytes (the transaction is counted once).
+        let mut end = self.book(true, at, purpose, first, |_| pci_span(c, pci::read(c, first))).1;
         let mut left = bytes - first;
         while left > 0 {
             let n = left.min(piece);
             let after = end;
             let data = pci::Clocks { data: c.data_clocks(n), transactions: 0, ..Default::default() };
             let full = pci::read(c, n);
-            end = self.book_part(true, after, purpose, 0, true, |s| pci_span(c, if s == after { data } else { full })).1;
+            end = self.book_part(true, after, purpose, n, true, |s| pci_span(c, if s == after { data } else { full })).1;
             left -= n;
         }
         end

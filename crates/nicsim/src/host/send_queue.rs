@@ -35,6 +35,8 @@ impl Machine {
             ring.waiting.push_back(f);
             self.tx_waited += 1;
         }
+        // Every step re-arms the wait of ports with frames waiting: an interrupt
+        // unmasked since the last arming takes it up.
         for (p, n) in filled.into_iter().enumerate() {
             self.tail_writes(p, n, now, ctx);
             if self.ports[p].ring_ref().is_some_and(|r| !r.waiting.is_empty()) {

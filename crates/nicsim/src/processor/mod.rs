@@ -6,8 +6,8 @@
 //!   loop), the host's (`host::cpu`);
 //! - run to completion, taking everything waiting as one batch ([`batch`]), an
 //!   offload engine's executive;
-//! - in order, each piece of work after the last ([`Timeline`]), a programmable
-//!   adapter's firmware;
+//! - one piece of work at a time, each in the first gap from when it is ready
+//!   ([`Timeline`]), a programmable adapter's firmware;
 //! - fitted into the first gap before a deadline (`nic::processor`), an
 //!   intelligent bus master's per-frame work.
 
@@ -169,8 +169,8 @@ impl Account {
     }
 }
 
-/// An adapter processor that works in order: each piece of work starts when
-/// it is ready and the work before it is done.
+/// An adapter processor running one piece of work at a time, to completion:
+/// each starts in the first gap, from when it is ready, long enough for it.
 pub struct Timeline {
     pub account: Account,
     /// When the processor is busy: work ready at `at` runs in the first gap from
@@ -243,5 +243,15 @@ mod tests {
         assert_eq!(r.get("adapter_cpu0_cycles"), Some(2500.0));
         assert_eq!(r.get("adapter_cpu0_runs"), Some(2.0));
         assert!((r.get("adapter_cpu0_utilization").unwrap() - 0.25).abs() < 1e-12);
+    }
+
+    #[test]
+    fn work_ready_sooner_runs_in_a_gap_left_before_later_work() {
+        let mut t = Timeline::new(Clock::from_mhz(100));
+        let us = |n| Time::ZERO + Duration::from_us(n);
+        // Work planned for after a DMA, then the next doorbell, ready at once.
+        assert_eq!(t.run(us(40), 1000), us(50));
+        assert_eq!(t.run(us(0), 1000), us(10), "runs while the firmware waits on the DMA");
+        assert_eq!(t.run(us(35), 1000), us(60), "no 10 us gap before 40: after the planned work");
     }
 }
