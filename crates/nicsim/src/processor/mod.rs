@@ -208,10 +208,13 @@ fn fraction(d: Duration, end: Time) -> f64 {
 mod tests {
     use super::*;
 
+    fn us(n: u64) -> Time {
+        Time::ZERO + Duration::from_us(n)
+    }
+
     #[test]
     fn back_to_back_work_of_one_activity_is_one_run() {
         let mut a = Account::new(Clock::from_mhz(100), HOST);
-        let us = |n| Time::ZERO + Duration::from_us(n);
         a.account(Activity::Interrupt, us(0), us(10), 1000);
         a.account(Activity::Interrupt, us(10), us(20), 1000);
         a.account(Activity::Interrupt, us(30), us(40), 1000);
@@ -225,7 +228,6 @@ mod tests {
     #[test]
     fn stopped_work_gives_back_what_it_did_not_spend() {
         let mut a = Account::new(Clock::from_mhz(100), HOST);
-        let us = |n| Time::ZERO + Duration::from_us(n);
         a.account(Activity::Deferred, us(0), us(10), 1000);
         a.stop(Activity::Deferred, us(4), us(10));
         assert_eq!(a.busy(), Duration::from_us(4));
@@ -234,7 +236,6 @@ mod tests {
     #[test]
     fn a_timeline_runs_work_in_order() {
         let mut t = Timeline::new(Clock::from_mhz(100));
-        let us = |n| Time::ZERO + Duration::from_us(n);
         assert_eq!(t.run(us(0), 1000), us(10));
         assert_eq!(t.run(us(5), 1000), us(20), "waits for the work before it");
         assert_eq!(t.run(us(50), 500), us(55), "idle until its work is ready");
@@ -248,10 +249,10 @@ mod tests {
     #[test]
     fn work_ready_sooner_runs_in_a_gap_left_before_later_work() {
         let mut t = Timeline::new(Clock::from_mhz(100));
-        let us = |n| Time::ZERO + Duration::from_us(n);
-        // Work planned for after a DMA, then the next doorbell, ready at once.
-        assert_eq!(t.run(us(40), 1000), us(50));
-        assert_eq!(t.run(us(0), 1000), us(10), "runs while the firmware waits on the DMA");
-        assert_eq!(t.run(us(35), 1000), us(60), "no 10 us gap before 40: after the planned work");
+        // (ready, cycles, done): work planned for after a DMA, the next doorbell
+        // (run while the firmware waits on the DMA), then work too long for the gap.
+        for (ready, cycles, done) in [(40, 1000, 50), (0, 1000, 10), (35, 1000, 60)] {
+            assert_eq!(t.run(us(ready), cycles), us(done), "ready at {ready} us");
+        }
     }
 }
