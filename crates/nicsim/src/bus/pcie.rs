@@ -3,7 +3,8 @@
 //! carries 24 bytes of overhead with 64-bit addressing, a completion with data 20;
 //! writes split at the Max Payload Size, read requests at the Max Read Request Size,
 //! completions at MPS or the Read Completion Boundary; 8-byte ACK and flow-control
-//! DLLPs; SKIP ordered sets of 4 bytes per 1538.
+//! DLLPs sent by the spec's latency timers (`dllp_interval`); SKIP ordered sets of
+//! 4 bytes per 1538.
 
 /// Overhead of a memory write or read request TLP with 64-bit addressing:
 /// 8 (framing, sequence, LCRC) + 4 (header) + 12 (address and the rest).
@@ -34,27 +35,13 @@ pub struct PcieConfig {
     pub mrrs: u64,
     pub rcb: u64,
     pub completion_split: CompletionSplit,
-    /// Received TLPs per ACK DLLP and per flow-control update DLLP. The spec sets
-    /// these by timers; the model counts them per TLP (see docs/model.md).
-    pub tlps_per_ack: u64,
-    pub tlps_per_fc_update: u64,
 }
 
 impl PcieConfig {
-    /// Gen3 x8 with MPS 256, MRRS 512, RCB 64, completions as large as MPS allows,
-    /// and one ACK and one FC update per four TLPs: the link of issue 3's table and
-    /// of the modern scenarios.
+    /// Gen3 x8 with MPS 256, MRRS 512, RCB 64 and completions as large as MPS
+    /// allows: the link of issue 3's table and of the modern scenarios.
     pub fn gen3x8() -> Self {
-        PcieConfig {
-            generation: 3,
-            lanes: 8,
-            mps: 256,
-            mrrs: 512,
-            rcb: 64,
-            completion_split: CompletionSplit::Mps,
-            tlps_per_ack: 4,
-            tlps_per_fc_update: 4,
-        }
+        PcieConfig { generation: 3, lanes: 8, mps: 256, mrrs: 512, rcb: 64, completion_split: CompletionSplit::Mps }
     }
 
     /// Check the values the spec allows; errors name the field.
@@ -75,9 +62,6 @@ impl PcieConfig {
         if self.rcb != 64 && self.rcb != 128 {
             return Err(format!("rcb: must be 64 or 128, got {}", self.rcb));
         }
-        if self.tlps_per_ack == 0 || self.tlps_per_fc_update == 0 {
-            return Err("tlps_per_ack and tlps_per_fc_update must be at least 1".into());
-        }
         Ok(())
     }
 
@@ -97,7 +81,41 @@ impl PcieConfig {
         let (gt, num, den) = self.lane();
         gt as f64 * self.lanes as f64 * num as f64 / den as f64 / 8.0
     }
+
+    /// The spec's Ack latency limit in symbol times, which its UpdateFC
+    /// guideline shares: ((MPS + 28) x AckFactor / width) + InternalDelay,
+    /// rounded down as the spec's tables are.
+    pub fn ack_latency_symbols(&self) -> u64 {
+        let factor = match (self.mps, self.lanes) {
+            (..=256, ..=4) => 1.4,
+            (..=256, 8) => 2.5,
+            (..=256, _) => 3.0,
+            (512, ..=8) => 1.0,
+            (512, _) => 2.0,
+            _ => 1.0,
+        };
+        let internal_delay = match self.generation {
+            1 => 19.0,
+            2 => 70.0,
+            // 115 symbol times at 8 GT/s; later generations are assumed to take
+            // the same time (docs/model.md).
+            g => 115.0 * (1 << (g - 3)) as f64,
+        };
+        ((self.mps + TLP_OVERHEAD_SYMBOLS) as f64 * factor / self.lanes as f64 + internal_delay) as u64
+    }
+
+    /// Seconds between the ACKs (and between the UpdateFCs of one credit type)
+    /// a receiver sends while TLPs keep arriving: the latency limit, a symbol
+    /// being 10 unit intervals under 8b/10b and 8 under 128b/130b.
+    pub fn dllp_interval(&self) -> f64 {
+        let (gt, num, _) = self.lane();
+        let bits_per_symbol = if num == 8 { 10.0 } else { 8.0 };
+        self.ack_latency_symbols() as f64 * bits_per_symbol / gt as f64
+    }
 }
+
+/// The TLP overhead the spec's latency formulas take, in symbols.
+const TLP_OVERHEAD_SYMBOLS: u64 = 28;
 
 /// The TLPs one transfer puts on each direction of the link. "Up" is from the
 /// device to the host, "down" from the host to the device.
@@ -111,17 +129,23 @@ pub struct Traffic {
 
 impl Traffic {
     /// Average bytes on the wire per transfer when transfers run back to back:
-    /// TLPs, the ACK and flow-control DLLPs answering the other side's TLPs, and
-    /// SKIP ordered sets, the last two spread evenly (so fractional).
-    fn wire(cfg: &PcieConfig, tlp_bytes: u64, tlps_received: u64) -> f64 {
-        let dllps = tlps_received as f64 * (1.0 / cfg.tlps_per_ack as f64 + 1.0 / cfg.tlps_per_fc_update as f64);
+    /// TLPs, the DLLPs answering the other side's TLPs, and SKIP ordered sets,
+    /// the last two spread evenly (so fractional). While TLPs arrive, the
+    /// receiver sends an ACK once per `dllp_interval`, and for requests (credited
+    /// TLPs) an UpdateFC as often; completions use no credits, since requesters
+    /// advertise infinite completion credit.
+    fn wire(cfg: &PcieConfig, tlp_bytes: u64, received_bytes: u64, received_credited: bool) -> f64 {
+        let per_interval = if received_credited { 2.0 } else { 1.0 };
+        let dllps = received_bytes as f64 / cfg.bytes_per_second() / cfg.dllp_interval() * per_interval;
         (tlp_bytes as f64 + DLLP_BYTES as f64 * dllps) * (SKIP_EVERY + SKIP_BYTES) as f64 / SKIP_EVERY as f64
     }
+    /// The requester's direction: its requests, and the ACKs for completions.
     pub fn wire_up(&self, cfg: &PcieConfig) -> f64 {
-        Self::wire(cfg, self.tlp_bytes_up, self.tlps_down)
+        Self::wire(cfg, self.tlp_bytes_up, self.tlp_bytes_down, false)
     }
+    /// The completer's direction: completions, and the ACKs and UpdateFCs for requests.
     pub fn wire_down(&self, cfg: &PcieConfig) -> f64 {
-        Self::wire(cfg, self.tlp_bytes_down, self.tlps_up)
+        Self::wire(cfg, self.tlp_bytes_down, self.tlp_bytes_up, true)
     }
 }
 
@@ -197,8 +221,10 @@ mod tests {
         let t = dma_write(&c, 0, 1024);
         assert_eq!((t.tlps_up, t.tlp_bytes_up), (4, 1024 + 4 * 24));
         assert!((t.wire_up(&c) - 1120.0 * SKIP).abs() < 1e-9);
-        // The host acknowledges and returns credit: 4 TLPs -> one ACK, one FC update.
-        assert!((t.wire_down(&c) - 16.0 * SKIP).abs() < 1e-9);
+        // The host acknowledges and returns credit once per 203 ns while the
+        // 1120 bytes (142.2 ns at 7.877 GB/s) arrive: 1.40 DLLPs of 8 bytes.
+        let dllps = 1120.0 / 7.876_923e9 / 203e-9 * 2.0;
+        assert!((t.wire_down(&c) - 8.0 * dllps * SKIP).abs() < 1e-3, "{}", t.wire_down(&c));
         // A write that starts 64 bytes before an MPS boundary needs one more TLP.
         assert_eq!(dma_write(&c, 192, 256).tlps_up, 2);
     }
@@ -210,7 +236,11 @@ mod tests {
         assert_eq!((t.tlps_up, t.tlps_down), (2, 4), "two 512-byte requests, 256-byte completions");
         assert_eq!(t.tlp_bytes_up, 48);
         assert_eq!(t.tlp_bytes_down, 1024 + 4 * 20);
-        assert!((t.wire_down(&c) - (1104.0 + 8.0) * SKIP).abs() < 1e-9, "plus ACK/FC for the two requests");
+        // Plus an ACK and an UpdateFC-NP per 203 ns of the 48 request bytes;
+        // upstream, ACKs alone for the 1104 completion bytes (no completion credits).
+        let per_byte = 8.0 / 7.876_923e9 / 203e-9;
+        assert!((t.wire_down(&c) - (1104.0 + 48.0 * 2.0 * per_byte) * SKIP).abs() < 1e-3);
+        assert!((t.wire_up(&c) - (48.0 + 1104.0 * per_byte) * SKIP).abs() < 1e-3);
         c.completion_split = CompletionSplit::Rcb;
         assert_eq!(dma_read(&c, 0, 1024).tlps_down, 16, "cut at every 64-byte boundary");
     }
@@ -237,12 +267,13 @@ mod tests {
         let c = gen3x8();
         let link = c.bytes_per_second() * 8.0;
         // Downstream per request of n bytes: n + 20 per completion, plus the ACK and
-        // FC update DLLPs (8 bytes each per 4 TLPs) answering the one request TLP.
-        let expect = |n: f64, completions: f64, requests: f64| n / ((n + 20.0 * completions + 4.0 * requests) * SKIP);
+        // UpdateFC answering the 24-byte request TLP (8 bytes each per 203 ns).
+        let answer = 2.0 * 8.0 * 24.0 / 7.876_923e9 / 203e-9;
+        let expect = |n: f64, completions: f64, requests: f64| n / ((n + 20.0 * completions + answer * requests) * SKIP);
         let r64 = bandwidth(&c, dma_read(&c, 0, 64), 64);
-        assert!((r64 / link - expect(64.0, 1.0, 1.0)).abs() < 1e-9);
+        assert!((r64 / link - expect(64.0, 1.0, 1.0)).abs() < 1e-6);
         let r4k = bandwidth(&c, dma_read(&c, 0, 4096), 4096);
-        assert!((r4k / link - expect(4096.0, 16.0, 8.0)).abs() < 1e-9, "8 requests of 512, 16 completions of 256");
+        assert!((r4k / link - expect(4096.0, 16.0, 8.0)).abs() < 1e-6, "8 requests of 512, 16 completions of 256");
         let mut last = 0.0;
         for size in [64, 128, 256, 512, 1024, 2048, 4096] {
             let r = bandwidth(&c, dma_read(&c, 0, size), size);
@@ -250,6 +281,42 @@ mod tests {
             last = r;
         }
         assert!(r4k > bandwidth(&c, dma_write(&c, 0, 4096), 4096), "a completion costs 20 bytes, a write 24");
+    }
+
+    #[test]
+    fn ack_latency_follows_the_spec_table_at_2_5_gt_s() {
+        // PCI Express Base Specification, Ack transmission latency limits at
+        // 2.5 GT/s in symbol times: rows MPS 128 to 4096, columns x1 to x32.
+        let table: [(u64, [u64; 7]); 6] = [
+            (128, [237, 128, 73, 67, 58, 48, 33]),
+            (256, [416, 217, 118, 107, 90, 72, 45]),
+            (512, [559, 289, 154, 86, 109, 86, 52]),
+            (1024, [1071, 545, 282, 150, 106, 84, 51]),
+            (2048, [2095, 1057, 538, 278, 192, 148, 83]),
+            (4096, [4143, 2081, 1050, 534, 362, 276, 147]),
+        ];
+        for (mps, row) in table {
+            for (lanes, want) in [1u8, 2, 4, 8, 12, 16, 32].into_iter().zip(row) {
+                let c = PcieConfig { generation: 1, lanes, mps, ..gen3x8() };
+                assert_eq!(c.ack_latency_symbols(), want, "MPS {mps} x{lanes}");
+            }
+        }
+        let c = PcieConfig { generation: 1, lanes: 1, mps: 128, ..gen3x8() };
+        assert!((c.dllp_interval() - 948e-9).abs() < 1e-15, "237 symbols of 4 ns");
+        assert_eq!(gen3x8().ack_latency_symbols(), 203, "284 x 2.5 / 8 + 115 at 8 GT/s");
+    }
+
+    #[test]
+    fn narrow_links_acknowledge_more_often_per_tlp() {
+        // Gen1 x1, MPS 128: a full write TLP (152 bytes) takes 608 ns against an
+        // interval of 948 ns, so the host answers 0.64 TLPs with an ACK and an
+        // UpdateFC; on Gen3 x8 with MPS 256 it is 0.175 of a 280-byte TLP.
+        let narrow = PcieConfig { generation: 1, lanes: 1, mps: 128, ..gen3x8() };
+        let t = dma_write(&narrow, 0, 128);
+        assert!((t.wire_down(&narrow) / SKIP - 16.0 * 608.0 / 948.0).abs() < 1e-6);
+        let wide = gen3x8();
+        let per_tlp = dma_write(&wide, 0, 256).wire_down(&wide) / SKIP / 16.0;
+        assert!((per_tlp - 280.0 / 7.876_923e9 / 203e-9).abs() < 1e-4, "{per_tlp}");
     }
 
     #[test]

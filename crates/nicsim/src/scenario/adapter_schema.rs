@@ -61,12 +61,6 @@ pub struct BusSpec {
     /// PCIe: from a read request to its first completion.
     #[schemars(extend("default" = bus_default::READ_LATENCY))]
     pub read_latency: Option<TimeSpan>,
-    /// PCIe: TLPs acknowledged per ACK DLLP.
-    #[schemars(extend("default" = bus_default::TLPS_PER_ACK))]
-    pub tlps_per_ack: Option<i64>,
-    /// PCIe: TLPs per flow-control update DLLP.
-    #[schemars(extend("default" = bus_default::TLPS_PER_FC_UPDATE))]
-    pub tlps_per_fc_update: Option<i64>,
 }
 
 /// With `interrupt = "backup"`: the receive buffers left that interrupt at once.
@@ -87,8 +81,6 @@ pub mod bus_default {
     pub const MRRS: i64 = 512;
     pub const RCB: i64 = 64;
     pub const READ_LATENCY: &str = "500ns";
-    pub const TLPS_PER_ACK: i64 = 4;
-    pub const TLPS_PER_FC_UPDATE: i64 = 4;
 }
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]

@@ -271,12 +271,7 @@ pub(crate) fn bus_config(b: &BusSpec, path: &str) -> Result<BusConfig, ScenarioE
     ]);
     let pcie_keys =
         [("generation", b.generation.is_some()), ("lanes", b.lanes.is_some()), ("mps", b.mps.is_some()), ("mrrs", b.mrrs.is_some())];
-    let pcie_keys = pcie_keys.into_iter().chain([
-        ("rcb", b.rcb.is_some()),
-        ("read_latency", b.read_latency.is_some()),
-        ("tlps_per_ack", b.tlps_per_ack.is_some()),
-        ("tlps_per_fc_update", b.tlps_per_fc_update.is_some()),
-    ]);
+    let pcie_keys = pcie_keys.into_iter().chain([("rcb", b.rcb.is_some()), ("read_latency", b.read_latency.is_some())]);
     let (foreign, kind): (Vec<_>, _) = match b.kind {
         BusKind::Pci => (pcie_keys.collect(), "PCI"),
         BusKind::Pcie => (pci_keys.collect(), "PCIe"),
@@ -316,8 +311,6 @@ pub(crate) fn bus_config(b: &BusSpec, path: &str) -> Result<BusConfig, ScenarioE
                 mrrs: small("mrrs", b.mrrs, D::MRRS)?,
                 rcb: small("rcb", b.rcb, D::RCB)?,
                 completion_split: CompletionSplit::Mps,
-                tlps_per_ack: small("tlps_per_ack", b.tlps_per_ack, D::TLPS_PER_ACK)?,
-                tlps_per_fc_update: small("tlps_per_fc_update", b.tlps_per_fc_update, D::TLPS_PER_FC_UPDATE)?,
             };
             fix(link.check())?;
             let read_latency = b.read_latency.unwrap_or_else(|| parse_time(D::READ_LATENCY).expect("a time")).0;
