@@ -53,7 +53,7 @@ def test_every_key_says_what_it_means_with_its_default(schema):
     text = reference(schema)
     # The reference reads the defaults from the types: a few known ones.
     assert "| `rx_ring` | integer | `256` |" in text and "| `mode` | `\"handler\"` \\| `\"napi\"`" in text
-    assert "| `ack_delay` | a time | `\"200ms\"` |" in text and "| `dma_setup` | integer | `570` |" in text and "| `latency` | a time | `\"0s\"` |" in text
+    assert "| `ack_delay` | a time | `\"200ms\"` |" in text and "| `dma_setup` | integer | `100` |" in text and "| `latency` | a time | `\"0s\"` |" in text
     for table in ["## `[[host.adapter]]`", "## `[host.adapter.toe]`", "## `[host.tcp]`", "## `[[link]]`", "## `[sweep]`"]:
         assert table in text
 

@@ -28,7 +28,7 @@ use std::path::Path;
 pub use assemble::assemble;
 pub use json_schema::json_schema;
 pub use schema::Scenario;
-pub use smart_validate::{DMA_SETUP_CALIBRATED, FIRMWARE_DEFAULTS};
+pub use smart_validate::FIRMWARE_DEFAULTS;
 pub use tap_validate::TapPlan;
 pub use tcp_validate::hp_firmware_cycles;
 pub use units::{parse_bit_rate, parse_time};

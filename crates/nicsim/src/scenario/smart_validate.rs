@@ -20,7 +20,7 @@ fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, Scen
 /// The firmware costs a scenario leaves out (assumed; docs/model.md).
 pub const FIRMWARE_DEFAULTS: FirmwareCosts = FirmwareCosts {
     doorbell: 100,
-    dma_setup: DMA_SETUP_CALIBRATED,
+    dma_setup: 100,
     tx_frame: 200,
     rx_frame: 300,
     segment: 150,
@@ -31,11 +31,6 @@ pub const FIRMWARE_DEFAULTS: FirmwareCosts = FirmwareCosts {
     lro: 150,
     event: 50,
 };
-
-/// Cycles to program a DMA transfer, from the Malta calibration point (adapter
-/// to host, 1512-byte transfers, 665.6 Mb/s on 32-bit 33 MHz PCI at 88 MHz;
-/// docs/model.md shows the arithmetic).
-pub const DMA_SETUP_CALIBRATED: u64 = 570;
 
 fn cycles(path: String, v: i64) -> Result<u64, ScenarioError> {
     within(path, v, 0, 1_000_000_000)
@@ -97,6 +92,7 @@ fn adapter(a: &ProgrammableSpec, path: &str, link_rate: u64, mtu: u32) -> Result
         memory_bytes_per_s: a.memory_bandwidth.0 / 8,
         rx_memory_bytes: rx_memory,
         mac_tx_frames: within(format!("{path}.mac_tx_frames"), a.mac_tx_frames, 1, 1024)? as u32,
+        dma_startup: cycles(format!("{path}.dma_startup"), a.dma_startup)?,
         link_rate_bps: link_rate,
         mtu,
         costs,

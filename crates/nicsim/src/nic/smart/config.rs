@@ -83,6 +83,9 @@ pub struct AdapterConfig {
     pub rx_memory_bytes: u64,
     /// Frames the MAC's transmit FIFO holds: how far gathers may run ahead of the wire.
     pub mac_tx_frames: u32,
+    /// Each DMA transfer's start-up on its engine, before its data moves, in
+    /// cycles of `clock`.
+    pub dma_startup: u64,
     pub link_rate_bps: u64,
     pub mtu: u32,
     pub costs: FirmwareCosts,

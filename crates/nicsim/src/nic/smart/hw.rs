@@ -29,6 +29,9 @@ pub struct Counters {
     /// Every byte through the adapter memory port, either way.
     pub memory_bytes: u64,
     pub dma_transfers: u64,
+    /// How long each DMA engine (host to adapter, adapter to host) was busy:
+    /// start-ups and transfers.
+    pub engine_busy: [Duration; 2],
     /// Bytes and transactions the adapter and host moved across the host bus.
     pub bus_bytes: u64,
     pub bus_transactions: u64,
@@ -106,14 +109,8 @@ impl Hw {
         let mut buf = vec![0u8; len];
         self.mem.read(from, &mut buf)?;
         self.mem.write(to, &buf)?;
-        let start = at.max(self.engine_free[0]);
-        self.bus_tally(len as u64);
-        self.c.dma_transfers += 1;
         self.c.memory_payload_written += if payload { len as u64 } else { 0 };
-        let bus_done = bus.read(start, len as u64, Purpose::TxData);
-        let done = self.memory_streamed(start, bus_done, len as u64);
-        self.engine_free[0] = done;
-        Ok(done)
+        Ok(self.engine(0, at, len as u64, |start| bus.read(start, len as u64, Purpose::TxData)))
     }
 
     /// The adapter-to-host DMA engine copies `len` bytes from `from` (adapter) to `to` (host).
@@ -126,13 +123,22 @@ impl Hw {
     /// The adapter-to-host engine writes `bytes` it holds (an event, a status) to host memory.
     pub fn write_host(&mut self, bus: &mut HostBus, at: Time, to: u64, bytes: &[u8], purpose: Purpose) -> Result<Time, MemError> {
         self.mem.write(to, bytes)?;
-        let start = at.max(self.engine_free[1]);
-        self.bus_tally(bytes.len() as u64);
+        let len = bytes.len() as u64;
+        Ok(self.engine(1, at, len, |start| bus.write(start, len, Fill::Ready, purpose)))
+    }
+
+    /// DMA engine `k` takes a transfer of `len` bytes programmed at `at`: once
+    /// free, it spends its start-up, then moves the data across the host bus
+    /// (`on_bus`, from when the data may start) and through the memory port.
+    fn engine(&mut self, k: usize, at: Time, len: u64, on_bus: impl FnOnce(Time) -> Time) -> Time {
+        self.bus_tally(len);
         self.c.dma_transfers += 1;
-        let bus_done = bus.write(start, bytes.len() as u64, Fill::Ready, purpose);
-        let done = self.memory_streamed(start, bus_done, bytes.len() as u64);
-        self.engine_free[1] = done;
-        Ok(done)
+        let taken = at.max(self.engine_free[k]);
+        let start = taken + self.cfg.clock.cycles(self.cfg.dma_startup);
+        let done = self.memory_streamed(start, on_bus(start), len);
+        self.c.engine_busy[k] = self.c.engine_busy[k] + done.since(taken);
+        self.engine_free[k] = done;
+        done
     }
 
     /// The host processor writes a doorbell register; returns when it reaches the adapter.
@@ -187,6 +193,13 @@ impl Hw {
     /// When the last frame handed to the MAC has left it.
     pub fn wire_idle_at(&self) -> Time {
         self.mac_free
+    }
+
+    /// How long DMA engine `k` was busy up to `end` (transfers it has queued
+    /// past the end of the run are not counted).
+    pub fn engine_busy(&self, k: usize, end: Time) -> Duration {
+        let ahead = self.engine_free[k].since(end.min(self.engine_free[k]));
+        Duration(self.c.engine_busy[k].0.saturating_sub(ahead.0))
     }
 
     pub fn memory_busy(&self) -> Duration {

@@ -300,6 +300,8 @@ impl Programmable {
         r.count("adapter_memory_bytes", c.memory_bytes);
         r.real("adapter_memory_utilization", self.hw.memory_busy().as_secs_f64() / secs);
         r.count("dma_transfers", c.dma_transfers);
+        r.real("adapter_dma_read_utilization", self.hw.engine_busy(0, end).as_secs_f64() / secs);
+        r.real("adapter_dma_write_utilization", self.hw.engine_busy(1, end).as_secs_f64() / secs);
         let payload = (self.send.payload + self.recv.delivered_payload + self.send.dma_bytes).max(1);
         r.count("host_bus_bytes", c.bus_bytes);
         r.real("bus_bytes_per_payload_byte", c.bus_bytes as f64 / payload as f64);
