@@ -248,15 +248,23 @@ impl Sessions {
                 }
                 Role::Send { .. } | Role::Receive { .. } => {}
             }
+            // Without Nagle a stack outputs at every send call, so each call's
+            // bytes leave as their own segment when the window allows.
+            let per_call = !self.stack.nagle(s.sock);
             while s.owed > 0 {
                 // The pattern is laid out 64 KB at a time.
                 let room = self.stack.send_room(s.sock).min(s.owed as usize).min(65_536);
                 let n = match &mut s.stream {
                     Some(st) => {
+                        let m = st.message as usize;
+                        let room = if per_call { room.min(m - (st.bytes % m as u64) as usize) } else { room };
                         let data = st.next(room);
                         let n = self.stack.send(s.sock, &data);
                         work.requests += st.through(&data[..n]);
                         work.copied += n as u64;
+                        if per_call && n > 0 {
+                            frames.extend(self.stack.poll(now));
+                        }
                         n
                     }
                     None => self.stack.send(s.sock, pattern(s.sent, room)),

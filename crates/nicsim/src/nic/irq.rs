@@ -17,12 +17,15 @@ pub struct Irq {
     armed: Option<Time>,
     generation: u64,
     last_raised: Option<Time>,
+    /// Frames waited for transmit descriptors while the interrupt was masked:
+    /// when the oldest outstanding frame is sent, owed once it is unmasked.
+    send_wait: Option<Time>,
     pub raised: u64,
 }
 
 impl Irq {
     pub fn new(moderation: Moderation) -> Self {
-        Irq { moderation, enabled: true, first: None, count: 0, armed: None, generation: 0, last_raised: None, raised: 0 }
+        Irq { moderation, enabled: true, first: None, count: 0, armed: None, generation: 0, last_raised: None, send_wait: None, raised: 0 }
     }
 
     fn due(&self, latest: Time) -> Option<Time> {
@@ -82,6 +85,7 @@ impl Irq {
     /// The driver masks the interrupt (its handler or poll is running).
     pub fn disable(&mut self) {
         self.enabled = false;
+        self.send_wait = None;
         self.armed = None;
         self.generation += 1;
     }
@@ -89,7 +93,12 @@ impl Irq {
     /// The driver unmasks it; completions left pending raise it per the moderation.
     pub fn enable(&mut self, now: Time) -> Option<(Time, u64)> {
         self.enabled = true;
-        self.arm(self.due(now))
+        let due = self.due(now);
+        let owed = self.send_wait.take();
+        if let Some(sent) = owed {
+            self.first.get_or_insert(sent);
+        }
+        self.arm([due, owed.map(|s| s.max(now))].into_iter().flatten().min())
     }
 
     /// The driver polled the ring at `now` (without an interrupt). With interrupt
@@ -116,10 +125,11 @@ impl Irq {
     }
 
     /// Frames wait in the driver for transmit descriptors: the adapter
-    /// interrupts when the first outstanding frame is sent, at `sent`, if the
-    /// interrupt is unmasked.
+    /// interrupts when the first outstanding frame is sent, at `sent`; if the
+    /// interrupt is masked, once it is unmasked.
     pub fn sends_waiting(&mut self, sent: Time) -> Option<(Time, u64)> {
         if !self.enabled {
+            self.send_wait = Some(sent);
             return None;
         }
         self.first.get_or_insert(sent);
@@ -198,7 +208,13 @@ mod tests {
         assert_eq!(t, us(30), "at the send, not after the backup timeout");
         assert!(i.fire(g, t));
         i.disable();
-        assert!(i.sends_waiting(us(40)).is_none(), "the handler running will reclaim them");
+        assert!(i.sends_waiting(us(40)).is_none(), "masked: the handler running takes it up");
+        let (t, g) = i.enable(us(35)).expect("still waiting when unmasked");
+        assert_eq!(t, us(40), "owed at the send, not at the unmasking");
+        assert!(i.fire(g, t));
+        i.disable();
+        i.enable(us(50));
+        assert!(i.enable(us(60)).is_none(), "a wait is owed once, and only if made while masked");
     }
 
     #[test]

@@ -282,6 +282,10 @@ impl Stack {
         }
         self.tcp(s).send_slice(data).unwrap_or(0)
     }
+    /// Whether the socket holds small segments back (Nagle's algorithm).
+    pub fn nagle(&self, s: Sock) -> bool {
+        self.tcp_ref(s).nagle_enabled()
+    }
     /// Free room in the send buffer.
     pub fn send_room(&self, s: Sock) -> usize {
         let t = self.tcp_ref(s);
