@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-from . import _core, pcie
+from . import _core, generate, pcie
 from .api import check, run
 from .table import render
 
@@ -139,6 +139,7 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("out", metavar="OUT.parquet|OUT.csv")
 
     pcie.add_parser(sub)
+    generate.add_parser(sub)
     b = sub.add_parser(
         "bench",
         help="measure simulation speed: a link flood, or the whole host path (--case)",
@@ -149,7 +150,9 @@ def _parser() -> argparse.ArgumentParser:
         "report host frames per wall second, events per frame, wall seconds per simulated second "
         "and peak memory.",
     )
-    b.add_argument("--case", default="link", help="link (default), full-path, 10g-flood, direct-tso or store-and-forward-tso")
+    b.add_argument("--case", default="link", help="link (default), full-path, 10g-flood, direct-tso, store-and-forward-tso or scale")
+    b.add_argument("--hosts", default="2,10,100,1000", help="with --case scale: network sizes, comma-separated (default 2,10,100,1000)")
+    b.add_argument("--duration", default="10ms", help="with --case scale: simulated time of each size (default 10ms)")
     b.add_argument("--frames", type=int, default=2_000_000, help="frames per repetition (default 2,000,000)")
     b.add_argument("--repeat", type=int, default=3, help="repetitions; the best is reported (default 3)")
     b.add_argument("--frame-size", type=int, default=64, help="frame size in bytes (default 64)")
@@ -332,6 +335,8 @@ def _export(args) -> int:
 def _bench(args) -> int:
     if args.frames < 1 or args.repeat < 1:
         raise _core.ScenarioError("--frames and --repeat must be at least 1")
+    if args.case == "scale":
+        return _bench_scale(args)
     figures, line = _bench_case(args) if args.case != "link" else _bench_link(args)
     print(json.dumps(figures, indent=2) if args.json else line)
     return 0
@@ -342,6 +347,19 @@ def _bench_case(args) -> tuple:
 
     figures = measure(args.case, args.repeat)
     return figures, f"{summary(figures)} (best of {args.repeat})"
+
+
+def _bench_scale(args) -> int:
+    from . import benchscale
+
+    sizes = benchscale.parse_hosts(args.hosts)
+    for n in sizes:
+        benchscale.two_tier(n)  # refuse a bad size before any run
+    show = None if args.json else (lambda f: print(benchscale.line(f), flush=True))
+    figures = benchscale.measure(sizes, args.duration, show)
+    if args.json:
+        print(json.dumps(figures, indent=2))
+    return 0
 
 
 def _bench_link(args) -> tuple:
@@ -379,7 +397,7 @@ def main(argv=None) -> int:
             check(args.scenario, overrides=args.set)
             print(f"{args.scenario}: ok")
             return 0
-        commands = {"schema": _schema, "sweep": _sweep, "report": _report, "reproduce": _reproduce, "validate": _validate, "export": _export, "bench": _bench, "pcie": pcie.command}
+        commands = {"schema": _schema, "sweep": _sweep, "report": _report, "reproduce": _reproduce, "validate": _validate, "export": _export, "bench": _bench, "pcie": pcie.command, "generate": generate.command}
         return commands[args.command](args)
     except _core.ScenarioError as e:
         print(f"nicsim: error: {e}", file=sys.stderr)

@@ -47,6 +47,12 @@ impl Switch {
         Switch { cfg, table: FxHashMap::default(), outputs, received: 0, flooded: 0, filtered: 0, runts: 0 }
     }
 
+    /// Whether output `port` takes another frame now: idle, or room in its queue.
+    fn takes(&self, port: PortId) -> bool {
+        let out = &self.outputs[port as usize];
+        !out.sending || out.queue.len() < self.cfg.queue_frames
+    }
+
     fn enqueue(&mut self, port: PortId, ready: Time, frame: Box<Frame>, ctx: &mut Ctx) {
         let out = &mut self.outputs[port as usize];
         if !out.sending {
@@ -77,8 +83,21 @@ impl Switch {
             Some(out) => self.enqueue(out, ready, frame, ctx),
             None => {
                 self.flooded += 1;
-                for out in (0..self.cfg.ports).filter(|p| *p != port) {
-                    self.enqueue(out, ready, frame.clone(), ctx);
+                // A copy only for each port that takes it (a full one drops the
+                // frame anyway); the last taker gets the frame itself.
+                let mut takers = Vec::new();
+                for out in (0..self.cfg.ports).filter(|&p| p != port) {
+                    if self.takes(out) {
+                        takers.push(out);
+                    } else {
+                        self.outputs[out as usize].drops += 1;
+                    }
+                }
+                if let Some((&last, rest)) = takers.split_last() {
+                    for &out in rest {
+                        self.enqueue(out, ready, frame.clone(), ctx);
+                    }
+                    self.enqueue(last, ready, frame, ctx);
                 }
             }
         }
@@ -150,6 +169,18 @@ mod tests {
         assert_eq!(step(&mut sw, 2, frame(1, 9)), vec![0], "learned from the first frame");
         step(&mut sw, 0, Msg::TxReady);
         assert_eq!(step(&mut sw, 0, frame(9, 1)), vec![2]);
+    }
+
+    #[test]
+    fn a_flood_skips_full_ports_and_counts_their_drops() {
+        let mut sw = Switch::new(SwitchConfig { ports: 3, queue_frames: 1, latency: Duration::ZERO });
+        // Two floods from port 0: both outputs send the first and queue the second.
+        assert_eq!(step(&mut sw, 0, frame(9, 1)), vec![1, 2]);
+        assert!(step(&mut sw, 0, frame(9, 1)).is_empty());
+        assert!(step(&mut sw, 0, frame(9, 1)).is_empty(), "both queues full");
+        let r = sw.report(Time::ZERO);
+        assert_eq!((r.get("port1_drops"), r.get("port2_drops"), r.get("flooded")), (Some(1.0), Some(1.0), Some(3.0)));
+        assert_eq!(step(&mut sw, 2, Msg::TxReady), vec![2], "the queued copy goes when the link is free");
     }
 
     #[test]

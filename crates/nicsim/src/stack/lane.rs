@@ -29,8 +29,10 @@ impl Lane {
         let mut config = Config::new(HardwareAddress::Ethernet(EthernetAddress(cfg.mac)));
         config.random_seed = seed;
         let mut iface = Interface::new(config, &mut queues, instant(Time::ZERO));
+        // Stations are numbered 198.18.hi.lo: one /16 holds every one of them,
+        // so hosts past the 255th are on-link too.
         iface.update_ip_addrs(|addrs| {
-            addrs.push(IpCidr::new(IpAddress::Ipv4(Ipv4Address::from_octets(cfg.ip)), 24)).expect("one address");
+            addrs.push(IpCidr::new(IpAddress::Ipv4(Ipv4Address::from_octets(cfg.ip)), 16)).expect("one address");
         });
         let mut sockets = SocketSet::new(vec![]);
         queues.rx.extend(arp.iter().cloned());

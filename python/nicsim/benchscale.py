@@ -1,0 +1,81 @@
+"""`nicsim bench --case scale`: generated two-tier networks of N hosts exchanging
+TCP (`nicsim generate two-tier`), each size run in a fresh process so that its
+peak memory is its own. Figures per size: frames the hosts sent, wall seconds,
+wall nanoseconds per frame, events per frame, wall seconds per simulated second,
+and peak memory in all and per host."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from . import _core
+from .generate import text, two_tier
+
+DEFAULT_HOSTS = [2, 10, 100, 1000]
+
+# Run in the child: one scenario, its figures as JSON on standard output.
+_CHILD = """
+import json, resource, sys, time
+from nicsim.api import run
+start = time.perf_counter()
+r = run(sys.argv[1])
+wall = time.perf_counter() - start
+frames = sum(c.metrics.get("tx_frames", 0) for c in r.components if c.kind == "host")
+print(json.dumps({"frames": frames, "events": r.events, "wall": wall, "simulated": r.simulated_seconds,
+                  "peak_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+"""
+
+
+def parse_hosts(text_: str) -> list:
+    try:
+        sizes = [int(s) for s in text_.split(",") if s.strip()]
+    except ValueError:
+        raise _core.ScenarioError(f"--hosts: even numbers of hosts, comma-separated, got {text_!r}") from None
+    if not sizes:
+        raise _core.ScenarioError("--hosts: at least one size")
+    return sizes
+
+
+def one(hosts: int, duration: str, folder: Path) -> dict:
+    path = folder / f"two-tier-{hosts}.toml"
+    path.write_text(text(two_tier(hosts, duration=duration)))
+    done = subprocess.run([sys.executable, "-c", _CHILD, str(path)], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise _core.SimulationError(f"--case scale, {hosts} hosts: {done.stderr.strip().splitlines()[-1:]}")
+    f = json.loads(done.stdout)
+    frames = max(f["frames"], 1)
+    peak_mb = f["peak_kb"] / 1024
+    return {
+        "hosts": hosts,
+        "frames": f["frames"],
+        "events": f["events"],
+        "wall_seconds": f["wall"],
+        "wall_ns_per_frame": f["wall"] / frames * 1e9,
+        "events_per_frame": f["events"] / frames,
+        "wall_seconds_per_simulated_second": f["wall"] / f["simulated"],
+        "peak_memory_mb": peak_mb,
+        "peak_memory_mb_per_host": peak_mb / hosts,
+    }
+
+
+def measure(sizes: list, duration: str, progress=None) -> list:
+    out = []
+    with tempfile.TemporaryDirectory() as d:
+        for n in sizes:
+            out.append(one(n, duration, Path(d)))
+            if progress:
+                progress(out[-1])
+    return out
+
+
+def line(f: dict) -> str:
+    return (
+        f"{f['hosts']:>6} hosts: {f['frames']:>11,} frames in {f['wall_seconds']:8.2f} s, "
+        f"{f['wall_ns_per_frame']:7.0f} ns per frame, {f['events_per_frame']:.1f} events per frame, "
+        f"{f['wall_seconds_per_simulated_second']:9.1f} s wall per simulated s, "
+        f"peak {f['peak_memory_mb']:.0f} MB ({f['peak_memory_mb_per_host'] * 1024:.0f} KB per host)"
+    )
