@@ -62,7 +62,7 @@ def test_bench_times_the_whole_host_path(cli):
     assert r.returncode == 0, r.stderr
     f = json.loads(r.stdout)
     # The IBM server at 700 MHz with eight clients: every frame it took or sent.
-    assert f["host_frames"] > 100_000 and 5 < f["events_per_frame"] < 10
+    assert f["host_frames"] > 100_000 and 3 < f["events_per_frame"] < 10
     assert f["frames_per_second"] > 0 and f["wall_seconds_per_simulated_second"] > 0 and f["peak_memory_mb"] > 0
     r = cli("bench", "--case", "nosuch")
     assert r.returncode == 2 and "full-path" in r.stderr

@@ -96,6 +96,13 @@ pub trait Component {
     fn start(&mut self, _ctx: &mut Ctx) {}
     /// Handle one message that arrived on `port` (or a timer, on `SELF_PORT`).
     fn handle(&mut self, port: PortId, msg: Msg, ctx: &mut Ctx);
+    /// Whether this component may take a frame when it is sent rather than
+    /// when it is due: true only for one whose handling of a frame depends on
+    /// nothing but the frames before it from the same sender, and sends only
+    /// ahead of the frame's time (a link).
+    fn inline(&self) -> bool {
+        false
+    }
     /// Called once when the run ends, with the final time; may fail (e.g. on I/O).
     fn finish(&mut self, _end: Time) -> Result<(), String> {
         Ok(())

@@ -62,6 +62,8 @@ pub(super) struct Slot {
     pub(super) part: Box<dyn Component>,
     rng: SimRng,
     peers: Vec<Option<Endpoint>>,
+    /// Takes frames inline (`Component::inline`).
+    inline: bool,
 }
 
 pub struct Simulator {
@@ -69,18 +71,28 @@ pub struct Simulator {
     pub(super) slots: Vec<Slot>,
     pub(super) queue: EventQueue<Delivery>,
     outbox: Vec<Outgoing>,
+    inline_box: Vec<Outgoing>,
     pub(super) now: Time,
     pub(super) events: u64,
 }
 
 impl Simulator {
     pub fn new(seed: u64) -> Self {
-        Simulator { seed, slots: Vec::new(), queue: EventQueue::default(), outbox: Vec::new(), now: Time::ZERO, events: 0 }
+        Simulator {
+            seed,
+            slots: Vec::new(),
+            queue: EventQueue::default(),
+            outbox: Vec::new(),
+            inline_box: Vec::new(),
+            now: Time::ZERO,
+            events: 0,
+        }
     }
 
     pub fn add(&mut self, name: &str, part: Box<dyn Component>) -> ComponentId {
         let rng = component_rng(self.seed, name);
-        self.slots.push(Slot { name: name.to_string(), part, rng, peers: Vec::new() });
+        let inline = part.inline();
+        self.slots.push(Slot { name: name.to_string(), part, rng, peers: Vec::new(), inline });
         self.slots.len() - 1
     }
 
@@ -154,24 +166,52 @@ impl Simulator {
             Step::Handle(port, msg) => slot.part.handle(port, msg, &mut ctx),
             Step::Input => slot.part.take_input(&mut ctx),
         }
-        for out in self.outbox.drain(..) {
-            let target = match out.port {
-                None => Endpoint { component: id, port: SELF_PORT },
-                Some(port) => match slot.peers.get(port as usize).copied().flatten() {
-                    Some(peer) => peer,
-                    None => {
-                        return Err(SimError {
-                            component: slot.name.clone(),
-                            time: self.now,
-                            message: format!("sent on port {port}, which is not connected"),
-                        })
-                    }
-                },
-            };
-            let delivery = Delivery { component: target.component as u32, port: target.port, msg: out.msg };
-            self.queue.push(out.at, delivery);
+        let mut sent = std::mem::take(&mut self.outbox);
+        let routed = self.route(id, &mut sent);
+        self.outbox = sent;
+        routed
+    }
+
+    /// Queue what component `id` sent. A frame for a component that takes its
+    /// frames inline (a link, whose every output lies ahead) is handed over at
+    /// once, at its send time, and the link's outputs are queued instead: one
+    /// event a hop fewer.
+    fn route(&mut self, id: ComponentId, sent: &mut Vec<Outgoing>) -> Result<(), SimError> {
+        for out in sent.drain(..) {
+            let target = self.target(id, &out)?;
+            let slot = &mut self.slots[target.component];
+            if slot.inline && matches!(out.msg, Msg::Frame(_)) && out.at >= self.now {
+                let mut ctx = Ctx::new(out.at, &mut self.inline_box, &mut slot.rng);
+                slot.part.handle(target.port, out.msg, &mut ctx);
+                let mut ahead = std::mem::take(&mut self.inline_box);
+                for o in ahead.drain(..) {
+                    let t = self.target(target.component, &o)?;
+                    self.queue.push(o.at, Delivery { component: t.component as u32, port: t.port, msg: o.msg });
+                }
+                self.inline_box = ahead;
+                continue;
+            }
+            self.queue.push(out.at, Delivery { component: target.component as u32, port: target.port, msg: out.msg });
         }
         Ok(())
+    }
+
+    /// Where a message `id` sent goes: its own timer port, or the far end of the wire.
+    fn target(&self, id: ComponentId, out: &Outgoing) -> Result<Endpoint, SimError> {
+        let slot = &self.slots[id];
+        Ok(match out.port {
+            None => Endpoint { component: id, port: SELF_PORT },
+            Some(port) => match slot.peers.get(port as usize).copied().flatten() {
+                Some(peer) => peer,
+                None => {
+                    return Err(SimError {
+                        component: slot.name.clone(),
+                        time: self.now,
+                        message: format!("sent on port {port}, which is not connected"),
+                    })
+                }
+            },
+        })
     }
 
     /// Each component's name, kind and report at the end of the run.

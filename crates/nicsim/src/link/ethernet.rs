@@ -55,6 +55,10 @@ impl Component for EthernetLink {
         "link"
     }
 
+    fn inline(&self) -> bool {
+        true
+    }
+
     fn handle(&mut self, port: PortId, msg: Msg, ctx: &mut Ctx) {
         let Msg::Frame(frame) = msg else { return };
         let side = port as usize & 1;

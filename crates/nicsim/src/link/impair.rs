@@ -32,6 +32,9 @@ impl Component for Impaired {
     fn kind(&self) -> &'static str {
         self.inner.kind()
     }
+    fn inline(&self) -> bool {
+        self.inner.inline()
+    }
     fn start(&mut self, ctx: &mut Ctx) {
         self.inner.start(ctx)
     }
