@@ -295,6 +295,49 @@ mod tests {
         assert_eq!(sim.reports()[1].2.get("got"), Some(3.0));
     }
 
+    /// Sends `n` frames of 1514 bytes on port 0 at start; records when frames arrive.
+    struct Bursts {
+        n: u32,
+        seen: std::rc::Rc<std::cell::RefCell<Vec<Time>>>,
+    }
+    impl Component for Bursts {
+        fn kind(&self) -> &'static str {
+            "bursts"
+        }
+        fn start(&mut self, ctx: &mut Ctx) {
+            for _ in 0..self.n {
+                ctx.send_at(0, Time(1_000), Msg::frame(crate::wire::Frame { bytes: vec![0; 1514], meta: Default::default() }));
+            }
+        }
+        fn handle(&mut self, _port: PortId, msg: Msg, ctx: &mut Ctx) {
+            if let Msg::Frame(_) = msg {
+                self.seen.borrow_mut().push(ctx.now());
+            }
+        }
+        fn report(&self, _end: Time) -> Report {
+            Report::default()
+        }
+    }
+
+    #[test]
+    fn a_link_takes_frames_inline_at_their_send_time() {
+        use crate::link::{EthernetLink, LinkConfig};
+        let mut sim = Simulator::new(1);
+        let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let a = sim.add("a", Box::new(Bursts { n: 3, seen: Default::default() }));
+        let cfg = LinkConfig { rate_bps: 1_000_000_000, propagation: Duration::from_ns(500), tx_queue: 10, notify: [false; 2] };
+        let l = sim.add("l", Box::new(EthernetLink::new(cfg)));
+        let b = sim.add("b", Box::new(Bursts { n: 0, seen: seen.clone() }));
+        sim.connect(Endpoint { component: a, port: 0 }, Endpoint { component: l, port: 0 }).unwrap();
+        sim.connect(Endpoint { component: l, port: 1 }, Endpoint { component: b, port: 0 }).unwrap();
+        let stats = sim.run(None).unwrap();
+        assert_eq!(stats.events, 3, "the three arrivals: the link took the frames without events");
+        // Sent at 1 ns; each holds the wire 12.304 us; the last bit comes 12.208 us
+        // after its start, plus 500 ns.
+        let first = 1_000 + 12_208_000 + 500_000;
+        assert_eq!(*seen.borrow(), vec![Time(first), Time(first + 12_304_000), Time(first + 2 * 12_304_000)]);
+    }
+
     #[test]
     fn stops_at_the_limit() {
         let mut sim = ticker_into_counter(100);
