@@ -23,8 +23,8 @@ pub(super) struct Lane {
 }
 
 impl Lane {
-    /// An interface with `socket`, its cache filled from the ARP replies `arp`.
-    pub fn new(cfg: &StackConfig, seed: u64, socket: tcp::Socket<'static>, arp: &[Vec<u8>]) -> Lane {
+    /// An interface with `socket`.
+    pub fn new(cfg: &StackConfig, seed: u64, socket: tcp::Socket<'static>) -> Lane {
         let mut queues = Queues { mtu: cfg.mtu, tso: cfg.tso, ..Default::default() };
         let mut config = Config::new(HardwareAddress::Ethernet(EthernetAddress(cfg.mac)));
         config.random_seed = seed;
@@ -35,8 +35,6 @@ impl Lane {
             addrs.push(IpCidr::new(IpAddress::Ipv4(Ipv4Address::from_octets(cfg.ip)), 16)).expect("one address");
         });
         let mut sockets = SocketSet::new(vec![]);
-        queues.rx.extend(arp.iter().cloned());
-        iface.poll(instant(Time::ZERO), &mut queues, &mut sockets);
         let handle = sockets.add(socket);
         Lane { iface, sockets, handle, queues, next: Some(Time::ZERO) }
     }
@@ -55,8 +53,23 @@ impl Lane {
     }
 
     /// Take in what waits, send what is due, into `out`; then note the next poll.
-    pub fn poll(&mut self, now: Time, out: &mut Vec<Frame>) {
+    /// An ARP request that `answer` knows the reply to never reaches the wire:
+    /// the reply comes back at once (the station's static ARP entry), and the
+    /// interface runs again to send what waited for it.
+    pub fn poll(&mut self, now: Time, out: &mut Vec<Frame>, answer: impl Fn(&[u8]) -> Option<Vec<u8>>) {
         self.iface.poll(instant(now), &mut self.queues, &mut self.sockets);
+        let mut replies = Vec::new();
+        self.queues.tx.retain(|f| match answer(&f.bytes) {
+            Some(reply) => {
+                replies.push(reply);
+                false
+            }
+            None => true,
+        });
+        if !replies.is_empty() {
+            self.queues.rx.extend(replies);
+            self.iface.poll(instant(now), &mut self.queues, &mut self.sockets);
+        }
         out.append(&mut self.queues.tx);
         self.next = self.iface.poll_at(instant(now), &self.sockets).map(|at| {
             // smoltcp counts whole microseconds: a time not after `now` means "at once".

@@ -87,6 +87,21 @@ fn arp_reply(cfg: &StackConfig, ip: [u8; 4], mac: [u8; 6]) -> Vec<u8> {
     bytes
 }
 
+/// The reply to `frame` if it is an ARP request for a station of the static
+/// table `neighbors`.
+fn answer_arp(cfg: &StackConfig, neighbors: &FxHashMap<[u8; 4], [u8; 6]>, frame: &[u8]) -> Option<Vec<u8>> {
+    let eth = EthernetFrame::new_checked(frame).ok()?;
+    if eth.ethertype() != EthernetProtocol::Arp {
+        return None;
+    }
+    let arp = ArpPacket::new_checked(eth.payload()).ok()?;
+    if arp.operation() != ArpOperation::Request {
+        return None;
+    }
+    let ip: [u8; 4] = arp.target_protocol_addr().try_into().ok()?;
+    neighbors.get(&ip).map(|mac| arp_reply(cfg, ip, *mac))
+}
+
 fn instant(t: Time) -> smoltcp::time::Instant {
     smoltcp::time::Instant::from_micros((t.ps() / 1_000_000) as i64)
 }
@@ -94,8 +109,8 @@ fn instant(t: Time) -> smoltcp::time::Instant {
 pub struct Stack {
     cfg: StackConfig,
     seed: u64,
-    /// The static ARP entries as replies, for each new lane's cache.
-    arp: Vec<Vec<u8>>,
+    /// The static ARP entries, answered when a lane asks (`answer_arp`).
+    neighbors: FxHashMap<[u8; 4], [u8; 6]>,
     lanes: Vec<Lane>,
     /// Lanes with input or socket work since their last poll: a flag per lane,
     /// and the flagged ones.
@@ -116,11 +131,10 @@ impl Stack {
     /// A stack with no sockets yet; the first socket's lane also answers ARP
     /// requests and pings.
     pub fn new(cfg: &StackConfig, seed: u64) -> Stack {
-        let arp = cfg.neighbors.iter().map(|(ip, mac)| arp_reply(cfg, *ip, *mac)).collect();
         Stack {
             cfg: cfg.clone(),
             seed,
-            arp,
+            neighbors: cfg.neighbors.iter().copied().collect(),
             lanes: Vec::new(),
             dirty: Vec::new(),
             pending: Vec::new(),
@@ -139,7 +153,7 @@ impl Stack {
         socket.set_ack_policy(cfg.ack_policy);
         socket.set_congestion_control(tcp::CongestionControl::Reno);
         let seed = self.seed ^ (self.lanes.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        self.lanes.push(Lane::new(&self.cfg, seed, socket, &self.arp));
+        self.lanes.push(Lane::new(&self.cfg, seed, socket));
         self.dirty.push(false);
         let i = self.lanes.len() - 1;
         self.mark(i);
@@ -236,7 +250,8 @@ impl Stack {
             self.dirty[i] = false;
             let lane = &mut self.lanes[i];
             let before = lane.next;
-            lane.poll(now, &mut out);
+            let (cfg, neighbors) = (&self.cfg, &self.neighbors);
+            lane.poll(now, &mut out, |f| answer_arp(cfg, neighbors, f));
             if lane.next != before {
                 if let Some(t) = before {
                     self.timers.remove(&(t, i));
