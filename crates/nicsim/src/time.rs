@@ -54,7 +54,12 @@ impl Duration {
     /// (exact for every standard Ethernet rate from 10 Mb/s to 400 Gb/s).
     pub fn for_bits(bits: u64, bits_per_second: u64) -> Self {
         assert!(bits_per_second > 0, "rate must be positive");
-        let ps = (bits as u128 * PS_PER_S).div_ceil(bits_per_second as u128);
+        let scaled = bits as u128 * PS_PER_S;
+        // A 64-bit division when the product fits, as it does for any frame.
+        if let Ok(small) = u64::try_from(scaled) {
+            return Duration(small.div_ceil(bits_per_second));
+        }
+        let ps = scaled.div_ceil(bits_per_second as u128);
         Duration(u64::try_from(ps).expect("duration overflows u64 picoseconds"))
     }
 }
@@ -141,7 +146,12 @@ impl Clock {
 
     /// The time at which cycle `n` (counted from zero) begins.
     pub fn cycles(&self, n: u64) -> Duration {
-        let ps = n as u128 * self.den as u128 * PS_PER_S / self.num as u128;
+        let scaled = n as u128 * self.den as u128 * PS_PER_S;
+        // A 64-bit division when the product fits (up to millions of cycles).
+        if let Ok(small) = u64::try_from(scaled) {
+            return Duration(small / self.num);
+        }
+        let ps = scaled / self.num as u128;
         Duration(u64::try_from(ps).expect("duration overflows u64 picoseconds"))
     }
 

@@ -90,6 +90,10 @@ fn arp_reply(cfg: &StackConfig, ip: [u8; 4], mac: [u8; 6]) -> Vec<u8> {
 /// The reply to `frame` if it is an ARP request for a station of the static
 /// table `neighbors`.
 fn answer_arp(cfg: &StackConfig, neighbors: &FxHashMap<[u8; 4], [u8; 6]>, frame: &[u8]) -> Option<Vec<u8>> {
+    // Nearly every frame is IPv4: look at the EtherType before parsing.
+    if frame.get(12..14) != Some(&[0x08, 0x06]) {
+        return None;
+    }
     let eth = EthernetFrame::new_checked(frame).ok()?;
     if eth.ethertype() != EthernetProtocol::Arp {
         return None;
