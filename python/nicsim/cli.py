@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-from . import _core, generate, pcie
+from . import _core, benchpeers, generate, pcie
 from .api import check, run
 from .table import render
 
@@ -157,6 +157,9 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--repeat", type=int, default=3, help="repetitions; the best is reported (default 3)")
     b.add_argument("--frame-size", type=int, default=64, help="frame size in bytes (default 64)")
     b.add_argument("--rate", default="10Gbps", help="link rate (default 10Gbps)")
+    b.add_argument("--compare-peers", action="store_true", help="with the link flood: run ns-3 and SimPy's baselines in the same run and print nicsim's ratio to each")
+    b.add_argument("--peers", metavar="DIR", help="the peer scripts (default: shared/peers beside the checkout)")
+    b.add_argument("--peers-python", metavar="PYTHON", default=sys.executable, help="the Python that has ns3 and simpy (default: this one)")
     b.add_argument("--json", action="store_true", help="print figures as JSON")
     return p
 
@@ -337,7 +340,13 @@ def _bench(args) -> int:
         raise _core.ScenarioError("--frames and --repeat must be at least 1")
     if args.case == "scale":
         return _bench_scale(args)
+    if args.compare_peers and args.case != "link":
+        raise _core.ScenarioError("--compare-peers: the peers model the link flood only; leave out --case")
+    peers = benchpeers.folder(args.peers) if args.compare_peers else None
     figures, line = _bench_case(args) if args.case != "link" else _bench_link(args)
+    if peers is not None:
+        figures["peers"] = benchpeers.compare(figures["frames_per_second"], peers, args.peers_python)
+        line = "\n".join([line, *benchpeers.lines(figures["peers"])])
     print(json.dumps(figures, indent=2) if args.json else line)
     return 0
 

@@ -1,6 +1,7 @@
-"""`nicsim generate two-tier` and the scale benchmark built on it (issue 20): a
-generated network runs, every stream crosses the core, hosts past the 255th
-talk like the rest, and bad sizes are refused before anything is written."""
+"""Issue 20's benchmarks: `nicsim generate two-tier` and the scale benchmark built
+on it (a generated network runs, every stream crosses the core, hosts past the
+255th talk like the rest, bad sizes are refused before anything is written), and
+`nicsim bench --compare-peers`."""
 
 import json
 
@@ -40,3 +41,31 @@ def test_the_scale_bench_reports_each_size_in_its_own_process(cli):
         assert f["wall_ns_per_frame"] > 0 and f["events_per_frame"] > 1 and f["peak_memory_mb"] > 10
     r = cli("bench", "--case", "scale", "--hosts", "5")
     assert r.returncode == 2 and "--hosts" in r.stderr
+
+
+def test_compare_peers_runs_each_baseline_or_says_why_not(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from conftest import nicsim_cmd
+
+    # Stand-ins for the peer scripts and their modules: each prints its figure as the real one does.
+    (tmp_path / "ns3_p2p.py").write_text("print('ns3 sim_s=0.005 received=1 wall_s=1 pkts_per_wall_s=200000')\n")
+    (tmp_path / "simpy_link.py").write_text("print('simpy frames=1 wall_s=1 frames_per_wall_s=100000')\n")
+    mods = tmp_path / "mods"
+    mods.mkdir()
+    (mods / "simpy.py").write_text("")
+    env = {**os.environ, "PYTHONPATH": str(mods)}
+    args = ["bench", "--frames", "20000", "--repeat", "1", "--compare-peers", "--peers", str(tmp_path), "--peers-python", sys.executable, "--json"]
+    r = subprocess.run(nicsim_cmd() + args, capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    f = json.loads(r.stdout)
+    peers = {p["peer"]: p for p in f["peers"]}
+    assert "no module 'ns'" in peers["ns-3"]["skipped"], "no ns3 module: skipped, saying why"
+    assert peers["SimPy"]["frames_per_second"] == 100_000
+    assert peers["SimPy"]["nicsim_ratio"] == f["frames_per_second"] / 100_000
+    r = subprocess.run(nicsim_cmd() + ["bench", "--compare-peers", "--peers", str(mods)], capture_output=True, text=True)
+    assert r.returncode == 2 and "--peers: no peer scripts" in r.stderr
+    r = subprocess.run(nicsim_cmd() + ["bench", "--case", "full-path", "--compare-peers"], capture_output=True, text=True)
+    assert r.returncode == 2 and "--compare-peers" in r.stderr
