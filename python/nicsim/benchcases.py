@@ -26,6 +26,11 @@ CASES = {
         {},
         "10 GbE, PCIe Gen3 x8, 64-byte receive flood, NAPI and 50 us moderation, 20 ms",
     ),
+    "10g-poll": (
+        "bench/10g-rx-poll.toml",
+        {},
+        "10 GbE, PCIe Gen3 x8, 64-byte receive flood, poll-mode driver taking every frame, 20 ms",
+    ),
     "direct-tso": (
         "scenarios/papers/patent-direct-tso/tso.toml",
         {"host[0].send.bytes": 64 << 20, "host[0].adapter[0].programmable.segmentation": "direct"},

@@ -6,6 +6,8 @@
 //! bridge writing registers for a processor) books the bus here, so contention is
 //! real and occupancy is measured.
 
+use rustc_hash::FxHashMap;
+
 use crate::bus::calendar::Calendar;
 use crate::bus::pci::{self, PciConfig, Source};
 use crate::bus::pcie::{self, PcieConfig};
@@ -78,6 +80,9 @@ pub struct HostBus {
     /// PCI: what an analyser would see of the receive rhythm.
     rhythm: Option<Rhythm>,
     trace: Option<(SharedTrace, TrackId, TrackId)>,
+    /// PCIe: each direction's time for a write or read of a size, worked out
+    /// once per size (frames and descriptors recur).
+    spans: FxHashMap<(bool, u64), (Duration, Duration)>,
 }
 
 /// The PCI clock count of a transaction, its wait states and time.
@@ -93,7 +98,8 @@ impl HostBus {
             BusConfig::Pci(p) => Some(Rhythm::new(p.clock.period(), p.overhead_clocks, reach_back)),
             BusConfig::Pcie { .. } => None,
         };
-        HostBus { cfg, up: Calendar::new(reach_back), down: Calendar::new(reach_back), tally: Default::default(), rhythm, trace: None }
+        let (up, down) = (Calendar::new(reach_back), Calendar::new(reach_back));
+        HostBus { cfg, up, down, tally: Default::default(), rhythm, trace: None, spans: FxHashMap::default() }
     }
 
     pub fn config(&self) -> &BusConfig {
@@ -112,6 +118,16 @@ impl HostBus {
             }
         };
         self.trace = Some((trace, up, down));
+    }
+
+    /// A PCIe write (or read) of `bytes`: its time on the requester's direction
+    /// (up for a device) and on the completer's.
+    fn pcie_spans(&mut self, link: &PcieConfig, read: bool, bytes: u64) -> (Duration, Duration) {
+        *self.spans.entry((read, bytes)).or_insert_with(|| {
+            let t = if read { pcie::dma_read(link, 0, bytes) } else { pcie::dma_write(link, 0, bytes) };
+            let bps = link.bytes_per_second();
+            (secs(t.wire_up(link) / bps), secs(t.wire_down(link) / bps))
+        })
     }
 
     /// Book one transaction, or the second half of one (`part`: the completions
@@ -194,10 +210,9 @@ impl HostBus {
                 end
             }
             BusConfig::Pcie { link, .. } => {
-                let t = pcie::dma_write(&link, 0, bytes);
-                let bps = link.bytes_per_second();
-                let end = self.book(true, at, purpose, bytes, |_| (secs(t.wire_up(&link) / bps), 0)).1;
-                self.book_part(false, at, purpose, 0, true, |_| (secs(t.wire_down(&link) / bps), 0));
+                let (up, down) = self.pcie_spans(&link, false, bytes);
+                let end = self.book(true, at, purpose, bytes, |_| (up, 0)).1;
+                self.book_part(false, at, purpose, 0, true, |_| (down, 0));
                 end
             }
         }
@@ -218,10 +233,9 @@ impl HostBus {
                 (end, end)
             }
             BusConfig::Pcie { link, read_latency } => {
-                let t = pcie::dma_read(&link, 0, bytes);
-                let bps = link.bytes_per_second();
-                let asked = self.book(true, at, purpose, 0, |_| (secs(t.wire_up(&link) / bps), 0)).1;
-                (asked, self.book_part(false, asked + read_latency, purpose, bytes, true, |_| (secs(t.wire_down(&link) / bps), 0)).1)
+                let (up, down) = self.pcie_spans(&link, true, bytes);
+                let asked = self.book(true, at, purpose, 0, |_| (up, 0)).1;
+                (asked, self.book_part(false, asked + read_latency, purpose, bytes, true, |_| (down, 0)).1)
             }
         }
     }
@@ -292,11 +306,10 @@ impl HostBus {
         match self.cfg.clone() {
             BusConfig::Pci(c) => self.book(true, at, Purpose::Register, 4, |_| pci_span(&c, pci::write(&c, 4, &Source::all_ready()).1)).1,
             BusConfig::Pcie { link, .. } => {
-                let t = pcie::dma_write(&link, 0, 4);
-                let bps = link.bytes_per_second();
                 // Host to device: the write travels down, its ACK up.
-                let end = self.book(false, at, Purpose::Register, 4, |_| (secs(t.wire_up(&link) / bps), 0)).1;
-                self.book_part(true, at, Purpose::Register, 0, true, |_| (secs(t.wire_down(&link) / bps), 0));
+                let (write, ack) = self.pcie_spans(&link, false, 4);
+                let end = self.book(false, at, Purpose::Register, 4, |_| (write, 0)).1;
+                self.book_part(true, at, Purpose::Register, 0, true, |_| (ack, 0));
                 end
             }
         }
@@ -308,10 +321,9 @@ impl HostBus {
         match self.cfg.clone() {
             BusConfig::Pci(c) => self.book(true, at, Purpose::Register, 4, |_| pci_span(&c, pci::read(&c, 4))).1,
             BusConfig::Pcie { link, read_latency } => {
-                let t = pcie::dma_read(&link, 0, 4);
-                let bps = link.bytes_per_second();
-                let asked = self.book(false, at, Purpose::Register, 0, |_| (secs(t.wire_up(&link) / bps), 0)).1;
-                self.book_part(true, asked + read_latency, Purpose::Register, 4, true, |_| (secs(t.wire_down(&link) / bps), 0)).1
+                let (request, completion) = self.pcie_spans(&link, true, 4);
+                let asked = self.book(false, at, Purpose::Register, 0, |_| (request, 0)).1;
+                self.book_part(true, asked + read_latency, Purpose::Register, 4, true, |_| (completion, 0)).1
             }
         }
     }
