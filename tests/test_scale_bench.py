@@ -69,3 +69,23 @@ def test_compare_peers_runs_each_baseline_or_says_why_not(tmp_path):
     assert r.returncode == 2 and "--peers: no peer scripts" in r.stderr
     r = subprocess.run(nicsim_cmd() + ["bench", "--case", "full-path", "--compare-peers"], capture_output=True, text=True)
     assert r.returncode == 2 and "--compare-peers" in r.stderr
+
+
+def test_sinks_that_announce_themselves_are_not_flooded(cli, tmp_path):
+    # UDP sources to sinks: silent sinks leave every switch flooding every frame.
+    figures = {}
+    for announce in (True, False):
+        path = tmp_path / f"udp-{announce}.toml"
+        args = ["generate", "two-tier", "--hosts", "200", "--traffic", "udp", "--duration", "4ms", "-o", path]
+        assert cli(*args, *([] if announce else ["--no-announce"])).returncode == 0
+        r = nicsim.run(path)
+        sinks = [c.metrics for c in r.components if c.kind == "sink"]
+        switches = [c.metrics for c in r.components if c.kind == "switch"]
+        sent = sum(c.metrics["sent"] for c in r.components if c.kind == "source")
+        figures[announce] = (sent, sinks, sum(s["flooded"] for s in switches), sum(s["drops"] for s in switches))
+    sent, sinks, flooded, drops = figures[True]
+    assert all(s["arp_frames"] > 0 for s in sinks), "each sink hears the others' announcements"
+    assert flooded == 100 * 6 and drops == 0, "only the 100 broadcasts flood, at each of the 6 switches"
+    assert 0.95 * sent <= sum(s["frames"] for s in sinks) <= sent and all(s["lost"] == 0 for s in sinks)
+    _, silent, flooded_silent, _ = figures[False]
+    assert flooded_silent > 10 * flooded and sum(s["frames"] for s in silent) > 2 * sent, "without them every frame floods"

@@ -4,12 +4,17 @@
 
 use std::collections::HashMap;
 
+use rand::Rng;
+
 use crate::engine::{Component, Ctx, Msg, PortId};
 use crate::link::stamp::Stamp;
 use crate::observe::Report;
 use crate::time::{Duration, Time};
 use crate::wire::ethernet::{payload_bytes, FCS};
-use crate::wire::{verify_checksums, Frame, View};
+use crate::wire::{arp, verify_checksums, Frame, FrameMeta, View};
+
+/// A sink that announces itself does so within this long of the start.
+pub const ANNOUNCE_WITHIN: Duration = Duration::from_ms(1);
 
 #[derive(Default)]
 pub struct Sink {
@@ -29,11 +34,20 @@ pub struct Sink {
     expected: HashMap<u16, u64>,
     lost: u64,
     reordered: u64,
+    /// ARP frames: not traffic, counted apart.
+    arp: u64,
+    /// Announce this station (MAC, IPv4) with a gratuitous ARP at start.
+    announce: Option<([u8; 6], [u8; 4])>,
 }
 
 impl Sink {
     pub fn new() -> Self {
         Sink::default()
+    }
+
+    /// A sink that announces itself at start, so switches learn its port.
+    pub fn announcing(mac: [u8; 6], ip: [u8; 4]) -> Self {
+        Sink { announce: Some((mac, ip)), ..Sink::default() }
     }
 
     fn count(&mut self, frame: &Frame, now: Time) {
@@ -81,9 +95,22 @@ impl Component for Sink {
         "sink"
     }
 
+    /// Announce at a time drawn from the first millisecond: stations come up at
+    /// different moments, and a thousand broadcasts at one instant would overflow
+    /// every switch queue (dropping announcements too).
+    fn start(&mut self, ctx: &mut Ctx) {
+        if let Some((mac, ip)) = self.announce {
+            let at = ctx.now() + Duration(ctx.rng().random_range(0..ANNOUNCE_WITHIN.ps()));
+            let meta = FrameMeta { created: at, ..Default::default() };
+            ctx.send_at(0, at, Msg::frame(Frame { bytes: arp::announcement(mac, ip), meta }));
+        }
+    }
+
     fn handle(&mut self, _port: PortId, msg: Msg, ctx: &mut Ctx) {
-        if let Msg::Frame(frame) = msg {
-            self.count(&frame, ctx.now());
+        match msg {
+            Msg::Frame(frame) if arp::is_arp(&frame.bytes) => self.arp += 1,
+            Msg::Frame(frame) => self.count(&frame, ctx.now()),
+            _ => {}
         }
     }
 
@@ -102,7 +129,7 @@ impl Component for Sink {
         r.real("goodput_mbps", per_s(self.l2_payload, self.first_sizes.1) * 8e-6);
         r.real("app_goodput_mbps", per_s(self.app_payload, self.first_sizes.2) * 8e-6);
         r.count("lost", self.lost).count("reordered", self.reordered);
-        r.count("bad_checksums", self.bad_checksums).count("unparsed", self.unparsed);
+        r.count("bad_checksums", self.bad_checksums).count("unparsed", self.unparsed).count("arp_frames", self.arp);
         let mean = if self.frames > 0 { self.latency_sum.ps() as f64 / self.frames as f64 / 1e3 } else { 0.0 };
         r.real("latency_mean_ns", mean).real("latency_max_ns", self.latency_max.ps() as f64 / 1e3);
         r

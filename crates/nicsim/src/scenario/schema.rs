@@ -172,6 +172,11 @@ fn counter() -> FillSpec {
 pub struct SinkSpec {
     /// Unique among all parts; no `:`.
     pub name: String,
+    /// Send one gratuitous ARP at a time drawn from the first millisecond, as a station
+    /// does when its interface comes up, so that switches learn its port (a sink sends
+    /// nothing else, so without it every frame for it is flooded).
+    #[serde(default)]
+    pub announce: bool,
 }
 
 /// `[[tap]]`: a station that is a Linux TAP device, bridging the simulation to

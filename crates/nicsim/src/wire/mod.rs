@@ -1,6 +1,7 @@
 //! Wire formats: frames as real bytes, built and parsed through etherparse under a
 //! small wrapper of ours, and the Internet checksum.
 
+pub mod arp;
 mod build;
 pub mod checksum;
 pub mod ethernet;
