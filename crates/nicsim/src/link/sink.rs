@@ -36,18 +36,33 @@ pub struct Sink {
     reordered: u64,
     /// ARP frames: not traffic, counted apart.
     arp: u64,
-    /// Announce this station (MAC, IPv4) with a gratuitous ARP at start.
-    announce: Option<([u8; 6], [u8; 4])>,
+    /// Frames for another station (flooded to it by a switch): a NIC drops them.
+    foreign: u64,
+    /// Its station (MAC, IPv4), if it has one: it takes only frames addressed
+    /// to it or to a group; without one it takes everything.
+    station: Option<([u8; 6], [u8; 4])>,
+    /// Announce the station with a gratuitous ARP at start.
+    announce: bool,
 }
 
 impl Sink {
+    /// A sink that takes every frame (a capture port).
     pub fn new() -> Self {
         Sink::default()
     }
 
-    /// A sink that announces itself at start, so switches learn its port.
-    pub fn announcing(mac: [u8; 6], ip: [u8; 4]) -> Self {
-        Sink { announce: Some((mac, ip)), ..Sink::default() }
+    /// The sink of station `mac`/`ip`; announcing, it sends a gratuitous ARP at
+    /// start so that switches learn its port.
+    pub fn station(mac: [u8; 6], ip: [u8; 4], announce: bool) -> Self {
+        Sink { station: Some((mac, ip)), announce, ..Sink::default() }
+    }
+
+    /// Whether a frame to `dst` is this station's to take.
+    fn takes(&self, dst: &[u8]) -> bool {
+        match self.station {
+            Some((mac, _)) => dst == mac || dst.first().is_some_and(|b| b & 1 == 1),
+            None => true,
+        }
     }
 
     fn count(&mut self, frame: &Frame, now: Time) {
@@ -99,7 +114,7 @@ impl Component for Sink {
     /// different moments, and a thousand broadcasts at one instant would overflow
     /// every switch queue (dropping announcements too).
     fn start(&mut self, ctx: &mut Ctx) {
-        if let Some((mac, ip)) = self.announce {
+        if let Some((mac, ip)) = self.station.filter(|_| self.announce) {
             let at = ctx.now() + Duration(ctx.rng().random_range(0..ANNOUNCE_WITHIN.ps()));
             let meta = FrameMeta { created: at, ..Default::default() };
             ctx.send_at(0, at, Msg::frame(Frame { bytes: arp::announcement(mac, ip), meta }));
@@ -108,6 +123,7 @@ impl Component for Sink {
 
     fn handle(&mut self, _port: PortId, msg: Msg, ctx: &mut Ctx) {
         match msg {
+            Msg::Frame(frame) if !self.takes(&frame.bytes[..6.min(frame.bytes.len())]) => self.foreign += 1,
             Msg::Frame(frame) if arp::is_arp(&frame.bytes) => self.arp += 1,
             Msg::Frame(frame) => self.count(&frame, ctx.now()),
             _ => {}
@@ -130,6 +146,7 @@ impl Component for Sink {
         r.real("app_goodput_mbps", per_s(self.app_payload, self.first_sizes.2) * 8e-6);
         r.count("lost", self.lost).count("reordered", self.reordered);
         r.count("bad_checksums", self.bad_checksums).count("unparsed", self.unparsed).count("arp_frames", self.arp);
+        r.count("foreign_frames", self.foreign);
         let mean = if self.frames > 0 { self.latency_sum.ps() as f64 / self.frames as f64 / 1e3 } else { 0.0 };
         r.real("latency_mean_ns", mean).real("latency_max_ns", self.latency_max.ps() as f64 / 1e3);
         r

@@ -24,8 +24,7 @@ pub fn assemble(
     for part in &plan.parts {
         let component: Box<dyn Component> = match &part.plan {
             PartPlan::Source(cfg) => Box::new(Source::new(cfg.clone()).map_err(|e| format!("{}: {e}", part.name))?),
-            PartPlan::Sink(None) => Box::new(Sink::new()),
-            PartPlan::Sink(Some((mac, ip))) => Box::new(Sink::announcing(*mac, *ip)),
+            PartPlan::Sink(mac, ip, announce) => Box::new(Sink::station(*mac, *ip, *announce)),
             PartPlan::Peer(cfg) => Box::new(Peer::new(cfg.clone()).map_err(|e| format!("{}: {e}", part.name))?),
             PartPlan::Host(cfg) => {
                 Box::new(Machine::new((**cfg).clone(), &part.name, trace.cloned()).map_err(|e| format!("{}: {e}", part.name))?)

@@ -23,8 +23,8 @@ pub const RAW_ETHER_TYPE: u16 = 0x88b5;
 
 pub enum PartPlan {
     Source(SourceConfig),
-    /// With the station to announce, if it does.
-    Sink(Option<([u8; 6], [u8; 4])>),
+    /// Its station (MAC, IPv4), and whether it announces itself.
+    Sink([u8; 6], [u8; 4], bool),
     Peer(PeerConfig),
     Host(Box<HostConfig>),
     Tap(TapPlan),
@@ -313,8 +313,8 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
         parts.push(Part { name: s.name.clone(), plan: PartPlan::Source(cfg) });
     }
     parts.extend(sc.sink.iter().map(|s| {
-        let announce = s.announce.then(|| &stations[s.name.as_str()]).map(|st| (st.mac, st.ipv4));
-        Part { name: s.name.clone(), plan: PartPlan::Sink(announce) }
+        let st = &stations[s.name.as_str()];
+        Part { name: s.name.clone(), plan: PartPlan::Sink(st.mac, st.ipv4, s.announce) }
     }));
     parts.extend(hosts_and_peers(sc, &stations)?);
     parts.extend(tap_plans(sc, &stations)?);
