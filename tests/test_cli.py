@@ -117,3 +117,16 @@ def test_the_readme_python_example_runs_as_a_script(tmp_path):
         r = subprocess.run(how, cwd=tmp_path, capture_output=True, text=True, timeout=300, input=script.read_text())
         assert r.returncode == 0, r.stderr[-2000:]
         assert r.stdout.strip().endswith("3 runs") and (tmp_path / "eff.pcap").stat().st_size > 1000
+
+
+def test_a_closed_pipe_ends_the_output_quietly(cli, tmp_path):
+    import subprocess
+
+    from conftest import nicsim_cmd
+
+    # A report larger than a pipe's buffer, so writing it meets the closed pipe.
+    net = tmp_path / "net.toml"
+    assert cli("generate", "two-tier", "--hosts", "100", "--duration", "1ms", "-o", net).returncode == 0
+    cmd = " ".join(nicsim_cmd() + ["run", str(net)]) + " | head -1"
+    r = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True)
+    assert r.stdout.startswith("scenario two-tier-100") and "Traceback" not in r.stderr, r.stderr

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -418,6 +419,11 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("nicsim: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`nicsim run ... | head`): stop quietly, and keep
+        # Python from failing again when it flushes standard output at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":
