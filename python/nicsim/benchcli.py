@@ -1,0 +1,98 @@
+"""`nicsim bench`: simulation speed. The link flood (and, with --compare-peers,
+ns-3 and SimPy beside it), the whole host path on shipped scenarios (--case), and
+generated networks of growing size (--case scale). Figures and method:
+docs/benchmarks.md."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from . import _core, benchpeers
+
+
+def add_parser(sub) -> None:
+    b = sub.add_parser(
+        "bench",
+        help="measure simulation speed: a link flood, or the whole host path (--case)",
+        description="Flood minimum frames back to back through one link into a sink and report "
+        "simulated frames and events per wall-clock second; or, with --case, time the whole host "
+        "path on a shipped scenario (full-path: IBM 2001 at 700 MHz with 8 clients; 10g-flood: a "
+        "10 GbE 64-byte receive flood with NAPI; 10g-poll: the same flood taken whole by a poll-mode "
+        "driver; direct-tso: 64 MB of direct segmentation) and report host frames per wall second, "
+        "events per frame, wall seconds per simulated second and peak memory; --case scale: "
+        "generated networks of growing size; --compare-peers: ns-3 and SimPy beside the flood.",
+    )
+    b.add_argument("--case", default="link", help="link (default), full-path, 10g-flood, 10g-poll, direct-tso, store-and-forward-tso or scale")
+    b.add_argument("--hosts", default="2,10,100,1000", help="with --case scale: network sizes, comma-separated (default 2,10,100,1000)")
+    b.add_argument("--duration", default="10ms", help="with --case scale: simulated time of each size (default 10ms)")
+    b.add_argument("--frames", type=int, default=2_000_000, help="frames per repetition (default 2,000,000)")
+    b.add_argument("--repeat", type=int, default=3, help="repetitions; the best is reported (default 3)")
+    b.add_argument("--frame-size", type=int, default=64, help="frame size in bytes (default 64)")
+    b.add_argument("--rate", default="10Gbps", help="link rate (default 10Gbps)")
+    b.add_argument("--compare-peers", action="store_true", help="with the link flood: run ns-3 and SimPy's baselines in the same run and print nicsim's ratio to each")
+    b.add_argument("--peers", metavar="DIR", help="the peer scripts (default: shared/peers beside the checkout)")
+    b.add_argument("--peers-python", metavar="PYTHON", default=sys.executable, help="the Python that has ns3 and simpy (default: this one)")
+    b.add_argument("--json", action="store_true", help="print figures as JSON")
+
+
+def command(args) -> int:
+    if args.frames < 1 or args.repeat < 1:
+        raise _core.ScenarioError("--frames and --repeat must be at least 1")
+    if args.case == "scale":
+        return _bench_scale(args)
+    if args.compare_peers and args.case != "link":
+        raise _core.ScenarioError("--compare-peers: the peers model the link flood only; leave out --case")
+    peers = benchpeers.folder(args.peers) if args.compare_peers else None
+    figures, line = _bench_case(args) if args.case != "link" else _bench_link(args)
+    if peers is not None:
+        figures["peers"] = benchpeers.compare(figures["frames_per_second"], peers, args.peers_python)
+        line = "\n".join([line, *benchpeers.lines(figures["peers"])])
+    print(json.dumps(figures, indent=2) if args.json else line)
+    return 0
+
+
+def _bench_case(args) -> tuple:
+    from .benchcases import measure, summary
+
+    figures = measure(args.case, args.repeat)
+    return figures, f"{summary(figures)} (best of {args.repeat})"
+
+
+def _bench_scale(args) -> int:
+    from . import benchscale
+
+    sizes = benchscale.parse_hosts(args.hosts)
+    for n in sizes:
+        benchscale.two_tier(n)  # refuse a bad size before any run
+    show = None if args.json else (lambda f: print(benchscale.line(f), flush=True))
+    figures = benchscale.measure(sizes, args.duration, show)
+    if args.json:
+        print(json.dumps(figures, indent=2))
+    return 0
+
+
+def _bench_link(args) -> tuple:
+    best = None
+    for i in range(args.repeat):
+        frames, events, wall = _core.bench_flood(args.frames, args.frame_size, args.rate)
+        if not args.json:
+            print(f"  run {i + 1}/{args.repeat}: {frames / wall / 1e6:.2f} M frames/s", file=sys.stderr)
+        if best is None or wall < best[2]:
+            best = (frames, events, wall)
+    frames, events, wall = best
+    figures = {
+        "frames": frames,
+        "events": events,
+        "wall_seconds": wall,
+        "frames_per_second": frames / wall,
+        "events_per_second": events / wall,
+        "frame_size": args.frame_size,
+        "rate": args.rate,
+    }
+    line = (
+        f"flood of {frames:,} x {args.frame_size} B frames over one {args.rate} link: "
+        f"{figures['frames_per_second'] / 1e6:.2f} M simulated frames/s, "
+        f"{figures['events_per_second'] / 1e6:.2f} M events/s (best of {args.repeat}, {wall:.3f} s)"
+    )
+    return figures, line
