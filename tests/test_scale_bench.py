@@ -92,3 +92,13 @@ def test_sinks_that_announce_themselves_are_not_flooded(cli, tmp_path):
     assert flooded_silent > 10 * flooded, "without them every frame floods"
     foreign = sum(s["foreign_frames"] for s in silent)
     assert foreign > 2 * sent and sum(s["frames"] for s in silent) <= sent, "a sink drops frames for other stations, as a NIC does"
+
+
+def test_more_stations_than_addresses_is_refused(cli, tmp_path):
+    # Stations are numbered in 16 bits; the 65,536th would reuse an address.
+    lines = ['duration = "1ms"'] + [f'[[sink]]\nname = "s{i}"' for i in range(65_536)]
+    lines.append('[[link]]\nname = "l"\na = "s0"\nb = "s1"\nrate = "1Gbps"')
+    path = tmp_path / "many.toml"
+    path.write_text("\n".join(lines))
+    r = cli("check", path)
+    assert r.returncode == 2 and "sink[65535]: is station 65,536" in r.stderr, r.stderr

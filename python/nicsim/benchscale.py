@@ -15,8 +15,6 @@ from pathlib import Path
 from . import _core
 from .generate import text, two_tier
 
-DEFAULT_HOSTS = [2, 10, 100, 1000]
-
 # Run in the child: one scenario, its figures as JSON on standard output.
 _CHILD = """
 import json, resource, sys, time

@@ -57,11 +57,11 @@ impl Sink {
         Sink { station: Some((mac, ip)), announce, ..Sink::default() }
     }
 
-    /// Whether a frame to `dst` is this station's to take.
-    fn takes(&self, dst: &[u8]) -> bool {
-        match self.station {
-            Some((mac, _)) => dst == mac || dst.first().is_some_and(|b| b & 1 == 1),
-            None => true,
+    /// Whether `frame` is this station's to take: addressed to it or to a group.
+    fn takes(&self, frame: &Frame) -> bool {
+        match (self.station, frame.destination()) {
+            (Some((mac, _)), Some(dst)) => dst == mac || dst[0] & 1 == 1,
+            _ => true,
         }
     }
 
@@ -123,7 +123,7 @@ impl Component for Sink {
 
     fn handle(&mut self, _port: PortId, msg: Msg, ctx: &mut Ctx) {
         match msg {
-            Msg::Frame(frame) if !self.takes(&frame.bytes[..6.min(frame.bytes.len())]) => self.foreign += 1,
+            Msg::Frame(frame) if !self.takes(&frame) => self.foreign += 1,
             Msg::Frame(frame) if arp::is_arp(&frame.bytes) => self.arp += 1,
             Msg::Frame(frame) => self.count(&frame, ctx.now()),
             _ => {}

@@ -296,6 +296,12 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
         index.insert(name, (part, ports));
         paths.insert(name, path);
     }
+    // Stations are numbered 1.. in 16 bits (their MAC and address).
+    let most = usize::from(u16::MAX);
+    if let Some((table, _)) = stations_of(sc).nth(most) {
+        let k = stations_of(sc).take(most).filter(|(t, _)| *t == table).count();
+        return err(format!("{table}[{k}]"), "is station 65,536: a scenario holds at most 65,535 sources, sinks, peers, hosts and taps");
+    }
     let stations: HashMap<&str, Station> =
         stations_of(sc).enumerate().map(|(i, (_, n))| (n.as_str(), Station::numbered(i as u16 + 1))).collect();
 

@@ -59,15 +59,13 @@ impl Lane {
     pub fn poll(&mut self, now: Time, out: &mut Vec<Frame>, answer: impl Fn(&[u8]) -> Option<Vec<u8>>) {
         self.iface.poll(instant(now), &mut self.queues, &mut self.sockets);
         let mut replies = Vec::new();
-        if !self.queues.tx.is_empty() {
-            self.queues.tx.retain(|f| match answer(&f.bytes) {
-                Some(reply) => {
-                    replies.push(reply);
-                    false
-                }
-                None => true,
-            });
-        }
+        self.queues.tx.retain(|f| match answer(&f.bytes) {
+            Some(reply) => {
+                replies.push(reply);
+                false
+            }
+            None => true,
+        });
         if !replies.is_empty() {
             self.queues.rx.extend(replies);
             self.iface.poll(instant(now), &mut self.queues, &mut self.sockets);

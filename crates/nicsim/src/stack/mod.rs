@@ -91,7 +91,7 @@ fn arp_reply(cfg: &StackConfig, ip: [u8; 4], mac: [u8; 6]) -> Vec<u8> {
 /// table `neighbors`.
 fn answer_arp(cfg: &StackConfig, neighbors: &FxHashMap<[u8; 4], [u8; 6]>, frame: &[u8]) -> Option<Vec<u8>> {
     // Nearly every frame is IPv4: look at the EtherType before parsing.
-    if frame.get(12..14) != Some(&[0x08, 0x06]) {
+    if !crate::wire::arp::is_arp(frame) {
         return None;
     }
     let eth = EthernetFrame::new_checked(frame).ok()?;
