@@ -327,7 +327,7 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
     for (i, s) in sc.switch.iter().enumerate() {
         let path = format!("switch[{i}]");
         let queue_frames = positive(format!("{path}.queue_frames"), s.queue_frames)? as usize;
-        let cfg = SwitchConfig { ports: s.ports as u16, queue_frames, latency: s.latency.0 };
+        let cfg = SwitchConfig { ports: s.ports as u16, queue_frames, latency: s.latency.0, port_rates: vec![0; s.ports as usize] };
         parts.push(Part { name: s.name.clone(), plan: PartPlan::Switch(cfg) });
     }
 
@@ -347,7 +347,14 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
             if let Some(other) = used.insert(target, end_path.clone()) {
                 return err(end_path, format!("{text:?} is already connected by {other}"));
             }
-            let paced = matches!(parts.get(target.0).map(|p: &Part| &p.plan), Some(PartPlan::Source(_)) | Some(PartPlan::Switch(_)));
+            // A source paces itself by the link's word that the wire is free; a
+            // switch books the wire itself, so it learns the link's rate instead.
+            let paced = matches!(parts.get(target.0).map(|p: &Part| &p.plan), Some(PartPlan::Source(_)));
+            if let Some(PartPlan::Switch(sw)) = parts.get_mut(target.0).map(|p| &mut p.plan) {
+                if let Some(rate) = sw.port_rates.get_mut(target.1 as usize) {
+                    *rate = l.rate.0;
+                }
+            }
             if let PartPlan::Link(cfg, _) = &mut parts[me].plan {
                 cfg.notify[port as usize] = paced;
             }
