@@ -86,9 +86,15 @@ impl View {
                 view.payload = at + t.header_len()..at + t.slice().len();
             }
             // Checked for length as etherparse's packet slicing does.
-            ip_number::ICMP => drop(Icmpv4Slice::from_slice(ip.payload).map_err(|e| e.to_string())?),
-            ip_number::IPV6_ICMP => drop(Icmpv6Slice::from_slice(ip.payload).map_err(|e| e.to_string())?),
-            ip_number::IGMP => drop(IgmpSlice::from_slice(ip.payload).map_err(|e| e.to_string())?),
+            ip_number::ICMP => {
+                Icmpv4Slice::from_slice(ip.payload).map_err(|e| e.to_string())?;
+            }
+            ip_number::IPV6_ICMP => {
+                Icmpv6Slice::from_slice(ip.payload).map_err(|e| e.to_string())?;
+            }
+            ip_number::IGMP => {
+                IgmpSlice::from_slice(ip.payload).map_err(|e| e.to_string())?;
+            }
             _ => {}
         }
         Ok(view)
