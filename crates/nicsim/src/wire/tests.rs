@@ -63,7 +63,67 @@ fn same_l4(built: &L4, parsed: &Option<TransportHeader>) -> bool {
     }
 }
 
+/// The offsets etherparse's whole-packet slicing gives: what `View::parse`
+/// computed before it sliced layer by layer.
+fn reference_view(bytes: &[u8]) -> Option<(u16, Option<u16>, usize, Option<usize>, std::ops::Range<usize>)> {
+    use etherparse::{LinkExtSlice, LinkSlice, NetSlice, SlicedPacket, TransportSlice};
+    let at = |part: &[u8]| part.as_ptr() as usize - bytes.as_ptr() as usize;
+    let p = SlicedPacket::from_ethernet(bytes).ok()?;
+    let Some(LinkSlice::Ethernet2(eth)) = &p.link else { return None };
+    let (mut ether_type, mut vlan, mut l3) = (eth.ether_type().0, None, 14);
+    for ext in &p.link_exts {
+        if let LinkExtSlice::Vlan(v) = ext {
+            vlan.get_or_insert(v.vlan_identifier().value());
+            ether_type = v.ether_type().0;
+            l3 = at(v.payload_slice());
+        }
+    }
+    let (mut l4, mut payload) = (None, l3..bytes.len());
+    let ip = match &p.net {
+        Some(NetSlice::Ipv4(v4)) => Some(v4.payload().payload),
+        Some(NetSlice::Ipv6(v6)) => Some(v6.payload().payload),
+        _ => None,
+    };
+    if let Some(data) = ip {
+        l4 = Some(at(data));
+        payload = at(data)..at(data) + data.len();
+    }
+    match &p.transport {
+        Some(TransportSlice::Udp(u)) => payload = at(u.slice()) + 8..at(u.slice()) + u.slice().len(),
+        Some(TransportSlice::Tcp(t)) => payload = at(t.slice()) + t.header_len()..at(t.slice()) + t.slice().len(),
+        _ => {}
+    }
+    Some((ether_type, vlan, l3, l4, payload))
+}
+
+fn view_offsets(bytes: &[u8]) -> Option<(u16, Option<u16>, usize, Option<usize>, std::ops::Range<usize>)> {
+    View::parse(bytes).ok().map(|v| (v.ether_type.0, v.vlan, v.l3_offset, v.l4.map(|(at, _)| at), v.payload))
+}
+
 proptest! {
+    #[test]
+    fn layer_by_layer_parsing_agrees_with_whole_packet_slicing(
+        h in headers(),
+        payload in proptest::collection::vec(any::<u8>(), 0..300),
+        cut in any::<prop::sample::Index>(),
+        flip in any::<prop::sample::Index>(),
+    ) {
+        let bytes = build(&h, &payload).unwrap();
+        prop_assert_eq!(view_offsets(&bytes), reference_view(&bytes));
+        // Truncated and corrupted frames are taken or refused alike.
+        let short = &bytes[..cut.index(bytes.len() + 1)];
+        prop_assert_eq!(view_offsets(short), reference_view(short));
+        let mut bent = bytes.clone();
+        let i = flip.index(bent.len());
+        bent[i] = !bent[i];
+        prop_assert_eq!(view_offsets(&bent), reference_view(&bent));
+    }
+
+    #[test]
+    fn layer_by_layer_parsing_agrees_on_hostile_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+        prop_assert_eq!(view_offsets(&bytes), reference_view(&bytes));
+    }
+
     #[test]
     fn build_then_parse_round_trips(h in headers(), payload in proptest::collection::vec(any::<u8>(), 0..1600)) {
         let bytes = build(&h, &payload).unwrap();
