@@ -63,9 +63,12 @@ fn same_l4(built: &L4, parsed: &Option<TransportHeader>) -> bool {
     }
 }
 
+/// EtherType, VLAN, network, transport and payload offsets of a parsed frame.
+type Offsets = Option<(u16, Option<u16>, usize, Option<usize>, std::ops::Range<usize>)>;
+
 /// The offsets etherparse's whole-packet slicing gives: what `View::parse`
 /// computed before it sliced layer by layer.
-fn reference_view(bytes: &[u8]) -> Option<(u16, Option<u16>, usize, Option<usize>, std::ops::Range<usize>)> {
+fn reference_view(bytes: &[u8]) -> Offsets {
     use etherparse::{LinkExtSlice, LinkSlice, NetSlice, SlicedPacket, TransportSlice};
     let at = |part: &[u8]| part.as_ptr() as usize - bytes.as_ptr() as usize;
     let p = SlicedPacket::from_ethernet(bytes).ok()?;
@@ -96,7 +99,7 @@ fn reference_view(bytes: &[u8]) -> Option<(u16, Option<u16>, usize, Option<usize
     Some((ether_type, vlan, l3, l4, payload))
 }
 
-fn view_offsets(bytes: &[u8]) -> Option<(u16, Option<u16>, usize, Option<usize>, std::ops::Range<usize>)> {
+fn view_offsets(bytes: &[u8]) -> Offsets {
     View::parse(bytes).ok().map(|v| (v.ether_type.0, v.vlan, v.l3_offset, v.l4.map(|(at, _)| at), v.payload))
 }
 
