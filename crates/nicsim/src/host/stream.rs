@@ -15,9 +15,19 @@ fn splitmix(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
-/// The stream's bytes from `offset`, `len` of them.
+/// The stream's bytes from `offset`, `len` of them: byte i is byte i % 8 (least
+/// significant first) of `splitmix(seed ^ i / 8)`, so each word is made once.
 pub fn content(seed: u64, offset: u64, len: usize) -> Vec<u8> {
-    (offset..offset + len as u64).map(|i| (splitmix(seed ^ (i / 8)) >> ((i % 8) * 8)) as u8).collect()
+    let mut out = Vec::with_capacity(len);
+    let (mut i, end) = (offset, offset + len as u64);
+    while i < end {
+        let word = splitmix(seed ^ (i / 8)).to_le_bytes();
+        let take = ((8 - i % 8).min(end - i)) as usize;
+        let from = (i % 8) as usize;
+        out.extend_from_slice(&word[from..from + take]);
+        i += take as u64;
+    }
+    out
 }
 
 #[derive(Clone, Debug)]
@@ -71,6 +81,15 @@ impl Stream {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_stream_is_the_same_bytes_from_any_offset() {
+        let bytewise = |seed: u64, i: u64| (splitmix(seed ^ (i / 8)) >> ((i % 8) * 8)) as u8;
+        for (offset, len) in [(0, 0), (0, 1), (3, 5), (5, 20), (8, 8), (13, 1500), (65_533, 7)] {
+            let expected: Vec<u8> = (offset..offset + len as u64).map(|i| bytewise(9, i)).collect();
+            assert_eq!(content(9, offset, len), expected, "offset {offset}, {len} bytes");
+        }
+    }
 
     #[test]
     fn calls_are_counted_per_message_begun_and_the_digest_is_of_the_stream() {
