@@ -18,8 +18,6 @@ pub enum Msg {
     /// A whole frame, delivered when its last bit has arrived. Boxed so that an
     /// event stays small: the event heap moves events, not frame bytes.
     Frame(Box<Frame>),
-    /// The far side of this port can take another frame now.
-    TxReady,
     /// A wake-up the component scheduled for itself, with its own tag.
     Timer(u64),
 }

@@ -253,7 +253,7 @@ mod tests {
             if self.left > 0 {
                 ctx.wake_after(Duration(10), 0);
             }
-            ctx.send_after(0, Duration(5), Msg::TxReady);
+            ctx.send_after(0, Duration(5), Msg::Timer(0));
         }
         fn report(&self, _end: Time) -> Report {
             let mut r = Report::default();
@@ -325,7 +325,7 @@ mod tests {
         let mut sim = Simulator::new(1);
         let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
         let a = sim.add("a", Box::new(Bursts { n: 3, seen: Default::default() }));
-        let cfg = LinkConfig { rate_bps: 1_000_000_000, propagation: Duration::from_ns(500), tx_queue: 10, notify: [false; 2] };
+        let cfg = LinkConfig { rate_bps: 1_000_000_000, propagation: Duration::from_ns(500), tx_queue: 10 };
         let l = sim.add("l", Box::new(EthernetLink::new(cfg)));
         let b = sim.add("b", Box::new(Bursts { n: 0, seen: seen.clone() }));
         sim.connect(Endpoint { component: a, port: 0 }, Endpoint { component: l, port: 0 }).unwrap();

@@ -326,7 +326,6 @@ impl Component for Machine {
                 };
                 self.completed(p, done, ctx);
             }
-            Msg::TxReady => {}
             Msg::Timer(tag) if Tag::decode(tag).is_none() => {
                 if let Some((p, due)) = Due::decode(tag) {
                     self.programmable_due(p, due, ctx);

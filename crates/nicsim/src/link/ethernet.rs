@@ -17,9 +17,6 @@ pub struct LinkConfig {
     pub propagation: Duration,
     /// Frames that may wait behind the one being sent.
     pub tx_queue: usize,
-    /// Whether the sender on each side (a, b) is told when the wire is free. Only
-    /// senders that pace themselves by it (sources, switches) need the message.
-    pub notify: [bool; 2],
 }
 
 #[derive(Debug, Default)]
@@ -81,9 +78,6 @@ impl Component for EthernetLink {
         dir.bytes += frame.len() as u64;
         dir.busy = dir.busy + occupancy;
         ctx.send_at(1 - side as PortId, start + until_received + self.cfg.propagation, Msg::Frame(frame));
-        if self.cfg.notify[side] {
-            ctx.send_at(port, end, Msg::TxReady);
-        }
     }
 
     fn report(&self, end: Time) -> Report {
@@ -121,20 +115,17 @@ mod tests {
 
     #[test]
     fn back_to_back_frames_are_spaced_by_their_wire_time_and_arrive_after_propagation() {
-        let mut link =
-            EthernetLink::new(LinkConfig { rate_bps: 1_000_000_000, propagation: Duration::from_ns(500), tx_queue: 10, notify: [true; 2] });
+        let mut link = EthernetLink::new(LinkConfig { rate_bps: 1_000_000_000, propagation: Duration::from_ns(500), tx_queue: 10 });
         let sent = offer(&mut link, Time::ZERO, 2);
         // 1538 bytes on the wire at 1 Gb/s = 12.304 us; last bit (without the gap) at 12.208 us.
         assert_eq!(sent[0], (Time(12_208_000 + 500_000), Some(1), true));
-        assert_eq!(sent[1], (Time(12_304_000), Some(0), false));
-        assert_eq!(sent[2], (Time(12_304_000 + 12_208_000 + 500_000), Some(1), true));
-        assert_eq!(sent[3], (Time(2 * 12_304_000), Some(0), false));
+        assert_eq!(sent[1], (Time(12_304_000 + 12_208_000 + 500_000), Some(1), true));
+        assert_eq!(sent.len(), 2, "the sender is not told when the wire is free");
     }
 
     #[test]
     fn a_full_transmit_queue_drops_and_counts() {
-        let mut link =
-            EthernetLink::new(LinkConfig { rate_bps: 1_000_000_000, propagation: Duration::ZERO, tx_queue: 3, notify: [true; 2] });
+        let mut link = EthernetLink::new(LinkConfig { rate_bps: 1_000_000_000, propagation: Duration::ZERO, tx_queue: 3 });
         let sent = offer(&mut link, Time::ZERO, 10);
         assert_eq!(sent.iter().filter(|s| s.2).count(), 4, "one on the wire and three waiting");
         let r = link.report(Time(1_000_000_000));
@@ -142,6 +133,6 @@ mod tests {
         assert_eq!(r.get("a_to_b_frames"), Some(4.0));
         // Once the queue has drained, frames are accepted again.
         let later = offer(&mut link, Time(4 * 12_304_000), 1);
-        assert_eq!(later.len(), 2);
+        assert_eq!(later.len(), 1);
     }
 }

@@ -75,8 +75,7 @@ mod tests {
 
     #[test]
     fn about_the_given_fractions_are_dropped_and_held_back() {
-        let link =
-            EthernetLink::new(LinkConfig { rate_bps: 1_000_000_000, propagation: Duration::ZERO, tx_queue: 100_000, notify: [false; 2] });
+        let link = EthernetLink::new(LinkConfig { rate_bps: 1_000_000_000, propagation: Duration::ZERO, tx_queue: 100_000 });
         let mut w = Impaired::new(Box::new(link), Impairment { loss: 0.1, reorder: 0.2, reorder_delay: Duration::from_us(50) });
         let (mut out, mut rng) = (Vec::new(), component_rng(3, "l"));
         for _ in 0..10_000 {

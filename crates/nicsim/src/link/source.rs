@@ -1,6 +1,8 @@
 //! A traffic source: real frames of one size, raw Ethernet, UDP or a TCP data
-//! stream, at the line rate (paced by the link's TxReady) or at a given rate,
-//! constant or Poisson. Each payload starts with a stamp (flow, sequence) when it
+//! stream, at the line rate or at a given rate, constant or Poisson. At the line
+//! rate it books its link's wire itself (assembly gives it the link's rate) and
+//! hands the link the frames that start within the next few microseconds at
+//! once, each at its own start: one wake-up for a run of frames, not one each. Each payload starts with a stamp (flow, sequence) when it
 //! fits; per-frame header changes update checksums incrementally (RFC 1624).
 
 use rand::{Rng, RngCore};
@@ -47,7 +49,16 @@ pub struct SourceConfig {
     pub count: Option<u64>,
     pub start: Duration,
     pub flow: u32,
+    /// The rate of the link the source sends on, bits per second.
+    pub link_bps: u64,
+    /// The end of the run, if it has one: no frame starts after it.
+    pub until: Option<Time>,
 }
+
+/// At the line rate, frames handed to the link per wake-up: at most this many,
+/// starting within `LINE_BATCH_WITHIN` of the first.
+const LINE_BATCH: usize = 32;
+const LINE_BATCH_WITHIN: Duration = Duration::from_us(10);
 
 /// Where the fields the source changes per frame sit in its template.
 struct Layout {
@@ -66,7 +77,6 @@ pub struct Source {
     layout: Layout,
     sent: u64,
     bytes: u64,
-    waiting_for_link: bool,
     first: Option<Time>,
     last: Time,
 }
@@ -102,7 +112,7 @@ impl Source {
                 }
             }
         };
-        Ok(Source { cfg, template, layout, sent: 0, bytes: 0, waiting_for_link: false, first: None, last: Time::ZERO })
+        Ok(Source { cfg, template, layout, sent: 0, bytes: 0, first: None, last: Time::ZERO })
     }
 
     /// The interval to the next frame at a given (non-line) rate.
@@ -194,22 +204,43 @@ impl Source {
         !checksum::fold(checksum::accumulate(pseudo + number + seg.len() as u64, seg))
     }
 
-    fn send_next(&mut self, ctx: &mut Ctx) {
+    /// Make the next frame and hand it to the link to start at `at`.
+    fn send_at(&mut self, at: Time, ctx: &mut Ctx) {
         let n = self.sent;
         let bytes = self.make_frame(n, ctx.rng());
         self.sent += 1;
         self.bytes += bytes.len() as u64;
-        self.first.get_or_insert(ctx.now());
-        self.last = ctx.now();
-        let meta = FrameMeta { created: ctx.now(), flow: self.cfg.flow, seq: n, gso: 0 };
-        ctx.send_after(0, Duration::ZERO, Msg::frame(Frame { bytes, meta }));
-        match self.cfg.rate {
-            Rate::Line => self.waiting_for_link = true,
-            _ if !self.done() => {
+        self.first.get_or_insert(at);
+        self.last = at;
+        let meta = FrameMeta { created: at, flow: self.cfg.flow, seq: n, gso: 0 };
+        ctx.send_at(0, at, Msg::frame(Frame { bytes, meta }));
+    }
+
+    /// Send what is due now; then wake when the next frame is.
+    fn send_next(&mut self, ctx: &mut Ctx) {
+        if self.cfg.rate != Rate::Line {
+            self.send_at(ctx.now(), ctx);
+            if !self.done() {
                 let gap = self.gap(ctx);
                 ctx.wake_after(gap, TAG_NEXT);
             }
-            _ => {}
+            return;
+        }
+        // Back to back: each frame starts as the one before it leaves the wire.
+        let wire = Duration::for_bits(wire_bytes(self.template.len()) as u64 * 8, self.cfg.link_bps.max(1));
+        let (first, mut at) = (ctx.now(), ctx.now());
+        for _ in 0..LINE_BATCH {
+            if self.done() || self.cfg.until.is_some_and(|end| at > end) {
+                return;
+            }
+            if at.since(first) >= LINE_BATCH_WITHIN {
+                break;
+            }
+            self.send_at(at, ctx);
+            at += wire;
+        }
+        if !self.done() {
+            ctx.wake_at(at, TAG_NEXT);
         }
     }
 }
@@ -226,15 +257,8 @@ impl Component for Source {
     }
 
     fn handle(&mut self, _port: PortId, msg: Msg, ctx: &mut Ctx) {
-        match msg {
-            Msg::Timer(TAG_NEXT) => self.send_next(ctx),
-            Msg::TxReady if self.waiting_for_link => {
-                self.waiting_for_link = false;
-                if !self.done() {
-                    self.send_next(ctx);
-                }
-            }
-            _ => {}
+        if let Msg::Timer(TAG_NEXT) = msg {
+            self.send_next(ctx);
         }
     }
 
@@ -275,6 +299,8 @@ mod tests {
             count: None,
             start: Duration::ZERO,
             flow: 3,
+            link_bps: 1_000_000_000,
+            until: None,
         }
     }
 
@@ -297,6 +323,46 @@ mod tests {
                 prop_assert_eq!(u16::from_be_bytes([bytes[view.l3_offset + 4], bytes[view.l3_offset + 5]]), n as u16);
             }
         }
+    }
+
+    /// Run a source's start and wake-ups, as the simulator would, until it
+    /// stops; returns the frames' send times and how many wake-ups it took.
+    fn run_source(cfg: SourceConfig) -> (Vec<Time>, usize) {
+        let mut src = Source::new(cfg).unwrap();
+        let mut rng = component_rng(1, "s");
+        let (mut frames, mut wakes, mut now) = (Vec::new(), 0, Time::ZERO);
+        let mut out = Vec::new();
+        src.start(&mut Ctx::new(now, &mut out, &mut rng));
+        while let Some(w) = out.iter().position(|o| o.port.is_none()) {
+            let wake = out.remove(w);
+            frames.extend(out.drain(..).map(|o| o.at));
+            now = wake.at;
+            wakes += 1;
+            src.handle(0, wake.msg, &mut Ctx::new(now, &mut out, &mut rng));
+        }
+        frames.extend(out.drain(..).map(|o| o.at));
+        (frames, wakes)
+    }
+
+    #[test]
+    fn a_line_rate_source_sends_back_to_back_a_run_of_frames_per_wake_up() {
+        // 1,000-byte payload in raw Ethernet: 1,018 bytes with the FCS, 1,038 on the
+        // wire with preamble and gap: 8.304 us at 1 Gb/s.
+        let cfg = SourceConfig { count: Some(5), ..config(0, 0, None, 1000, Fill::Counter) };
+        let (frames, wakes) = run_source(cfg);
+        let wire = Duration::from_ns(8_304);
+        assert_eq!(frames, (0..5).map(|k| Time::ZERO + Duration(wire.ps() * k)).collect::<Vec<_>>());
+        assert_eq!(wakes, 3, "a wake-up for the frames of each 10 us");
+        // At 10 Gb/s, 64-byte frames: 32 a wake-up, and none starts after the end.
+        let small = SourceConfig {
+            link_bps: 10_000_000_000,
+            until: Some(Time::ZERO + Duration::from_us(100)),
+            ..config(0, 0, None, 46, Fill::Counter)
+        };
+        let (frames, wakes) = run_source(small);
+        assert_eq!(frames.len(), 1_489, "67.2 ns apart from 0 to 100 us");
+        assert!(frames.windows(2).all(|w| w[1].since(w[0]) == Duration::from_ps(67_200)));
+        assert_eq!(wakes, 1_489usize.div_ceil(LINE_BATCH), "a wake-up for each run of 32");
     }
 
     #[test]

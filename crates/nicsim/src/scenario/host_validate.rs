@@ -232,6 +232,8 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
                 count: None,
                 start: Duration::ZERO,
                 flow: s.flow,
+                link_bps: 0,
+                until: None,
             };
             Some(BlastConfig {
                 frames,

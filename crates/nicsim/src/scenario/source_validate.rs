@@ -96,5 +96,7 @@ pub fn source_config(s: &SourceSpec, path: &str, flow: u32, from: &Station, to: 
         count,
         start: s.start.0,
         flow,
+        link_bps: 0, // set when its link is known
+        until: None,
     })
 }

@@ -17,6 +17,7 @@ use crate::scenario::ttcp_validate::socket;
 use crate::scenario::ScenarioError;
 use crate::stack::{AckPolicy, StackConfig};
 use crate::time::Duration;
+use crate::time::Time;
 
 /// An EtherType reserved for local experiments (IEEE 802), for raw frames.
 pub const RAW_ETHER_TYPE: u16 = 0x88b5;
@@ -111,7 +112,7 @@ fn link_config(l: &LinkSpec, path: &str) -> Result<(LinkConfig, Option<Impairmen
     if l.loss + l.reorder > 1.0 {
         return err(format!("{path}.reorder"), format!("loss and reorder together must not exceed 1, got {}", l.loss + l.reorder));
     }
-    let cfg = LinkConfig { rate_bps: l.rate.0, propagation: l.propagation.0, tx_queue: l.tx_queue as usize, notify: [true; 2] };
+    let cfg = LinkConfig { rate_bps: l.rate.0, propagation: l.propagation.0, tx_queue: l.tx_queue as usize };
     let impaired = l.loss > 0.0 || l.reorder > 0.0;
     let delay = l.reorder_delay.map_or_else(|| Duration::for_bits(3 * 1538 * 8, l.rate.0), |d| d.0);
     Ok((cfg, impaired.then_some(Impairment { loss: l.loss, reorder: l.reorder, reorder_delay: delay })))
@@ -312,7 +313,8 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
         if !receivers.into_iter().any(|n| *n == s.to) {
             return err(format!("{path}.to"), format!("no sink or host is named {:?}", s.to));
         }
-        let cfg = source_config(s, &path, i as u32, &stations[s.name.as_str()], &stations[s.to.as_str()], sc.mtu)?;
+        let mut cfg = source_config(s, &path, i as u32, &stations[s.name.as_str()], &stations[s.to.as_str()], sc.mtu)?;
+        cfg.until = sc.duration.map(|d| Time::ZERO + d.0);
         if cfg.count.is_none() && sc.duration.is_none() {
             return err("duration", format!("needed: {path} ({:?}) has no count and would run for ever", s.name));
         }
@@ -347,16 +349,15 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
             if let Some(other) = used.insert(target, end_path.clone()) {
                 return err(end_path, format!("{text:?} is already connected by {other}"));
             }
-            // A source paces itself by the link's word that the wire is free; a
-            // switch books the wire itself, so it learns the link's rate instead.
-            let paced = matches!(parts.get(target.0).map(|p: &Part| &p.plan), Some(PartPlan::Source(_)));
-            if let Some(PartPlan::Switch(sw)) = parts.get_mut(target.0).map(|p| &mut p.plan) {
-                if let Some(rate) = sw.port_rates.get_mut(target.1 as usize) {
-                    *rate = l.rate.0;
+            // Sources and switches book the wire themselves: they learn its rate.
+            match parts.get_mut(target.0).map(|p| &mut p.plan) {
+                Some(PartPlan::Switch(sw)) => {
+                    if let Some(rate) = sw.port_rates.get_mut(target.1 as usize) {
+                        *rate = l.rate.0;
+                    }
                 }
-            }
-            if let PartPlan::Link(cfg, _) = &mut parts[me].plan {
-                cfg.notify[port as usize] = paced;
+                Some(PartPlan::Source(src)) => src.link_bps = l.rate.0,
+                _ => {}
             }
             wires.push(((me, port), target));
         }
