@@ -2,7 +2,7 @@
 //! steady state, from the first arrival to the last, counting every frame after
 //! the first, so back-to-back frames give exactly the line's capacity.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use rand::Rng;
 
@@ -31,7 +31,7 @@ pub struct Sink {
     bad_checksums: u64,
     unparsed: u64,
     /// Next expected sequence number per stamped flow.
-    expected: HashMap<u16, u64>,
+    expected: FxHashMap<u16, u64>,
     lost: u64,
     reordered: u64,
     /// ARP frames: not traffic, counted apart.
