@@ -36,7 +36,7 @@ impl Calendar {
     pub fn reserve_with<T>(&mut self, at: Time, len: impl Fn(Time) -> (Duration, T)) -> (Time, Time, T) {
         self.forget_before(Time(at.ps().saturating_sub(self.reach_back.ps())));
         let mut start = at;
-        let mut i = self.busy.partition_point(|&(_, end)| end <= at);
+        let mut i = self.first_ending_after(at);
         let (end, facts) = loop {
             let (length, facts) = len(start);
             let end = start + length;
@@ -51,6 +51,19 @@ impl Calendar {
         self.busy_total = self.busy_total + end.since(start);
         self.insert(i, start, end);
         (start, end, facts)
+    }
+
+    /// The first interval that ends after `at`. Requests come at or near the
+    /// end of the calendar, so it looks back from there a few intervals before
+    /// it searches by halves.
+    fn first_ending_after(&self, at: Time) -> usize {
+        let n = self.busy.len();
+        for back in 0..4.min(n) {
+            if self.busy[n - 1 - back].1 <= at {
+                return n - back;
+            }
+        }
+        self.busy.partition_point(|&(_, end)| end <= at)
     }
 
     fn insert(&mut self, i: usize, start: Time, end: Time) {
@@ -124,5 +137,22 @@ mod tests {
         // A burst that waits for data until 150 ns: later starts are shorter.
         let (s, e) = c.reserve(at(20), |s| at(150).since(s).max(ns(10)));
         assert_eq!((s, e), (at(100), at(150)));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn looking_back_from_the_end_finds_what_a_search_by_halves_finds(
+            requests in proptest::collection::vec((0u64..400, 1u64..30), 1..60),
+            probes in proptest::collection::vec(0u64..500, 1..20),
+        ) {
+            let mut c = Calendar::new(ns(100_000));
+            for (t, len) in requests {
+                c.reserve(at(t), |_| ns(len));
+            }
+            for p in probes {
+                let by_halves = c.busy.partition_point(|&(_, end)| end <= at(p));
+                proptest::prop_assert_eq!(c.first_ending_after(at(p)), by_halves);
+            }
+        }
     }
 }
