@@ -61,7 +61,7 @@ pub struct Effects {
 /// The step a processor is running: what it changes when it ends.
 #[derive(Debug)]
 pub struct Step {
-    pub effects: Effects,
+    pub effects: Box<Effects>,
     /// Holds the stack lock (deferred protocol work on a serialized stack).
     pub holds_stack: bool,
     /// A frame's protocol work: its end may let another processor's next frame go.

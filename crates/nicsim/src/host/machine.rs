@@ -183,7 +183,7 @@ impl Machine {
         let Some(step) = self.cpus[k].step.take() else { return };
         self.cpus[k].running = None;
         let now = ctx.now();
-        let Effects { transmit, refill, enable_irq, queue, leave_handler, to_adapter, programmable } = step.effects;
+        let Effects { transmit, refill, enable_irq, queue, leave_handler, to_adapter, programmable } = *step.effects;
         if leave_handler {
             self.cpus[k].in_handler = None;
             if let Some(since) = self.cpus[k].handler_since.take() {

@@ -22,7 +22,7 @@ pub(super) struct Plan {
     pub cycles: u64,
     /// Time the processor stalls beyond its cycles (a register read, a copy).
     pub until: Option<Time>,
-    pub effects: Effects,
+    pub effects: Box<Effects>,
     pub holds_stack: bool,
     /// Ends a frame's protocol work, which may let another processor's next frame go.
     releases_order: bool,
@@ -30,7 +30,7 @@ pub(super) struct Plan {
 
 impl Plan {
     pub fn new(activity: Activity, cycles: u64) -> Self {
-        Plan { activity, cycles, until: None, effects: Effects::default(), holds_stack: false, releases_order: false }
+        Plan { activity, cycles, until: None, effects: Box::default(), holds_stack: false, releases_order: false }
     }
 }
 
