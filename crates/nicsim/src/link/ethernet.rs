@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use crate::engine::{Component, Ctx, Msg, PortId};
 use crate::observe::Report;
 use crate::time::{Duration, Time};
-use crate::wire::ethernet::{bytes_until_received, wire_bytes};
+use crate::wire::ethernet::{bytes_until_received, wire_time};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct LinkConfig {
@@ -43,7 +43,7 @@ impl EthernetLink {
 
     /// Time a frame of `len` stored bytes holds the wire, gap included.
     pub fn occupancy(&self, len: usize) -> Duration {
-        Duration::for_bits(wire_bytes(len) as u64 * 8, self.cfg.rate_bps)
+        wire_time(len, self.cfg.rate_bps)
     }
 }
 

@@ -11,7 +11,7 @@ use crate::engine::{Component, Ctx, Msg, PortId, SimRng};
 use crate::link::stamp::{Stamp, STAMP_LEN};
 use crate::observe::Report;
 use crate::time::{Duration, Time};
-use crate::wire::ethernet::{wire_bytes, FCS};
+use crate::wire::ethernet::{wire_time, FCS};
 use crate::wire::{build, checksum, Frame, FrameMeta, Headers, View, L3, L4};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -119,7 +119,7 @@ impl Source {
     fn gap(&self, ctx: &mut Ctx) -> Duration {
         let mean_ps = match self.cfg.rate {
             Rate::Line => return Duration::ZERO,
-            Rate::BitsPerSecond(bps) => Duration::for_bits(wire_bytes(self.template.len()) as u64 * 8, bps).ps() as f64,
+            Rate::BitsPerSecond(bps) => wire_time(self.template.len(), bps).ps() as f64,
             Rate::FramesPerSecond(fps) => 1e12 / fps,
         };
         let ps = match self.cfg.pattern {
@@ -227,7 +227,7 @@ impl Source {
             return;
         }
         // Back to back: each frame starts as the one before it leaves the wire.
-        let wire = Duration::for_bits(wire_bytes(self.template.len()) as u64 * 8, self.cfg.link_bps.max(1));
+        let wire = wire_time(self.template.len(), self.cfg.link_bps.max(1));
         let (first, mut at) = (ctx.now(), ctx.now());
         for _ in 0..LINE_BATCH {
             if self.done() || self.cfg.until.is_some_and(|end| at > end) {

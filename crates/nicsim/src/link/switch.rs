@@ -12,7 +12,7 @@ use rustc_hash::FxHashMap;
 use crate::engine::{Component, Ctx, Msg, PortId};
 use crate::observe::Report;
 use crate::time::{Duration, Time};
-use crate::wire::ethernet::wire_bytes;
+use crate::wire::ethernet::wire_time;
 use crate::wire::Frame;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -72,7 +72,7 @@ impl Switch {
         }
         let out = &mut self.outputs[port as usize];
         let start = out.leaving.back().map_or(ready, |free| ready.max(*free));
-        let wire = if out.rate_bps == 0 { Duration::ZERO } else { Duration::for_bits(wire_bytes(frame.len()) as u64 * 8, out.rate_bps) };
+        let wire = wire_time(frame.len(), out.rate_bps);
         out.leaving.push_back(start + wire);
         out.max_depth = out.max_depth.max(out.leaving.len() - 1);
         out.forwarded += 1;

@@ -11,8 +11,8 @@ use crate::nic::firmware::headers::Layout;
 use crate::nic::firmware::tso::cut;
 use crate::nic::{NicConfig, DESCRIPTOR_BYTES};
 use crate::observe::Report;
-use crate::time::{Duration, Time};
-use crate::wire::ethernet::{wire_bytes, FCS};
+use crate::time::Time;
+use crate::wire::ethernet::{wire_time, FCS};
 use crate::wire::{Frame, FrameMeta};
 
 #[derive(Debug)]
@@ -88,7 +88,7 @@ impl Tx {
             // write is the transmit command; frames go as the wire frees.
             for frame in self.posted.drain(..) {
                 let start = now.max(self.mac_free);
-                self.mac_free = start + Duration::for_bits(wire_bytes(frame.len()) as u64 * 8, self.cfg.link_rate_bps);
+                self.mac_free = start + wire_time(frame.len(), self.cfg.link_rate_bps);
                 self.completions.push_back(self.mac_free);
                 self.frames += 1;
                 self.bytes += frame.len() as u64;
@@ -153,7 +153,7 @@ impl Tx {
         let (issued, ready) = bus.read_pipelined(room_at, read as u64, Purpose::TxData);
         self.dma_free = issued;
         let start = ready.max(self.mac_free);
-        let occupancy = Duration::for_bits(wire_bytes(len) as u64 * 8, self.cfg.link_rate_bps);
+        let occupancy = wire_time(len, self.cfg.link_rate_bps);
         self.mac_free = start + occupancy;
         self.fifo.push_back((self.mac_free, bytes));
         self.frames += 1;
@@ -172,6 +172,7 @@ mod tests {
     use super::*;
     use crate::bus::pcie::PcieConfig;
     use crate::bus::BusConfig;
+    use crate::time::Duration;
 
     fn bus() -> HostBus {
         let link = PcieConfig::gen3x8();

@@ -2,6 +2,8 @@
 //! destination address to the end of the payload (padding included) but not the
 //! 4-byte FCS, which is what a capture shows and what crosses the bus.
 
+use crate::time::Duration;
+
 /// Preamble and start-of-frame delimiter.
 pub const PREAMBLE: usize = 8;
 /// Minimum inter-frame gap.
@@ -21,6 +23,15 @@ pub const OVERHEAD: usize = PREAMBLE + HEADER + FCS + IFG;
 /// minimum, plus FCS, preamble and the gap after it.
 pub fn wire_bytes(len: usize) -> usize {
     (len + FCS).max(MIN_FRAME) + PREAMBLE + IFG
+}
+
+/// How long a frame of `len` stored bytes holds a wire of `rate_bps`, gap included
+/// (zero on a wire of no rate).
+pub fn wire_time(len: usize, rate_bps: u64) -> Duration {
+    if rate_bps == 0 {
+        return Duration::ZERO;
+    }
+    Duration::for_bits(wire_bytes(len) as u64 * 8, rate_bps)
 }
 
 /// Bytes from the first preamble bit to the last FCS bit: what must arrive before

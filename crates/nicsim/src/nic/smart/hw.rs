@@ -12,7 +12,7 @@ use crate::mem::{AddressSpace, MemError, Memory, SpaceId};
 use crate::nic::smart::config::AdapterConfig;
 use crate::processor::Timeline;
 use crate::time::{Duration, Time};
-use crate::wire::ethernet::wire_bytes;
+use crate::wire::ethernet::wire_time;
 
 /// Where the bridge claims adapter memory in bus address space; host memory
 /// answers below it.
@@ -182,7 +182,7 @@ impl Hw {
     /// time its first bit goes on the wire (frames leave in order).
     pub fn transmit(&mut self, ready: Time, len: usize) -> Time {
         let start = ready.max(self.mac_free);
-        self.mac_free = start + Duration::for_bits(wire_bytes(len) as u64 * 8, self.cfg.link_rate_bps);
+        self.mac_free = start + wire_time(len, self.cfg.link_rate_bps);
         self.mac_queue.push_back(start);
         if self.mac_queue.len() > self.cfg.mac_tx_frames as usize {
             self.mac_queue.pop_front();
