@@ -22,6 +22,8 @@ pub(super) struct Plan {
     pub cycles: u64,
     /// Time the processor stalls beyond its cycles (a register read, a copy).
     pub until: Option<Time>,
+    /// Boxed: a plan moves from planner to step to processor, and each move
+    /// of the effects themselves copied some 200 bytes.
     pub effects: Box<Effects>,
     pub holds_stack: bool,
     /// Ends a frame's protocol work, which may let another processor's next frame go.

@@ -2,8 +2,9 @@
 //! stream, at the line rate or at a given rate, constant or Poisson. At the line
 //! rate it books its link's wire itself (assembly gives it the link's rate) and
 //! hands the link the frames that start within the next few microseconds at
-//! once, each at its own start: one wake-up for a run of frames, not one each. Each payload starts with a stamp (flow, sequence) when it
-//! fits; per-frame header changes update checksums incrementally (RFC 1624).
+//! once, each at its own start: one wake-up for a run of frames, not one each.
+//! Each payload starts with a stamp (flow, sequence) when it fits; per-frame
+//! header changes update checksums incrementally (RFC 1624).
 
 use rand::{Rng, RngCore};
 
