@@ -63,13 +63,9 @@ impl Switch {
         out.leaving.len() <= self.cfg.queue_frames
     }
 
-    /// Send `frame` out of `port` once it is `ready` and the wire is free; a
-    /// port that does not take it drops it.
+    /// Send `frame` out of `port`, which takes it, once it is `ready` and the
+    /// wire is free.
     fn enqueue(&mut self, port: PortId, ready: Time, frame: Box<Frame>, ctx: &mut Ctx) {
-        if !self.takes(port, ctx.now()) {
-            self.outputs[port as usize].drops += 1;
-            return;
-        }
         let out = &mut self.outputs[port as usize];
         let start = out.leaving.back().map_or(ready, |free| ready.max(*free));
         let wire = wire_time(frame.len(), out.rate_bps);
@@ -92,7 +88,8 @@ impl Switch {
         let known = if dst[0] & 1 == 0 { self.table.get(&dst).copied() } else { None };
         match known {
             Some(out) if out == port => self.filtered += 1,
-            Some(out) => self.enqueue(out, ready, frame, ctx),
+            Some(out) if self.takes(out, ctx.now()) => self.enqueue(out, ready, frame, ctx),
+            Some(out) => self.outputs[out as usize].drops += 1,
             None => {
                 self.flooded += 1;
                 // A copy only for each port that takes it (a full one drops the
