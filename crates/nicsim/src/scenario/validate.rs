@@ -16,8 +16,7 @@ use crate::scenario::tap_validate::{tap_plans, TapPlan};
 use crate::scenario::ttcp_validate::socket;
 use crate::scenario::ScenarioError;
 use crate::stack::{AckPolicy, StackConfig};
-use crate::time::Duration;
-use crate::time::Time;
+use crate::time::{Duration, Time};
 
 /// An EtherType reserved for local experiments (IEEE 802), for raw frames.
 pub const RAW_ETHER_TYPE: u16 = 0x88b5;
