@@ -2,7 +2,10 @@
 //! on; it gets the first gap long enough for its transaction, in the order the
 //! requests are made (first come, first served arbitration). A request may reach
 //! back in time a little (an adapter that starts its DMA while a frame is still
-//! arriving, computed when the last bit is in), so recent intervals are kept.
+//! arriving, computed when the last bit is in), so recent intervals are kept:
+//! those that end within `reach_back` of the present. A master may also book
+//! ahead (an adapter's transmit DMA paced by its wire), so the present is told
+//! to the calendar (`settle`), not taken from the latest request.
 
 use std::collections::VecDeque;
 
@@ -12,14 +15,16 @@ use crate::time::{Duration, Time};
 pub struct Calendar {
     /// Busy intervals [start, end), sorted, non-overlapping, touching ones merged.
     busy: VecDeque<(Time, Time)>,
-    /// How far before the latest request a later one may reach back.
+    /// How far before the present a request may reach back.
     reach_back: Duration,
+    /// Bookings that ended before this are forgotten.
+    floor: Time,
     busy_total: Duration,
 }
 
 impl Calendar {
     pub fn new(reach_back: Duration) -> Self {
-        Calendar { busy: VecDeque::new(), reach_back, busy_total: Duration::ZERO }
+        Calendar { busy: VecDeque::new(), reach_back, floor: Time::ZERO, busy_total: Duration::ZERO }
     }
 
     /// Reserve the first gap from `at` on that fits the transaction; `len(start)`
@@ -34,7 +39,7 @@ impl Calendar {
     /// states), returned for the start chosen without computing them again.
     #[inline]
     pub fn reserve_with<T>(&mut self, at: Time, len: impl Fn(Time) -> (Duration, T)) -> (Time, Time, T) {
-        self.forget_before(Time(at.ps().saturating_sub(self.reach_back.ps())));
+        debug_assert!(at >= self.floor, "a request at {at:?} reaches back past the bookings kept (from {:?})", self.floor);
         let mut start = at;
         let mut i = self.first_ending_after(at);
         let (end, facts) = loop {
@@ -51,6 +56,30 @@ impl Calendar {
         self.busy_total = self.busy_total + end.since(start);
         self.insert(i, start, end);
         (start, end, facts)
+    }
+
+    /// Reserve `len` of bus time from `at` on for a transaction that travels as
+    /// packets of `piece` (PCIe TLPs), which interleave with other traffic:
+    /// every gap from `at` on that holds a piece is filled, the rest goes after
+    /// the last interval in its way. Returns when its first piece starts and
+    /// its last ends.
+    pub fn reserve_pieces(&mut self, at: Time, len: Duration, piece: Duration) -> (Time, Time) {
+        debug_assert!(at >= self.floor, "a request at {at:?} reaches back past the bookings kept (from {:?})", self.floor);
+        self.busy_total = self.busy_total + len;
+        let (mut cursor, mut left, mut first) = (at, len, None);
+        let mut i = self.first_ending_after(at);
+        while let Some(&(b0, b1)) = self.busy.get(i).filter(|b| b.0 < cursor + left) {
+            if b0 > cursor && b0.since(cursor) >= piece.min(left) {
+                // Fill the gap up to the interval, which the piece then joins.
+                first.get_or_insert(cursor);
+                left = Duration(left.ps() - b0.since(cursor).ps());
+                self.insert(i, cursor, b0);
+            }
+            cursor = cursor.max(b1);
+            i = self.first_ending_after(cursor);
+        }
+        self.insert(i, cursor, cursor + left);
+        (first.unwrap_or(cursor), cursor + left)
     }
 
     /// The first interval that ends after `at`. Requests come at or near the
@@ -80,7 +109,11 @@ impl Calendar {
         }
     }
 
-    fn forget_before(&mut self, t: Time) {
+    /// The simulation has reached `now`: no request will reach back further
+    /// than `reach_back` from it, so intervals that ended before are dropped.
+    pub fn settle(&mut self, now: Time) {
+        let t = Time(now.ps().saturating_sub(self.reach_back.ps()));
+        self.floor = self.floor.max(t);
         while self.busy.front().is_some_and(|&(_, end)| end < t) {
             self.busy.pop_front();
         }
@@ -128,6 +161,58 @@ mod tests {
         // Exactly fits the gap.
         assert_eq!(c.reserve(at(110), |_| ns(20)), (at(110), at(130)));
         assert_eq!(c.free_from(), at(170));
+    }
+
+    #[test]
+    fn a_booking_ahead_does_not_make_the_calendar_forget_the_present() {
+        let mut c = Calendar::new(ns(1000));
+        c.reserve(at(100), |_| ns(10));
+        // A transmit burst booked 5 us ahead of the present.
+        c.reserve(at(5000), |_| ns(10));
+        c.settle(at(100));
+        // A request now still finds the bus taken.
+        assert_eq!(c.reserve(at(95), |_| ns(10)), (at(110), at(120)));
+        c.settle(at(6100));
+        assert_eq!(c.busy.len(), 0, "all ended more than reach_back ago");
+    }
+
+    #[test]
+    fn packets_fill_the_gaps_that_hold_one() {
+        let mut c = Calendar::new(ns(1000));
+        c.reserve(at(10), |_| ns(10)); // gap of 10 before it
+        c.reserve(at(25), |_| ns(10)); // gap of 5
+        c.reserve(at(50), |_| ns(10)); // gap of 15
+                                       // 30 ns in packets of 8 ns: 10 in the first gap, none in the 5 ns one,
+                                       // 15 in the third, the last 5 after it.
+        assert_eq!(c.reserve_pieces(at(0), ns(30), ns(8)), (at(0), at(65)));
+        assert_eq!(c.busy.iter().copied().collect::<Vec<_>>(), vec![(at(0), at(20)), (at(25), at(65))]);
+        assert_eq!(c.busy_total(), ns(60));
+        // A transaction shorter than a packet is one piece.
+        assert_eq!(c.reserve_pieces(at(0), ns(3), ns(8)), (at(20), at(23)));
+    }
+
+    proptest::proptest! {
+        /// Pieces never overlap what was booked, and take exactly their length.
+        #[test]
+        fn pieces_never_overlap(
+            booked in proptest::collection::vec((0u64..400, 1u64..30), 0..40),
+            requests in proptest::collection::vec((0u64..400, 1u64..200, 1u64..40), 1..20),
+        ) {
+            let mut c = Calendar::new(ns(100_000));
+            for (t, len) in booked {
+                c.reserve(at(t), |_| ns(len));
+            }
+            for (t, len, piece) in requests {
+                let before = c.busy.iter().map(|(s, e)| e.since(*s).ps()).sum::<u64>();
+                let (s, e) = c.reserve_pieces(at(t), ns(len), ns(piece));
+                let after = c.busy.iter().map(|(s, e)| e.since(*s).ps()).sum::<u64>();
+                proptest::prop_assert_eq!(after - before, ns(len).ps(), "exactly its length is added");
+                proptest::prop_assert!(s >= at(t) && e.since(s) >= ns(len));
+                for w in c.busy.iter().collect::<Vec<_>>().windows(2) {
+                    proptest::prop_assert!(w[0].1 < w[1].0, "sorted, apart, merged when touching");
+                }
+            }
+        }
     }
 
     #[test]

@@ -102,6 +102,16 @@ impl HostBus {
         HostBus { cfg, up, down, tally: Default::default(), rhythm, trace: None, spans: FxHashMap::default() }
     }
 
+    /// The simulation has reached `now`: bookings that ended more than the
+    /// reach-back before it can no longer be contended for.
+    pub fn settle(&mut self, now: Time) {
+        self.up.settle(now);
+        self.down.settle(now);
+        if let Some(r) = self.rhythm.as_mut() {
+            r.settle(now);
+        }
+    }
+
     pub fn config(&self) -> &BusConfig {
         &self.cfg
     }
@@ -146,14 +156,26 @@ impl HostBus {
         len: impl Fn(Time) -> (Duration, u64),
     ) -> (Time, Time) {
         let cal = if up { &mut self.up } else { &mut self.down };
-        let (start, end, wait) = cal.reserve_with(at, len);
+        let (start, end, wait, busy) = match &self.cfg {
+            // Over a maximum payload, PCIe data travels as several TLPs that
+            // interleave with other traffic in each direction.
+            BusConfig::Pcie { link, .. } if bytes > link.mps => {
+                let (d, wait) = len(at);
+                let (start, end) = cal.reserve_pieces(at, d, Duration(d.ps() * link.mps / bytes));
+                (start, end, wait, d)
+            }
+            _ => {
+                let (start, end, wait) = cal.reserve_with(at, len);
+                (start, end, wait, end.since(start))
+            }
+        };
         let t = &mut self.tally[purpose as usize];
         t.transactions += u64::from(!part);
         t.bytes += bytes;
-        t.busy = t.busy + end.since(start);
+        t.busy = t.busy + busy;
         t.wait_clocks += wait;
         if let Some(r) = self.rhythm.as_mut() {
-            r.booked(at, (start, end), purpose, bytes, wait);
+            r.booked((start, end), purpose, bytes, wait);
         }
         if let Some((trace, up_track, down_track)) = &self.trace {
             let track = if up { *up_track } else { *down_track };

@@ -309,6 +309,9 @@ impl Component for Machine {
 
     fn handle(&mut self, port: PortId, msg: Msg, ctx: &mut Ctx) {
         let now = ctx.now();
+        for b in &mut self.buses {
+            b.settle(now);
+        }
         match msg {
             Msg::Frame(frame) => {
                 let p = port as usize;

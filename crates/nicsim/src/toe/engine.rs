@@ -87,12 +87,14 @@ impl Engine {
 
     /// A frame from the wire is in adapter memory when this returns.
     pub fn receive(&mut self, now: Time, len: usize) -> Time {
+        self.private_bus.settle(now);
         self.private_bus.write(now, len as u64, Fill::Ready, Purpose::RxData)
     }
 
     /// A frame the stack made goes on the wire at the returned time: the MAC
     /// fetches it from adapter memory, after the frames before it.
     pub fn transmit(&mut self, now: Time, len: usize) -> Time {
+        self.private_bus.settle(now);
         let fetched = self.private_bus.read(now, len as u64, Purpose::TxData);
         self.tx_free = fetched.max(self.tx_free);
         self.tx_free

@@ -344,6 +344,9 @@ impl Programmable {
         let mut t = Time::ZERO;
         self.send.first = Some(t);
         for i in 0..count {
+            // The loop runs ahead of the simulation alone on the bus: its own
+            // time is the present the bus keeps bookings for.
+            bus.settle(t);
             t = self.hw.run(TX_CPU, t, setup);
             let host = RX_BUFFERS + (i % 16) * RX_SLOT;
             t = if to_host {
