@@ -20,7 +20,8 @@ mod device;
 mod lane;
 pub mod tally;
 
-use std::collections::BTreeSet;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 use rustc_hash::FxHashMap;
 
@@ -122,7 +123,9 @@ pub struct Stack {
     pending: Vec<usize>,
     /// Each lane's next timer, earliest first, so a poll visits only the lanes
     /// it concerns.
-    timers: BTreeSet<(Time, usize)>,
+    /// A heap of (time, lane), with entries that no longer match their lane's
+    /// timer left in it and skipped (cheaper than removing each as it moves).
+    timers: BinaryHeap<Reverse<(Time, usize)>>,
     /// The sockets the last poll ran (input, socket work or a timer due).
     polled: Vec<Sock>,
     /// Lane by connection: (local port, remote address, remote port).
@@ -142,7 +145,7 @@ impl Stack {
             lanes: Vec::new(),
             dirty: Vec::new(),
             pending: Vec::new(),
-            timers: BTreeSet::new(),
+            timers: BinaryHeap::new(),
             polled: Vec::new(),
             routes: FxHashMap::default(),
             tally: Tally::default(),
@@ -245,7 +248,12 @@ impl Stack {
     pub fn poll(&mut self, now: Time) -> Vec<Frame> {
         let mut out = Vec::new();
         let mut due = std::mem::take(&mut self.pending);
-        due.extend(self.timers.range(..=(now, usize::MAX)).map(|(_, i)| *i));
+        while let Some(&Reverse((t, i))) = self.timers.peek().filter(|e| e.0 .0 <= now) {
+            self.timers.pop();
+            if self.lanes[i].next == Some(t) {
+                due.push(i);
+            }
+        }
         // In lane order, as one interface walking its sockets would.
         due.sort_unstable();
         due.dedup();
@@ -256,13 +264,9 @@ impl Stack {
             let before = lane.next;
             let (cfg, neighbors) = (&self.cfg, &self.neighbors);
             lane.poll(now, &mut out, |f| answer_arp(cfg, neighbors, f));
-            if lane.next != before {
-                if let Some(t) = before {
-                    self.timers.remove(&(t, i));
-                }
-                if let Some(t) = lane.next {
-                    self.timers.insert((t, i));
-                }
+            // A timer that moved is filed anew; one still due was taken off above.
+            if let Some(t) = lane.next.filter(|t| lane.next != before || *t <= now) {
+                self.timers.push(Reverse((t, i)));
             }
             self.polled.push(Sock(i));
         }
@@ -291,7 +295,13 @@ impl Stack {
         if !self.pending.is_empty() {
             return Some(soon);
         }
-        self.timers.first().map(|(t, _)| (*t).max(soon))
+        while let Some(&Reverse((t, i))) = self.timers.peek() {
+            if self.lanes[i].next == Some(t) {
+                return Some(t.max(soon));
+            }
+            self.timers.pop();
+        }
+        None
     }
 
     /// Queue bytes to send; returns how many fitted.
