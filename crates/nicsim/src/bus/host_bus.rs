@@ -83,6 +83,8 @@ pub struct HostBus {
     /// PCIe: each direction's time for a write or read of a size, worked out
     /// once per size (frames and descriptors recur).
     spans: FxHashMap<(bool, u64), (Duration, Duration)>,
+    /// The simulation's time, as its owner last told it (`settle`).
+    present: Time,
 }
 
 /// The PCI clock count of a transaction, its wait states and time.
@@ -99,17 +101,15 @@ impl HostBus {
             BusConfig::Pcie { .. } => None,
         };
         let (up, down) = (Calendar::new(reach_back), Calendar::new(reach_back));
-        HostBus { cfg, up, down, tally: Default::default(), rhythm, trace: None, spans: FxHashMap::default() }
+        HostBus { cfg, up, down, tally: Default::default(), rhythm, trace: None, spans: FxHashMap::default(), present: Time::ZERO }
     }
 
     /// The simulation has reached `now`: bookings that ended more than the
     /// reach-back before it can no longer be contended for.
+    /// Kept as a time only: the calendars forget when they are next booked.
+    #[inline]
     pub fn settle(&mut self, now: Time) {
-        self.up.settle(now);
-        self.down.settle(now);
-        if let Some(r) = self.rhythm.as_mut() {
-            r.settle(now);
-        }
+        self.present = self.present.max(now);
     }
 
     pub fn config(&self) -> &BusConfig {
@@ -156,6 +156,7 @@ impl HostBus {
         len: impl Fn(Time) -> (Duration, u64),
     ) -> (Time, Time) {
         let cal = if up { &mut self.up } else { &mut self.down };
+        cal.settle(self.present);
         let (start, end, wait, busy) = match &self.cfg {
             // Over a maximum payload, PCIe data travels as several TLPs that
             // interleave with other traffic in each direction.
@@ -175,6 +176,7 @@ impl HostBus {
         t.busy = t.busy + busy;
         t.wait_clocks += wait;
         if let Some(r) = self.rhythm.as_mut() {
+            r.settle(self.present);
             r.booked((start, end), purpose, bytes, wait);
         }
         if let Some((trace, up_track, down_track)) = &self.trace {
