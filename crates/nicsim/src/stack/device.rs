@@ -40,6 +40,7 @@ impl phy::RxToken for Rx {
 impl phy::TxToken for Tx<'_> {
     fn consume<R, F: FnOnce(&mut [u8]) -> R>(self, len: usize, f: F) -> R {
         // Not vec![0; len]: mimalloc's zeroed aligned allocation takes its slow path.
+        #[allow(clippy::slow_vector_initialization)]
         let mut bytes = Vec::with_capacity(len);
         bytes.resize(len, 0);
         let r = f(&mut bytes);
