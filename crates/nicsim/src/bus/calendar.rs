@@ -5,7 +5,9 @@
 //! arriving, computed when the last bit is in), so recent intervals are kept:
 //! those that end within `reach_back` of the present. A master may also book
 //! ahead (an adapter's transmit DMA paced by its wire), so the present is told
-//! to the calendar (`settle`), not taken from the latest request.
+//! to the calendar (`settle`), not taken from the latest request. A calendar
+//! never told (an adapter processor's, its memory port's, with reach-backs far
+//! longer than anything booked ahead) forgets by each request instead.
 
 use std::collections::VecDeque;
 
@@ -19,12 +21,14 @@ pub struct Calendar {
     reach_back: Duration,
     /// Bookings that ended before this are forgotten.
     floor: Time,
+    /// Whether the present is told (`settle`); if not, each request stands for it.
+    told: bool,
     busy_total: Duration,
 }
 
 impl Calendar {
     pub fn new(reach_back: Duration) -> Self {
-        Calendar { busy: VecDeque::new(), reach_back, floor: Time::ZERO, busy_total: Duration::ZERO }
+        Calendar { busy: VecDeque::new(), reach_back, floor: Time::ZERO, told: false, busy_total: Duration::ZERO }
     }
 
     /// Reserve the first gap from `at` on that fits the transaction; `len(start)`
@@ -39,7 +43,7 @@ impl Calendar {
     /// states), returned for the start chosen without computing them again.
     #[inline]
     pub fn reserve_with<T>(&mut self, at: Time, len: impl Fn(Time) -> (Duration, T)) -> (Time, Time, T) {
-        debug_assert!(at >= self.floor, "a request at {at:?} reaches back past the bookings kept (from {:?})", self.floor);
+        self.untold(at);
         let mut start = at;
         let mut i = self.first_ending_after(at);
         let (end, facts) = loop {
@@ -64,7 +68,7 @@ impl Calendar {
     /// the last interval in its way. Returns when its first piece starts and
     /// its last ends.
     pub fn reserve_pieces(&mut self, at: Time, len: Duration, piece: Duration) -> (Time, Time) {
-        debug_assert!(at >= self.floor, "a request at {at:?} reaches back past the bookings kept (from {:?})", self.floor);
+        self.untold(at);
         self.busy_total = self.busy_total + len;
         let (mut cursor, mut left, mut first) = (at, len, None);
         let mut i = self.first_ending_after(at);
@@ -112,6 +116,19 @@ impl Calendar {
     /// The simulation has reached `now`: no request will reach back further
     /// than `reach_back` from it, so intervals that ended before are dropped.
     pub fn settle(&mut self, now: Time) {
+        self.told = true;
+        self.forget_before(now);
+    }
+
+    /// Where the present is not told, a request at `at` stands for it.
+    fn untold(&mut self, at: Time) {
+        if !self.told {
+            self.forget_before(at);
+        }
+        debug_assert!(at >= self.floor, "a request at {at:?} reaches back past the bookings kept (from {:?})", self.floor);
+    }
+
+    fn forget_before(&mut self, now: Time) {
         let t = Time(now.ps().saturating_sub(self.reach_back.ps()));
         self.floor = self.floor.max(t);
         while self.busy.front().is_some_and(|&(_, end)| end < t) {
@@ -166,6 +183,7 @@ mod tests {
     #[test]
     fn a_booking_ahead_does_not_make_the_calendar_forget_the_present() {
         let mut c = Calendar::new(ns(1000));
+        c.settle(at(100));
         c.reserve(at(100), |_| ns(10));
         // A transmit burst booked 5 us ahead of the present.
         c.reserve(at(5000), |_| ns(10));
