@@ -184,6 +184,11 @@ impl Timeline {
         Timeline { account: Account::new(clock, ADAPTER), busy: Calendar::new(Duration::from_ms(100)) }
     }
 
+    /// The simulation has reached `now` (see `Calendar::settle`).
+    pub fn settle(&mut self, now: Time) {
+        self.busy.settle(now);
+    }
+
     /// Run `cycles` of firmware, ready at `at`; returns when done.
     pub fn run(&mut self, at: Time, cycles: u64) -> Time {
         let len = self.account.clock.cycles(cycles);

@@ -72,6 +72,16 @@ impl Hw {
     }
 
     /// Run `cycles` of firmware on processor `cpu` from `at`; returns when done.
+    /// The simulation has reached `now`: firmware and transfers may book the
+    /// processors and the memory port ahead of it, and nothing before it is
+    /// forgotten while a request may still reach it.
+    pub fn settle(&mut self, now: Time) {
+        self.memory_port.settle(now);
+        for c in &mut self.cpus {
+            c.settle(now);
+        }
+    }
+
     pub fn run(&mut self, cpu: usize, at: Time, cycles: u64) -> Time {
         let k = cpu.min(self.cpus.len() - 1);
         self.cpus[k].run(at, cycles)

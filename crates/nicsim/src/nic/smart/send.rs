@@ -347,6 +347,7 @@ impl Programmable {
             // The loop runs ahead of the simulation alone on the bus: its own
             // time is the present the bus keeps bookings for.
             bus.settle(t);
+            self.hw.settle(t);
             t = self.hw.run(TX_CPU, t, setup);
             let host = RX_BUFFERS + (i % 16) * RX_SLOT;
             t = if to_host {
