@@ -94,3 +94,21 @@ def test_every_processor_is_one_model_drawn_and_counted_alike(scenarios, tmp_pat
         assert sum(e["args"]["cycles"] for e in spans) == m[f"{name}_cycles"], name
         busy = sum(e["dur"] for e in spans) / 1e6
         assert busy == pytest.approx(m[f"{name}_utilization"] * r.simulated_seconds, rel=1e-6), name
+
+
+@pytest.mark.parametrize(
+    "scenario, overrides",
+    [
+        # The adapters book each block's transmit DMA ahead of the present.
+        (NOVELL, {"duration": "50ms"}),
+        # Both directions at 40 GbE: transfers over MPS go as TLP pieces in gaps.
+        ("modern/40g-dpdk.toml", {"source[0].frame_size": 1518, "host[0].blast.frame_size": 1518, "duration": "100us"}),
+    ],
+)
+def test_a_bus_carries_one_transaction_at_a_time_in_each_direction(scenarios, tmp_path, scenario, overrides):
+    path = tmp_path / "bus.json"
+    nicsim.run(scenarios / scenario, trace=path, overrides=overrides)
+    buses = {track: spans for track, spans in spans_by_track(path).items() if "PCI" in track[1]}
+    assert buses
+    for spans in buses.values():
+        assert_one_run_at_a_time(spans)

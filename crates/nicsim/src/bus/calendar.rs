@@ -66,8 +66,8 @@ impl Calendar {
     /// packets of `piece` (PCIe TLPs), which interleave with other traffic:
     /// every gap from `at` on that holds a piece is filled, the rest goes after
     /// the last interval in its way. Returns when its first piece starts and
-    /// its last ends.
-    pub fn reserve_pieces(&mut self, at: Time, len: Duration, piece: Duration) -> (Time, Time) {
+    /// its last ends; `each` is told every piece.
+    pub fn reserve_pieces(&mut self, at: Time, len: Duration, piece: Duration, mut each: impl FnMut(Time, Time)) -> (Time, Time) {
         self.untold(at);
         self.busy_total = self.busy_total + len;
         let (mut cursor, mut left, mut first) = (at, len, None);
@@ -78,11 +78,13 @@ impl Calendar {
                 first.get_or_insert(cursor);
                 left = Duration(left.ps() - b0.since(cursor).ps());
                 self.insert(i, cursor, b0);
+                each(cursor, b0);
             }
             cursor = cursor.max(b1);
             i = self.first_ending_after(cursor);
         }
         self.insert(i, cursor, cursor + left);
+        each(cursor, cursor + left);
         (first.unwrap_or(cursor), cursor + left)
     }
 
@@ -202,11 +204,13 @@ mod tests {
         c.reserve(at(50), |_| ns(10)); // gap of 15
                                        // 30 ns in packets of 8 ns: 10 in the first gap, none in the 5 ns one,
                                        // 15 in the third, the last 5 after it.
-        assert_eq!(c.reserve_pieces(at(0), ns(30), ns(8)), (at(0), at(65)));
+        let mut pieces = Vec::new();
+        assert_eq!(c.reserve_pieces(at(0), ns(30), ns(8), |s, e| pieces.push((s, e))), (at(0), at(65)));
+        assert_eq!(pieces, vec![(at(0), at(10)), (at(35), at(50)), (at(60), at(65))]);
         assert_eq!(c.busy.iter().copied().collect::<Vec<_>>(), vec![(at(0), at(20)), (at(25), at(65))]);
         assert_eq!(c.busy_total(), ns(60));
         // A transaction shorter than a packet is one piece.
-        assert_eq!(c.reserve_pieces(at(0), ns(3), ns(8)), (at(20), at(23)));
+        assert_eq!(c.reserve_pieces(at(0), ns(3), ns(8), |_, _| {}), (at(20), at(23)));
     }
 
     proptest::proptest! {
@@ -222,7 +226,9 @@ mod tests {
             }
             for (t, len, piece) in requests {
                 let before = c.busy.iter().map(|(s, e)| e.since(*s).ps()).sum::<u64>();
-                let (s, e) = c.reserve_pieces(at(t), ns(len), ns(piece));
+                let mut sum = 0;
+                let (s, e) = c.reserve_pieces(at(t), ns(len), ns(piece), |s, e| sum += e.since(s).ps());
+                proptest::prop_assert_eq!(sum, ns(len).ps(), "the pieces told add up to the length");
                 let after = c.busy.iter().map(|(s, e)| e.since(*s).ps()).sum::<u64>();
                 proptest::prop_assert_eq!(after - before, ns(len).ps(), "exactly its length is added");
                 proptest::prop_assert!(s >= at(t) && e.since(s) >= ns(len));

@@ -157,12 +157,20 @@ impl HostBus {
     ) -> (Time, Time) {
         let cal = if up { &mut self.up } else { &mut self.down };
         cal.settle(self.present);
+        // The pieces a split transfer took, for the trace.
+        let mut pieces = Vec::new();
         let (start, end, wait, busy) = match &self.cfg {
             // Over a maximum payload, PCIe data travels as several TLPs that
             // interleave with other traffic in each direction.
             BusConfig::Pcie { link, .. } if bytes > link.mps => {
                 let (d, wait) = len(at);
-                let (start, end) = cal.reserve_pieces(at, d, Duration(d.ps() * link.mps / bytes));
+                let tracing = self.trace.is_some();
+                let piece = Duration(d.ps() * link.mps / bytes);
+                let (start, end) = cal.reserve_pieces(at, d, piece, |s, e| {
+                    if tracing {
+                        pieces.push((s, e));
+                    }
+                });
                 (start, end, wait, d)
             }
             _ => {
@@ -181,7 +189,16 @@ impl HostBus {
         }
         if let Some((trace, up_track, down_track)) = &self.trace {
             let track = if up { *up_track } else { *down_track };
-            trace.borrow_mut().span(track, label(purpose), start, end, &[("bytes", bytes), ("wait_clocks", wait)]);
+            let mut t = trace.borrow_mut();
+            if pieces.len() > 1 {
+                // Each piece with its share of the transfer's bytes.
+                for (s, e) in pieces {
+                    let share = (bytes as u128 * e.since(s).ps() as u128 / busy.ps().max(1) as u128) as u64;
+                    t.span(track, label(purpose), s, e, &[("bytes", share), ("wait_clocks", wait)]);
+                }
+            } else {
+                t.span(track, label(purpose), start, end, &[("bytes", bytes), ("wait_clocks", wait)]);
+            }
         }
         (start, end)
     }
