@@ -8,8 +8,8 @@
 //!
 //! Masters may book the bus a little in the past, so transactions arrive out of
 //! order; they are held until no booking can come before them, then read in
-//! order of their start, a batch at a time (reading them as they come cost a
-//! tenth of a full-path run).
+//! order of their start, a batch at a time (sorted once, rather than each put
+//! in its place as it comes).
 
 use std::collections::VecDeque;
 
