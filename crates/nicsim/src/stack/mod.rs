@@ -122,9 +122,9 @@ pub struct Stack {
     dirty: Vec<bool>,
     pending: Vec<usize>,
     /// Each lane's next timer, earliest first, so a poll visits only the lanes
-    /// it concerns.
-    /// A heap of (time, lane), with entries that no longer match their lane's
-    /// timer left in it and skipped (cheaper than removing each as it moves).
+    /// it concerns: a heap of (time, lane) in which entries that no longer
+    /// match their lane's timer are skipped (cheaper than removing each as it
+    /// moves).
     timers: BinaryHeap<Reverse<(Time, usize)>>,
     /// The sockets the last poll ran (input, socket work or a timer due).
     polled: Vec<Sock>,
