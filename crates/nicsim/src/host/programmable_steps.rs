@@ -23,6 +23,7 @@ impl Machine {
     ) -> R {
         let b = self.ports[p].bus;
         let prog = self.ports[p].programmable_mut().expect("a programmable adapter's port");
+        prog.settle(ctx.now());
         let mark = ctx.sent().len();
         let out = f(prog, &mut self.buses[b], ctx);
         if let Some(w) = &mut self.wires {
@@ -76,6 +77,7 @@ impl Machine {
     pub(super) fn programmable_step(&mut self, p: usize, work: HostWork, ctx: &mut Ctx) -> Plan {
         let now = ctx.now();
         let prog = self.ports[p].programmable_mut().expect("programmable");
+        prog.settle(now);
         let cost = prog.host_step(work, now, ctx);
         let copy = prog.copy_time(cost.copy_bytes);
         let delivered = std::mem::take(&mut prog.delivered);

@@ -194,7 +194,6 @@ impl Programmable {
 
     /// The run starts: buffers are posted, the workload begins.
     pub fn start(&mut self, bus: &mut HostBus, ctx: &mut Ctx) {
-        self.hw.settle(ctx.now());
         if self.cfg.receive.to_host {
             self.post_initial_buffers();
         }
@@ -211,9 +210,13 @@ impl Programmable {
         }
     }
 
+    /// The simulation has reached `now` (its owner says so before each call in).
+    pub fn settle(&mut self, now: Time) {
+        self.hw.settle(now);
+    }
+
     /// A timer of this adapter fell due.
     pub fn due(&mut self, due: Due, bus: &mut HostBus, ctx: &mut Ctx) {
-        self.hw.settle(ctx.now());
         match due {
             Due::Doorbell(n) => self.adapter_send(n, bus, ctx),
             Due::SendDone(_) => self.host_work.push(HostWork::SendDone),
@@ -228,13 +231,11 @@ impl Programmable {
 
     /// A frame from the wire.
     pub fn frame_in(&mut self, bytes: Vec<u8>, bus: &mut HostBus, ctx: &mut Ctx) {
-        self.hw.settle(ctx.now());
         self.arrive(bytes, bus, ctx);
     }
 
     /// The host step for `work` at `now`: its cost.
     pub fn host_step(&mut self, work: HostWork, now: Time, ctx: &mut Ctx) -> HostCost {
-        self.hw.settle(ctx.now());
         match work {
             HostWork::Send => self.host_send(now),
             HostWork::SendDone => {
@@ -262,7 +263,6 @@ impl Programmable {
 
     /// A host step of this adapter ended at `end`: ring its doorbell, if any.
     pub fn host_step_end(&mut self, cost: HostCost, end: Time, bus: &mut HostBus, ctx: &mut Ctx) {
-        self.hw.settle(ctx.now());
         if let Some(frame) = cost.resend {
             self.send_frame(frame, end, bus, ctx);
         }
