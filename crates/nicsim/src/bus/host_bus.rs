@@ -105,8 +105,8 @@ impl HostBus {
     }
 
     /// The simulation has reached `now`: bookings that ended more than the
-    /// reach-back before it can no longer be contended for.
-    /// Kept as a time only: the calendars forget when they are next booked.
+    /// reach-back before it can no longer be contended for. Only noted here;
+    /// the calendars forget when they are next booked.
     #[inline]
     pub fn settle(&mut self, now: Time) {
         self.present = self.present.max(now);
