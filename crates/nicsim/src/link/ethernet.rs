@@ -33,12 +33,15 @@ struct Direction {
 pub struct EthernetLink {
     cfg: LinkConfig,
     dirs: [Direction; 2],
+    /// The last frame length seen, its wire occupancy and its time until received:
+    /// frames of one size follow each other, and each time costs two divisions.
+    last_len: (usize, Duration, Duration),
 }
 
 impl EthernetLink {
     pub fn new(cfg: LinkConfig) -> Self {
         assert!(cfg.rate_bps > 0, "link rate must be positive");
-        EthernetLink { cfg, dirs: Default::default() }
+        EthernetLink { cfg, dirs: Default::default(), last_len: (usize::MAX, Duration::ZERO, Duration::ZERO) }
     }
 
     /// Time a frame of `len` stored bytes holds the wire, gap included.
@@ -60,8 +63,11 @@ impl Component for EthernetLink {
         let Msg::Frame(frame) = msg else { return };
         let side = port as usize & 1;
         let now = ctx.now();
-        let occupancy = self.occupancy(frame.len());
-        let until_received = Duration::for_bits(bytes_until_received(frame.len()) as u64 * 8, self.cfg.rate_bps);
+        if self.last_len.0 != frame.len() {
+            let until_received = Duration::for_bits(bytes_until_received(frame.len()) as u64 * 8, self.cfg.rate_bps);
+            self.last_len = (frame.len(), self.occupancy(frame.len()), until_received);
+        }
+        let (_, occupancy, until_received) = self.last_len;
         let dir = &mut self.dirs[side];
         while dir.in_progress.front().is_some_and(|end| *end <= now) {
             dir.in_progress.pop_front();

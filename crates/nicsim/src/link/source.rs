@@ -149,7 +149,8 @@ impl Source {
         let random = self.cfg.fill == Fill::Random;
         if self.cfg.payload_len >= STAMP_LEN {
             let stamp = Stamp { flow: self.cfg.flow as u16, seq: n }.to_bytes();
-            if random {
+            // Words patched one by one only where a checksum follows them.
+            if random || l.l4_csum.is_none() {
                 b[l.payload_at..l.payload_at + STAMP_LEN].copy_from_slice(&stamp);
             } else {
                 for (i, w) in stamp.chunks(2).enumerate() {
