@@ -11,7 +11,7 @@ use crate::link::stamp::Stamp;
 use crate::observe::Report;
 use crate::time::{Duration, Time};
 use crate::wire::ethernet::{payload_bytes, FCS};
-use crate::wire::{arp, verify_checksums, Frame, FrameMeta, View};
+use crate::wire::{arp, spare, verify_checksums, Frame, FrameMeta, View};
 
 /// A sink that announces itself does so within this long of the start.
 pub const ANNOUNCE_WITHIN: Duration = Duration::from_ms(1);
@@ -125,7 +125,10 @@ impl Component for Sink {
         match msg {
             Msg::Frame(frame) if !self.takes(&frame) => self.foreign += 1,
             Msg::Frame(frame) if arp::is_arp(&frame.bytes) => self.arp += 1,
-            Msg::Frame(frame) => self.count(&frame, ctx.now()),
+            Msg::Frame(frame) => {
+                self.count(&frame, ctx.now());
+                spare::give(frame);
+            }
             _ => {}
         }
     }

@@ -13,7 +13,7 @@ use crate::link::stamp::{Stamp, STAMP_LEN};
 use crate::observe::Report;
 use crate::time::{Duration, Time};
 use crate::wire::ethernet::{wire_time, FCS};
-use crate::wire::{build, checksum, Frame, FrameMeta, Headers, View, L3, L4};
+use crate::wire::{build, checksum, spare, FrameMeta, Headers, View, L3, L4};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Rate {
@@ -136,7 +136,14 @@ impl Source {
 
     /// Frame number `n`: the template with its stamp, IPv4 ID and TCP sequence set.
     pub fn make_frame(&self, n: u64, rng: &mut SimRng) -> Vec<u8> {
-        let mut b = self.template.clone();
+        let mut b = Vec::new();
+        self.write_frame(&mut b, n, rng);
+        b
+    }
+
+    /// Write frame number `n` into the empty buffer `b`.
+    fn write_frame(&self, b: &mut Vec<u8>, n: u64, rng: &mut SimRng) {
+        b.extend_from_slice(&self.template);
         let l = &self.layout;
         // At most 6 stamp words and 2 sequence words: no allocation per frame.
         let mut patches = [(0usize, 0u16); 8];
@@ -178,7 +185,7 @@ impl Source {
             l4_csum = l4_csum.map(|c| checksum::update(c, old, new));
         }
         if let Some((at, is_udp)) = l.l4_csum {
-            let c = if random { self.full_l4_checksum(&mut b, at) } else { l4_csum.expect("has l4") };
+            let c = if random { self.full_l4_checksum(b, at) } else { l4_csum.expect("has l4") };
             let c = if is_udp && c == 0 { 0xffff } else { c };
             b[at..at + 2].copy_from_slice(&c.to_be_bytes());
         }
@@ -189,7 +196,6 @@ impl Source {
             let c = checksum::update(u16::from_be_bytes([b[csum_at], b[csum_at + 1]]), old, new);
             b[csum_at..csum_at + 2].copy_from_slice(&c.to_be_bytes());
         }
-        b
     }
 
     /// Recompute a UDP/TCP checksum over the pseudo-header and segment.
@@ -209,13 +215,13 @@ impl Source {
     /// Make the next frame and hand it to the link to start at `at`.
     fn send_at(&mut self, at: Time, ctx: &mut Ctx) {
         let n = self.sent;
-        let bytes = self.make_frame(n, ctx.rng());
+        let meta = FrameMeta { created: at, flow: self.cfg.flow, seq: n, gso: 0 };
+        let frame = spare::take(meta, |b| self.write_frame(b, n, ctx.rng()));
         self.sent += 1;
-        self.bytes += bytes.len() as u64;
+        self.bytes += frame.len() as u64;
         self.first.get_or_insert(at);
         self.last = at;
-        let meta = FrameMeta { created: at, flow: self.cfg.flow, seq: n, gso: 0 };
-        ctx.send_at(0, at, Msg::frame(Frame { bytes, meta }));
+        ctx.send_at(0, at, Msg::Frame(frame));
     }
 
     /// Send what is due now; then wake when the next frame is.

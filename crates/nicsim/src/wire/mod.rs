@@ -6,6 +6,7 @@ mod build;
 pub mod checksum;
 pub mod ethernet;
 mod frame;
+pub mod spare;
 mod view;
 
 pub use build::{build, Headers, TcpFields, L3, L4};

@@ -1,0 +1,53 @@
+//! Frames kept for reuse: a source makes a frame a few nanoseconds of wall time
+//! apart and a sink drops one as often, and allocating and freeing a boxed
+//! frame and its bytes each time was a tenth of a link flood. A sink gives back
+//! what it has counted; a source takes one and writes its bytes over the old.
+//! Per thread (runs of a sweep share nothing) and bounded, so a run that only
+//! takes or only gives costs what it did.
+
+use std::cell::RefCell;
+
+use crate::wire::{Frame, FrameMeta};
+
+/// Frames kept at most: more than a line-rate source has in flight at once.
+const KEEP: usize = 256;
+
+thread_local! {
+    #[allow(clippy::vec_box, reason = "the boxes are what is kept: a message carries a boxed frame")]
+    static SPARE: RefCell<Vec<Box<Frame>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Keep `frame` for a later `take`.
+pub fn give(frame: Box<Frame>) {
+    SPARE.with_borrow_mut(|s| {
+        if s.len() < KEEP {
+            s.push(frame);
+        }
+    });
+}
+
+/// A boxed frame with `meta` whose bytes `fill` writes into an empty buffer
+/// (a kept one where there is one).
+pub fn take(meta: FrameMeta, fill: impl FnOnce(&mut Vec<u8>)) -> Box<Frame> {
+    let mut frame = SPARE.with_borrow_mut(|s| s.pop()).unwrap_or_else(|| Box::new(Frame { bytes: Vec::new(), meta }));
+    frame.bytes.clear();
+    frame.meta = meta;
+    fill(&mut frame.bytes);
+    frame
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_frame_given_back_is_taken_again_with_new_bytes_and_meta() {
+        let meta = |seq| FrameMeta { seq, ..FrameMeta::default() };
+        let first = take(meta(1), |b| b.extend_from_slice(&[1; 100]));
+        let at = first.bytes.as_ptr();
+        give(first);
+        let second = take(meta(2), |b| b.extend_from_slice(&[2; 60]));
+        assert_eq!(second.bytes.as_ptr(), at, "the kept buffer is reused");
+        assert_eq!((second.bytes.as_slice(), second.meta.seq), (&[2u8; 60][..], 2), "nothing of the old frame is left");
+    }
+}
