@@ -197,24 +197,25 @@ impl Simulator {
     }
 
     /// Where a message `id` sent goes: its own timer port, or the far end of the wire.
+    #[inline]
     fn target(&self, id: ComponentId, out: &Outgoing) -> Result<Endpoint, SimError> {
-        let slot = &self.slots[id];
-        Ok(match out.port {
-            None => Endpoint { component: id, port: SELF_PORT },
-            Some(port) => match slot.peers.get(port as usize).copied().flatten() {
-                Some(peer) => peer,
-                None => {
-                    return Err(SimError {
-                        component: slot.name.clone(),
-                        time: self.now,
-                        message: format!("sent on port {port}, which is not connected"),
-                    })
-                }
+        match out.port {
+            None => Ok(Endpoint { component: id, port: SELF_PORT }),
+            Some(port) => match self.slots[id].peers.get(port as usize) {
+                Some(Some(peer)) => Ok(*peer),
+                _ => Err(self.unconnected(id, port)),
             },
-        })
+        }
     }
 
-    /// Each component's name, kind and report at the end of the run.
+    /// The error of a message sent on a port that nothing was wired to (kept out
+    /// of the path every message takes).
+    #[cold]
+    #[inline(never)]
+    fn unconnected(&self, id: ComponentId, port: PortId) -> SimError {
+        SimError { component: self.slots[id].name.clone(), time: self.now, message: format!("sent on port {port}, which is not connected") }
+    }
+
     pub fn reports(&self) -> Vec<(String, &'static str, Report)> {
         self.slots.iter().map(|s| (s.name.clone(), s.part.kind(), s.part.report(self.now))).collect()
     }
