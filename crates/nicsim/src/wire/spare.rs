@@ -11,6 +11,9 @@ use crate::wire::{Frame, FrameMeta};
 
 /// Frames kept at most: more than a line-rate source has in flight at once.
 const KEEP: usize = 256;
+/// The largest buffer kept (a jumbo frame's): a sink handed 64 KB sends would
+/// otherwise hold 16 MB for a source that writes 64-byte frames.
+const KEEP_BYTES: usize = 9_216;
 
 thread_local! {
     #[allow(clippy::vec_box, reason = "the boxes are what is kept: a message carries a boxed frame")]
@@ -20,7 +23,7 @@ thread_local! {
 /// Keep `frame` for a later `take`.
 pub fn give(frame: Box<Frame>) {
     SPARE.with_borrow_mut(|s| {
-        if s.len() < KEEP {
+        if s.len() < KEEP && frame.bytes.capacity() <= KEEP_BYTES {
             s.push(frame);
         }
     });
@@ -49,5 +52,15 @@ mod tests {
         let second = take(meta(2), |b| b.extend_from_slice(&[2; 60]));
         assert_eq!(second.bytes.as_ptr(), at, "the kept buffer is reused");
         assert_eq!((second.bytes.as_slice(), second.meta.seq), (&[2u8; 60][..], 2), "nothing of the old frame is left");
+    }
+
+    #[test]
+    fn a_buffer_larger_than_a_jumbo_frame_is_not_kept() {
+        let big = take(FrameMeta::default(), |b| b.extend_from_slice(&[0; 65_536]));
+        let at = big.bytes.as_ptr();
+        give(big);
+        let next = take(FrameMeta::default(), |b| b.push(1));
+        assert_ne!(next.bytes.as_ptr(), at);
+        assert!(next.bytes.capacity() < 65_536);
     }
 }
