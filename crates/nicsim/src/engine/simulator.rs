@@ -216,6 +216,7 @@ impl Simulator {
         SimError { component: self.slots[id].name.clone(), time: self.now, message: format!("sent on port {port}, which is not connected") }
     }
 
+    /// Each component's name, kind and report at the end of the run.
     pub fn reports(&self) -> Vec<(String, &'static str, Report)> {
         self.slots.iter().map(|s| (s.name.clone(), s.part.kind(), s.part.report(self.now))).collect()
     }
