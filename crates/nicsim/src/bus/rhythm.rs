@@ -11,8 +11,6 @@
 //! order of their start, a batch at a time (sorted once, rather than each put
 //! in its place as it comes).
 
-use std::collections::VecDeque;
-
 use crate::bus::host_bus::Purpose;
 use crate::observe::Report;
 use crate::time::{Duration, Time};
@@ -96,9 +94,9 @@ pub struct Rhythm {
     status_after_data: Histogram,
     data_waits: Histogram,
     least_delay: Option<u64>,
-    /// Bytes in each window from `window_base` on; the busiest window closed.
-    windows: VecDeque<f64>,
-    window_base: u64,
+    /// The window still open (the one the latest transaction ended in) and
+    /// its bytes; the busiest window closed.
+    open: Option<(u64, f64)>,
     peak_bytes: f64,
 }
 
@@ -122,8 +120,7 @@ impl Rhythm {
             status_after_data: Histogram::default(),
             data_waits: Histogram::default(),
             least_delay: None,
-            windows: VecDeque::new(),
-            window_base: 0,
+            open: None,
             peak_bytes: 0.0,
         }
     }
@@ -202,44 +199,45 @@ impl Rhythm {
         self.first_data.get_or_insert(b.start);
     }
 
-    /// Spread a transaction's bytes over the windows it spans, closing those
-    /// before its start: no later transaction starts in them.
+    /// Spread a transaction's bytes over the windows it spans. The bus carries
+    /// one transaction at a time (its calendar books none over another), so of
+    /// the windows a transaction spans only the last can take more bytes later:
+    /// the others are closed at once, and those it covers whole all hold the
+    /// same share.
     fn count_bytes(&mut self, b: &Booking) {
         if b.bytes == 0 {
             return;
         }
         let w = PEAK_WINDOW.ps();
         let (s, e) = (b.start, b.end.max(b.start + 1));
-        let first = s / w;
-        if first > self.window_base {
-            let gone = ((first - self.window_base) as usize).min(self.windows.len());
-            for closed in self.windows.drain(..gone) {
-                self.peak_bytes = self.peak_bytes.max(closed);
+        let (first, last) = (s / w, (e - 1) / w);
+        // A transaction that starts before the open window (only one that
+        // overlaps the last) counts from the open window.
+        let (open, mut sum) = match self.open {
+            Some((k, sum)) if k >= first => (k, sum),
+            Some((_, sum)) => {
+                self.peak_bytes = self.peak_bytes.max(sum);
+                (first, 0.0)
             }
-            self.window_base = first;
-        }
-        // A booking later than the settling allowed counts from the oldest open window.
-        let index = |k: u64, base: u64| k.saturating_sub(base) as usize;
-        let last = (e - 1) / w;
-        let need = index(last, self.window_base) + 1;
-        if self.windows.len() < need {
-            self.windows.resize(need, 0.0);
-        }
-        if first == last {
-            self.windows[index(first, self.window_base)] += b.bytes as f64;
+            None => (first, 0.0),
+        };
+        if open >= last {
+            self.open = Some((open, sum + b.bytes as f64));
             return;
         }
         let per_ps = b.bytes as f64 / (e - s) as f64;
-        for k in first..=last {
-            let overlap = e.min((k + 1) * w) - s.max(k * w);
-            self.windows[index(k, self.window_base)] += per_ps * overlap as f64;
+        sum += per_ps * ((open + 1) * w - s.max(open * w)) as f64;
+        self.peak_bytes = self.peak_bytes.max(sum);
+        if last > open + 1 {
+            self.peak_bytes = self.peak_bytes.max(per_ps * w as f64);
         }
+        self.open = Some((last, per_ps * (e - last * w) as f64));
     }
 
     pub fn report(&self, r: &mut Report, name: &str) {
         let mut all = self.clone();
         all.read_until(u64::MAX);
-        let peak = all.windows.iter().fold(all.peak_bytes, |a, b| a.max(*b));
+        let peak = all.open.map_or(all.peak_bytes, |(_, sum)| all.peak_bytes.max(sum));
         all.write(r, name, peak);
     }
 
@@ -326,6 +324,29 @@ mod tests {
         let mut r = Report::default();
         g.report(&mut r, "rx_data");
         assert_eq!(r.get("bus_peak_mbytes_per_s"), Some(400.0));
+    }
+
+    #[test]
+    fn a_transaction_over_several_windows_shares_its_bytes_by_time() {
+        let mut g = Rhythm::new(Duration::from_ps(100_000), 6, Duration::ZERO);
+        // 0.5 us of 50 bytes, then 3 us of 300 bytes from 0.5 us: 100 bytes in
+        // each of the first three microseconds and 50 in the fourth, which
+        // stays open for the 70 bytes of a transaction that follows.
+        g.booked((at_ns(0), at_ns(500)), Purpose::RxData, 50, 0);
+        g.booked((at_ns(500), at_ns(3_500)), Purpose::RxData, 300, 0);
+        let peak = |g: &Rhythm| {
+            let mut r = Report::default();
+            g.report(&mut r, "rx_data");
+            r.get("bus_peak_mbytes_per_s").unwrap()
+        };
+        assert!((peak(&g) - 100.0).abs() < 1e-9, "{}", peak(&g));
+        g.booked((at_ns(3_700), at_ns(3_800)), Purpose::RxData, 70, 0);
+        g.booked((at_ns(9_000), at_ns(9_100)), Purpose::RxData, 10, 0);
+        assert!((peak(&g) - 120.0).abs() < 1e-9, "{}", peak(&g));
+    }
+
+    fn at_ns(ns: u64) -> Time {
+        Time::ZERO + Duration::from_ps(1_000 * ns)
     }
 
     proptest::proptest! {

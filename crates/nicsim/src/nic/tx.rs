@@ -28,8 +28,9 @@ pub struct Tx {
     fetch_free: Time,
     dma_free: Time,
     mac_free: Time,
-    /// Frames in the FIFO: (when their last bit leaves, bytes).
+    /// Frames in the FIFO: (when their last bit leaves, bytes), and their bytes.
     fifo: VecDeque<(Time, u64)>,
+    fifo_bytes: u64,
     frames: u64,
     bytes: u64,
 }
@@ -46,6 +47,7 @@ impl Tx {
             dma_free: Time::ZERO,
             mac_free: Time::ZERO,
             fifo: VecDeque::new(),
+            fifo_bytes: 0,
             frames: 0,
             bytes: 0,
         }
@@ -144,11 +146,10 @@ impl Tx {
         let bytes = (len + FCS) as u64;
         // Wait for FIFO room: frames leave when their last bit is on the wire.
         let mut room_at = desc_ready.max(self.dma_free);
-        let mut used: u64 = self.fifo.iter().map(|f| f.1).sum();
-        while used + bytes > self.cfg.tx_fifo {
+        while self.fifo_bytes + bytes > self.cfg.tx_fifo {
             let (left, b) = self.fifo.pop_front().expect("a frame bigger than the FIFO is refused at check");
             room_at = room_at.max(left);
-            used -= b;
+            self.fifo_bytes -= b;
         }
         let (issued, ready) = bus.read_pipelined(room_at, read as u64, Purpose::TxData);
         self.dma_free = issued;
@@ -156,6 +157,7 @@ impl Tx {
         let occupancy = wire_time(len, self.cfg.link_rate_bps);
         self.mac_free = start + occupancy;
         self.fifo.push_back((self.mac_free, bytes));
+        self.fifo_bytes += bytes;
         self.frames += 1;
         self.bytes += len as u64;
         (start, ready)
