@@ -39,7 +39,7 @@ CASES = {
     "payload above the MTU": (("frame_size = 1518", "payload_size = 1473"), "source[0].payload_size", "MTU of 1500"),
     "zero queue": (("ports = 2", "ports = 2\nqueue_frames = 0"), "switch[0].queue_frames", "positive"),
     "zero count": (("count = 10", "count = 0"), "source[0].count", "positive"),
-    "unknown endpoint": (('b = "sw:0"', 'b = "hub:0"'), "link[0].b", "no source, sink, peer, host or switch"),
+    "unknown endpoint": (('b = "sw:0"', 'b = "hub:0"'), "link[0].b", "no source, sink, host, tap or switch"),
     "switch port out of range": (('b = "sw:0"', 'b = "sw:7"'), "link[0].b", "ports 0 to 1"),
     "endless source": (("count = 10", ""), "duration", "no count"),
     "vlan out of range": (("count = 10", "count = 10\nvlan = 5000"), "source[0].vlan", "0 to 4095"),

@@ -229,7 +229,7 @@ def test_a_sender_may_name_a_tap_as_its_receiver_but_not_a_stranger(cli, scenari
     bad = tmp_path / "bad.toml"
     bad.write_text(text.replace('to = "linux"', 'to = "nobody"'))
     done = cli("check", bad)
-    assert done.returncode == 2 and "host[0].ttcp.to: no other host, peer or tap is named \"nobody\"" in done.stderr
+    assert done.returncode == 2 and "host[0].ttcp.to: no other host or tap is named \"nobody\"" in done.stderr
     assert cli("check", scenarios / SEND).returncode == 0
 
 

@@ -27,7 +27,7 @@ def test_table_and_json_agree(cli, scenarios):
 
 
 def test_identifiers_print_without_separators(cli, scenarios):
-    path = scenarios / "combinations" / "ideal-peer-ttcp.toml"
+    path = scenarios / "combinations" / "ideal-host-ttcp.toml"
     table = cli("run", path)
     assert table.returncode == 0, table.stderr
     digest = int(json.loads(cli("run", path, "--json").stdout)["components"][0]["metrics"]["ttcp_digest48"])

@@ -212,26 +212,38 @@ def test_an_offload_engine_takes_the_interrupt_moderation_of_a_ring_adapter(scen
     assert moderated["engine_interrupts"] < plain["engine_interrupts"]
 
 
-def test_an_ideal_peer_takes_either_end_of_a_ttcp_transfer(scenarios, tmp_path):
-    path = scenarios / "combinations" / "ideal-peer-ttcp.toml"
+def test_an_ideal_host_takes_either_end_of_a_ttcp_transfer(scenarios, tmp_path):
+    path = scenarios / "combinations" / "ideal-host-ttcp.toml"
     r = nicsim.run(path)
-    peer, host = transfer(r, "sender", "receiver", 4_000_000)
-    # Only the modelled host pays: its processor took the frames; the peer has none.
+    ideal, host = transfer(r, "sender", "receiver", 4_000_000)
+    # Only the modelled host pays: its processor took the frames; the ideal one has none.
     assert host["cpu0_utilization"] > 0 and host["polls"] > 0 and host["tcp_data_in"] > 2700
-    assert not any(k.startswith("cpu") for k in peer)
-    # The same peer receives from the host when the roles are swapped.
+    assert not any(k.startswith("cpu") for k in ideal)
+    # The same ideal host receives from the other when the roles are swapped.
     text = path.read_text()
     text = text.replace('role = "send"\nmessage = 8192\nbytes = 4_000_000\nto = "receiver"', 'role = "receive"\nmessage = 8192')
-    text = text.replace('[host.ttcp]\nrole = "receive"\nmessage = 8192', '[host.ttcp]\nrole = "send"\nmessage = 8192\nbytes = 4_000_000\nto = "sender"\nstart = "1ms"')
+    text = text.replace('[host.ttcp]\nrole = "receive"\nmessage = 8192\n[host.tcp]', '[host.ttcp]\nrole = "send"\nmessage = 8192\nbytes = 4_000_000\nto = "sender"\nstart = "1ms"\n[host.tcp]')
     text = text.replace('start = "1ms"                 # the receiver listens first\n', "")
     swapped = tmp_path / "swapped.toml"
     swapped.write_text(text)
-    host, peer = transfer(nicsim.run(swapped), "receiver", "sender", 4_000_000)
-    assert host["tcp_data_out"] > 2700 and not any(k.startswith("cpu") for k in peer)
+    host, ideal = transfer(nicsim.run(swapped), "receiver", "sender", 4_000_000)
+    assert host["tcp_data_out"] > 2700 and not any(k.startswith("cpu") for k in ideal)
 
 
-def test_a_peer_runs_a_ttcp_transfer_or_file_sessions_not_both(scenarios, cli):
+def test_an_ideal_host_runs_a_ttcp_transfer_or_file_sessions_not_both(scenarios, cli):
     path = scenarios / "papers" / "ibm2001" / "server.toml"
-    sets = ["--set", "peer[0].ttcp.role=receive", "--set", "peer[0].ttcp.message=8192"]
+    sets = ["--set", "host[1].ttcp.role=receive", "--set", "host[1].ttcp.message=8192"]
     res = cli("check", str(path), *sets)
-    assert res.returncode == 2 and "peer[0].ttcp" in res.stderr and "not both" in res.stderr
+    assert res.returncode == 2 and "host[1].ttcp" in res.stderr and "not both" in res.stderr
+
+
+def test_an_ideal_host_refuses_the_keys_of_what_it_does_not_model(scenarios, cli):
+    path = scenarios / "papers" / "ibm2001" / "server.toml"
+    res = cli("check", str(path), "--set", "host[3].clock=1GHz")
+    assert res.returncode == 2 and "host[3].clock" in res.stderr and "ideal host" in res.stderr
+    # A host that is not ideal needs its clock, costs and bus.
+    res = cli("check", str(path), "--set", "host[3].ideal=false", "--set", 'host[0].file_request.peers=["client1"]')
+    assert res.returncode == 2 and "host[3].clock" in res.stderr and "unless it is ideal" in res.stderr
+    # Only an ideal host reads from a file server (a NetWare client).
+    res = cli("check", str(path), "--set", 'host[0].file_read={from = "client1"}')
+    assert res.returncode == 2 and "host[0].file_read" in res.stderr

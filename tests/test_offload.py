@@ -138,7 +138,7 @@ def test_a_gigabit_wire_is_not_the_limit_of_the_offload_adapter(scenarios):
 @pytest.mark.parametrize(
     "sets, path, words",
     [
-        ({"host[0].ttcp.to": "nobody"}, "host[0].ttcp.to", "no other host, peer or tap"),
+        ({"host[0].ttcp.to": "nobody"}, "host[0].ttcp.to", "no other host or tap"),
         ({"host[0].ttcp.count": 5}, "host[0].ttcp.bytes", "not both"),
         ({"host[0].adapter[0].kind": "magic"}, "host[0].adapter[0].kind", "toe"),
         ({"host[0].ttcp.message": 0}, "host[0].ttcp.message", "1 to"),

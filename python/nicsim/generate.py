@@ -15,7 +15,7 @@ from . import _core
 
 import tomli_w
 
-# A Linux kernel path's costs, as in scenarios/combinations/ideal-peer-ttcp.toml
+# A Linux kernel path's costs, as in scenarios/combinations/ideal-host-ttcp.toml
 # (assumed; docs/model.md).
 HOST_COSTS = {"interrupt_entry": 1000, "interrupt_exit": 500, "rx_frame": 300, "protocol_segment": 700, "tx_frame": 1000, "poll": 200, "app_request": 2000}
 

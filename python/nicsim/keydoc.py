@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 # The top level's tables in the order a scenario file usually has them.
-ROOT_ORDER = ["source", "sink", "switch", "link", "host", "peer", "tap", "sweep"]
+ROOT_ORDER = ["source", "sink", "switch", "link", "host", "tap", "sweep"]
 
 HEAD = """# Scenario keys
 

@@ -1,14 +1,14 @@
 //! The host: processors and their costs, the driver, the protocol stack and the
-//! applications; and the ideal peer hosts that talk to it.
+//! applications; and the ideal hosts (`ideal = true`) that cost nothing.
 
 pub mod apps;
 pub mod config;
 pub mod cpu;
 mod handler_runs;
+pub mod ideal;
 pub mod machine;
 mod offload;
 mod offload_steps;
-pub mod peer;
 mod port;
 mod processes;
 mod programmable_steps;

@@ -1,5 +1,5 @@
 //! TCP sessions over the one stack (`crate::stack`), for a modelled host and an
-//! ideal peer alike: an end that asks for a block or file and waits for all of
+//! ideal host alike: an end that asks for a block or file and waits for all of
 //! it before asking again (after a think time), or one that answers each whole
 //! request with a block; or either end of a TTCP bulk transfer (`host::stream`).
 //! Request and answer bytes follow the pattern of `host::segment`, so every

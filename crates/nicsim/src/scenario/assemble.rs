@@ -5,8 +5,8 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use crate::engine::{Component, Endpoint, Simulator};
+use crate::host::ideal::IdealHost;
 use crate::host::machine::Machine;
-use crate::host::peer::Peer;
 use crate::link::{EthernetLink, Impaired, Sink, Source, Switch, TapBridge, TapDevice};
 use crate::observe::{CaptureFile, Captured, SharedTrace};
 use crate::scenario::validate::{PartPlan, Plan};
@@ -25,7 +25,7 @@ pub fn assemble(
         let component: Box<dyn Component> = match &part.plan {
             PartPlan::Source(cfg) => Box::new(Source::new(cfg.clone()).map_err(|e| format!("{}: {e}", part.name))?),
             PartPlan::Sink(mac, ip, announce) => Box::new(Sink::station(*mac, *ip, *announce)),
-            PartPlan::Peer(cfg) => Box::new(Peer::new(cfg.clone()).map_err(|e| format!("{}: {e}", part.name))?),
+            PartPlan::Ideal(cfg) => Box::new(IdealHost::new(cfg.clone()).map_err(|e| format!("{}: {e}", part.name))?),
             PartPlan::Host(cfg) => {
                 Box::new(Machine::new((**cfg).clone(), &part.name, trace.cloned()).map_err(|e| format!("{}: {e}", part.name))?)
             }

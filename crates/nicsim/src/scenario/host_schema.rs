@@ -1,4 +1,4 @@
-//! The `[[host]]` and `[[peer]]` tables of a scenario, as serde reads them.
+//! The `[[host]]` tables of a scenario, as serde reads them.
 //! docs/scenarios.md documents every key and default.
 
 use schemars::JsonSchema;
@@ -21,24 +21,32 @@ pub(crate) fn yes() -> bool {
 pub struct HostSpec {
     /// Unique among all parts; no `:`.
     pub name: String,
+    /// A host whose processors, bus and adapter cost nothing: only its
+    /// applications, TCP and link remain (`name`, `warmup`, `file_read`,
+    /// `ttcp` and `tcp` are its keys).
+    #[serde(default)]
+    pub ideal: bool,
     /// Processors, 1 to 256.
     #[serde(default = "one")]
     pub cpus: i64,
-    /// Processor clock.
-    pub clock: Frequency,
+    /// Processor clock (required unless the host is ideal).
+    #[serde(default)]
+    pub clock: Option<Frequency>,
     /// Protocol work on one processor at a time (a stack lock, as NT 4's).
     #[serde(default)]
     pub serialized_stack: bool,
     /// Application throughput is measured from this time on.
     #[serde(default)]
     pub warmup: TimeSpan,
-    /// Processor cycles per event (`[host.costs]`).
-    pub costs: CostsSpec,
+    /// Processor cycles per event (`[host.costs]`; required unless the host is ideal).
+    #[serde(default)]
+    pub costs: Option<CostsSpec>,
     /// How the driver learns of received frames and returns buffers (`[host.driver]`).
     #[serde(default)]
     pub driver: DriverSpec,
-    /// The bus kind and its settings (`[host.bus]`).
-    pub bus: BusSpec,
+    /// The bus kind and its settings (`[host.bus]`; required unless the host is ideal).
+    #[serde(default)]
+    pub bus: Option<BusSpec>,
     /// Peer buses of the `[host.bus]` kind.
     #[serde(default = "one")]
     pub buses: i64,
@@ -46,12 +54,15 @@ pub struct HostSpec {
     /// adapter when none is given.
     #[serde(default = "one_adapter")]
     pub adapter: Vec<AdapterSpec>,
-    /// Ask peers for files over TCP, and ask again when one arrives.
+    /// Ask ideal hosts for files over TCP, and ask again when one arrives.
     #[serde(default)]
     pub file_request: Option<FileRequestSpec>,
-    /// Serve blocks to the peers whose `read_from` names this host.
+    /// Serve blocks to the hosts whose `file_read` names this host.
     #[serde(default)]
     pub file_serve: Option<FileServeSpec>,
+    /// Read blocks from another host's `file_serve` (an ideal host's application).
+    #[serde(default)]
+    pub file_read: Option<FileReadSpec>,
     /// A TTCP transfer, and its socket's settings.
     #[serde(default)]
     pub ttcp: Option<TtcpSpec>,
@@ -219,7 +230,7 @@ impl Default for DriverSpec {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SegmentsSpec {
-    /// Peers on each adapter's switch, 1 to 4095.
+    /// Ideal hosts on each adapter's switch, 1 to 4095.
     pub clients: i64,
     /// The rate of every link of the segment.
     pub rate: BitRate,
@@ -264,7 +275,38 @@ fn one_adapter() -> Vec<AdapterSpec> {
     vec![AdapterSpec::default()]
 }
 
+/// The keys an ideal host may have: the rest describe what it does not model.
+pub const IDEAL_KEYS: [&str; 6] = ["name", "ideal", "warmup", "file_read", "ttcp", "tcp"];
+
 impl HostSpec {
+    /// An ideal host (`ideal = true`) with nothing but a name and what it reads.
+    pub fn ideal(name: String, file_read: Option<FileReadSpec>) -> HostSpec {
+        HostSpec {
+            name,
+            ideal: true,
+            cpus: 1,
+            clock: None,
+            serialized_stack: false,
+            warmup: TimeSpan::default(),
+            costs: None,
+            driver: DriverSpec::default(),
+            bus: None,
+            buses: 1,
+            adapter: Vec::new(),
+            file_request: None,
+            file_serve: None,
+            file_read,
+            ttcp: None,
+            tcp: StackSpec::default(),
+            background: None,
+            segments: None,
+            sink: false,
+            blast: None,
+            send: None,
+            zero_copy: false,
+        }
+    }
+
     /// How many adapters (ports) the host has, counting each entry's copies.
     pub fn adapter_count(&self) -> i64 {
         self.adapter.iter().map(|a| a.count.max(0)).sum()
@@ -274,9 +316,9 @@ impl HostSpec {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FileRequestSpec {
-    /// The `[[peer]]`s to ask.
+    /// The ideal hosts to ask (each answers with a file from memory).
     pub peers: Vec<String>,
-    /// Sessions per peer.
+    /// Sessions per ideal host.
     #[serde(default = "one")]
     pub sessions: i64,
     /// Bytes of each request.
@@ -293,7 +335,7 @@ pub struct FileRequestSpec {
     pub delayed_ack: TimeSpan,
 }
 
-/// Serve blocks to the peers whose `read_from` names this host.
+/// Serve blocks to the hosts whose `file_read` names this host.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FileServeSpec {
@@ -355,24 +397,16 @@ pub struct BlastSpec {
     pub count: Option<i64>,
 }
 
+/// A client of another host's `file_serve`: a NetWare client of the Novell study.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct PeerSpec {
-    /// Unique among all parts; no `:`.
-    pub name: String,
-    /// A client: the host whose `file_serve` it reads blocks from.
-    #[serde(default)]
-    pub read_from: Option<String>,
-    /// Its client sessions (with `read_from`).
+pub struct FileReadSpec {
+    /// The host whose `file_serve` it reads blocks from.
+    pub from: String,
+    /// Client sessions, each reading one block after another.
     #[serde(default = "one")]
     pub sessions: i64,
     /// Time between a block's last byte and the next request.
     #[serde(default)]
     pub think: TimeSpan,
-    /// A TTCP transfer, as a host's (`[host.ttcp]`), at no cost.
-    #[serde(default)]
-    pub ttcp: Option<TtcpSpec>,
-    /// The TTCP transfer's socket.
-    #[serde(default)]
-    pub tcp: StackSpec,
 }

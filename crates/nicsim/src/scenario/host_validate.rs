@@ -38,10 +38,10 @@ pub struct Surroundings<'a> {
     /// The rate of the link each of the host's adapters is on, in port order.
     pub link_rates: Vec<u64>,
     pub mtu: u32,
-    /// Station of a peer or sink by name, with its table ("peer", "sink").
+    /// Station of a host, sink or tap by name, with its kind ("ideal" for an ideal host).
     pub station: &'a dyn Fn(&str) -> Option<(&'static str, &'a Station)>,
     pub flow: u32,
-    /// The client sessions of the peers that read from this host.
+    /// The client sessions of the ideal hosts that read from this host.
     pub clients: &'a [Addr],
     /// Seeds the host's TCP initial sequence numbers.
     pub seed: u64,
@@ -49,7 +49,7 @@ pub struct Surroundings<'a> {
     pub bounded: bool,
 }
 
-/// The port a peer serves files on.
+/// The port an ideal host serves files on.
 pub const FILE_PORT: u16 = 80;
 
 /// A session's socket from a table's keys (the receive window it offers, its
@@ -68,15 +68,15 @@ fn socket_config(path: &str, mtu: u32, window: i64, delayed_ack: Duration) -> Re
     })
 }
 
-/// A host's or peer's TTCP end; a sender may send to another host, a peer or a tap.
+/// A host's TTCP end (ideal or not); a sender may send to another host or a tap.
 pub(crate) fn ttcp_session(t: &TtcpSpec, tp: &str, socket: SocketConfig, s: &Surroundings) -> Result<SessionConfig, ScenarioError> {
     let x = transfer(t, tp)?;
     let role = match &t.to {
         Some(to) => match (s.station)(to) {
-            Some(("host" | "peer" | "tap", st)) if st.ipv4 != s.me.ipv4 => {
+            Some(("host" | "ideal" | "tap", st)) if st.ipv4 != s.me.ipv4 => {
                 Role::Send { ip: st.ipv4, port: x.port, message: x.message, bytes: x.bytes, seed: s.seed, start: x.start }
             }
-            _ => return err(format!("{tp}.to"), format!("no other host, peer or tap is named {to:?}")),
+            _ => return err(format!("{tp}.to"), format!("no other host or tap is named {to:?}")),
         },
         None => Role::Receive { message: x.message },
     };
@@ -85,9 +85,15 @@ pub(crate) fn ttcp_session(t: &TtcpSpec, tp: &str, socket: SocketConfig, s: &Sur
     Ok(SessionConfig { role, port, socket })
 }
 
+/// A key that every host but an ideal one needs.
+fn needed<'h, T>(v: &'h Option<T>, path: &str, key: &str) -> Result<&'h T, ScenarioError> {
+    v.as_ref().ok_or_else(|| ScenarioError::new(format!("{path}.{key}"), "missing: a host needs it unless it is ideal (ideal = true)"))
+}
+
 pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostConfig, ScenarioError> {
     let cpus = within(format!("{path}.cpus"), h.cpus, 1, 256)? as u32;
-    let c = &h.costs;
+    let clock = needed(&h.clock, path, "clock")?.0;
+    let c = needed(&h.costs, path, "costs")?;
     let cyc = |name: &str, v: i64| within(format!("{path}.costs.{name}"), v, 0, 1_000_000_000);
     if !(c.copy_ns_per_byte.is_finite() && (0.0..=1000.0).contains(&c.copy_ns_per_byte)) {
         return err(format!("{path}.costs.copy_ns_per_byte"), format!("must be 0 to 1000, got {}", c.copy_ns_per_byte));
@@ -144,7 +150,7 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
             })
         }
     };
-    let bus = bus_config(&h.bus, &format!("{path}.bus"))?;
+    let bus = bus_config(needed(&h.bus, path, "bus")?, &format!("{path}.bus"))?;
     let mut needs_end = false;
     let adapters = adapter_slots(h, path, buses, &costs, s, &mut needs_end)?;
     if needs_end && !s.bounded {
@@ -170,11 +176,11 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
         let answer = within(format!("{fp}.file_bytes"), f.file_bytes, 1, 1 << 30)? as u32;
         let per_peer = within(format!("{fp}.sessions"), f.sessions, 1, 1000)?;
         if f.peers.is_empty() {
-            return err(format!("{fp}.peers"), "name at least one peer");
+            return err(format!("{fp}.peers"), "name at least one ideal host");
         }
         for (i, name) in f.peers.iter().enumerate() {
-            let Some(("peer", st)) = (s.station)(name) else {
-                return err(format!("{fp}.peers[{i}]"), format!("no peer is named {name:?}"));
+            let Some(("ideal", st)) = (s.station)(name) else {
+                return err(format!("{fp}.peers[{i}]"), format!("no ideal host (ideal = true) is named {name:?}"));
             };
             for _ in 0..per_peer {
                 let port = 1024 + sessions.len() as u16;
@@ -247,7 +253,7 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
         mac: s.me.mac,
         ip: s.me.ipv4,
         cpus,
-        clock: h.clock.0,
+        clock,
         serialized_stack: h.serialized_stack,
         costs,
         driver,

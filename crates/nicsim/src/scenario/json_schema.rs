@@ -28,13 +28,15 @@ mod tests {
     fn the_schema_knows_every_table_and_refuses_unknown_keys() {
         let v: serde_json::Value = serde_json::from_str(&json_schema()).unwrap();
         let props = v["properties"].as_object().unwrap();
-        for table in ["source", "sink", "switch", "link", "host", "peer", "tap", "sweep"] {
+        for table in ["source", "sink", "switch", "link", "host", "tap", "sweep"] {
             assert!(props.contains_key(table), "no {table}");
         }
+        assert!(!props.contains_key("peer"), "ideal hosts are hosts");
         assert_eq!(v["additionalProperties"], false);
         let host = &v["$defs"]["HostSpec"];
         assert_eq!(host["properties"]["cpus"]["default"], 1);
-        assert!(host["required"].as_array().unwrap().contains(&"clock".into()));
+        assert_eq!(host["properties"]["ideal"]["default"], false);
+        assert_eq!(host["required"], serde_json::json!(["name"]), "clock, costs and bus are needed unless the host is ideal");
     }
 
     /// A fixed default lives in the schema (the key table shows it), never only in

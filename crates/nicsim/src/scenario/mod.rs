@@ -6,6 +6,7 @@ mod adapter_validate;
 mod assemble;
 mod host_schema;
 mod host_validate;
+mod ideal_keys;
 mod json_schema;
 mod key_path;
 mod overrides;
@@ -75,6 +76,9 @@ fn read(path: &Path) -> Result<String, ScenarioError> {
 
 /// Read a scenario from TOML text.
 pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+    if let Ok(table) = text.parse::<toml::Table>() {
+        ideal_keys::check(&table)?;
+    }
     let de = toml::Deserializer::new(text);
     let mut sc: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
@@ -91,7 +95,7 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
     if sc.is_empty() {
         return Err(ScenarioError::new(
             "",
-            "has no parts: a scenario needs stations ([[source]], [[sink]], [[host]], [[peer]] or [[tap]]) and links",
+            "has no parts: a scenario needs stations ([[source]], [[sink]], [[host]] or [[tap]]) and links",
         ));
     }
     segments::expand(&mut sc)?;
@@ -126,6 +130,7 @@ pub fn load_with(path: &Path, sets: &[String]) -> Result<Plan, ScenarioError> {
         return validate(&parse(&text)?);
     }
     let table = resolve_text(&text, sets)?;
+    ideal_keys::check(&table)?;
     let mut scenario = serde_path_to_error::deserialize(toml::Value::Table(table))
         .map_err(|e| ScenarioError::new(e.path().to_string(), format!("{} (after --set)", e.into_inner().message())))?;
     renamed_into_a_clash(&scenario, sets)?;

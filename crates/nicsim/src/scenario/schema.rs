@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::scenario::host_schema::{HostSpec, PeerSpec};
+use crate::scenario::host_schema::HostSpec;
 use crate::scenario::units::{BitRate, SourceRate, TimeSpan};
 
 fn default_seed() -> u64 {
@@ -53,12 +53,10 @@ pub struct Scenario {
     /// Full-duplex links between two ends (`[[link]]`).
     #[serde(default)]
     pub link: Vec<LinkSpec>,
-    /// Modelled hosts: processors, driver, stack, applications and adapters (`[[host]]`).
+    /// Hosts: processors, driver, stack, applications and adapters, or ideal
+    /// ones whose processors, bus and adapter cost nothing (`[[host]]`).
     #[serde(default)]
     pub host: Vec<HostSpec>,
-    /// Ideal TCP hosts that cost nothing (`[[peer]]`).
-    #[serde(default)]
-    pub peer: Vec<PeerSpec>,
     /// Linux TAP devices bridging the simulation to the kernel (`[[tap]]`).
     #[serde(default)]
     pub tap: Vec<TapSpec>,
@@ -214,7 +212,7 @@ pub struct SwitchSpec {
 pub struct LinkSpec {
     /// Unique among all parts.
     pub name: String,
-    /// One end: a station's name (a source, sink, host, peer or tap;
+    /// One end: a station's name (a source, sink, host or tap;
     /// "HOST:I" for adapter I of a host with several), or "SWITCH:PORT".
     pub a: String,
     /// The other end, as `a`.
@@ -251,7 +249,6 @@ impl Scenario {
             && self.switch.is_empty()
             && self.link.is_empty()
             && self.host.is_empty()
-            && self.peer.is_empty()
             && self.tap.is_empty()
     }
 }

@@ -1,14 +1,13 @@
 //! `[host.segments]`: the topology of BRIEF.md experiment 4 written once. Each
-//! of the host's adapters gets its own switch with `clients` peers on it (which
-//! read from the host when it has a `file_serve` table), so that the number of
+//! of the host's adapters gets its own switch with `clients` ideal hosts on it
+//! (which read from the host when it has a `file_serve` table), so that the number of
 //! adapters can be swept with one key. The generated parts are named
 //! `HOST-segI` (the switch), `HOST-segI-uplink`, `HOST-segI-clientJ` and
 //! `HOST-segI-clientJ-link`.
 
-use crate::scenario::host_schema::PeerSpec;
+use crate::scenario::host_schema::{FileReadSpec, HostSpec};
 use crate::scenario::host_validate::within;
 use crate::scenario::schema::{LinkSpec, Scenario, SwitchSpec};
-use crate::scenario::tcp_schema::StackSpec;
 use crate::scenario::units::TimeSpan;
 use crate::scenario::ScenarioError;
 use crate::time::Duration;
@@ -16,7 +15,7 @@ use crate::time::Duration;
 pub fn expand(sc: &mut Scenario) -> Result<(), ScenarioError> {
     let mut switches = Vec::new();
     let mut links = Vec::new();
-    let mut peers = Vec::new();
+    let mut clients_made = Vec::new();
     for (i, h) in sc.host.iter().enumerate() {
         let Some(seg) = &h.segments else { continue };
         let path = format!("host[{i}].segments");
@@ -44,22 +43,15 @@ pub fn expand(sc: &mut Scenario) -> Result<(), ScenarioError> {
             for c in 0..clients {
                 let client = format!("{switch}-client{c}");
                 links.push(link(format!("{client}-link"), client.clone(), format!("{switch}:{}", c + 1)));
-                let read_from = h.file_serve.as_ref().map(|_| h.name.clone());
-                peers.push(PeerSpec {
-                    name: client,
-                    read_from,
-                    sessions: seg.sessions,
-                    think: seg.think,
-                    ttcp: None,
-                    tcp: StackSpec::default(),
-                });
+                let read = h.file_serve.as_ref().map(|_| FileReadSpec { from: h.name.clone(), sessions: seg.sessions, think: seg.think });
+                clients_made.push(HostSpec::ideal(client, read));
             }
             switches.push(SwitchSpec { name: switch, ports: clients as i64 + 1, queue_frames: seg.queue_frames, latency: seg.latency });
         }
     }
     sc.switch.extend(switches);
     sc.link.extend(links);
-    sc.peer.extend(peers);
+    sc.host.extend(clients_made);
     Ok(())
 }
 

@@ -48,7 +48,8 @@ fn per_byte(path: String, v: f64) -> Result<f64, ScenarioError> {
 fn host_side(h: &HostSpec, c: &Costs, a: &ProgrammableSpec, path: &str) -> Result<HostSide, ScenarioError> {
     let rx_buffers = within(format!("{path}.rx_buffers"), a.rx_buffers, 1, 4096)? as u32;
     let repost_batch = within(format!("{path}.repost_batch"), a.repost_batch, 1, rx_buffers as i64)? as u32;
-    Ok(HostSide { clock: h.clock.0, costs: c.clone(), zero_copy: h.zero_copy, rx_buffers, repost_batch })
+    let Some(clock) = h.clock else { return Err(ScenarioError::new(path, "its host has no clock")) };
+    Ok(HostSide { clock: clock.0, costs: c.clone(), zero_copy: h.zero_copy, rx_buffers, repost_batch })
 }
 
 fn adapter(a: &ProgrammableSpec, path: &str, link_rate: u64, mtu: u32) -> Result<AdapterConfig, ScenarioError> {

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use crate::engine::PortId;
 use crate::host::config::HostConfig;
-use crate::host::peer::PeerConfig;
+use crate::host::ideal::IdealConfig;
 use crate::host::segment::Addr;
 use crate::host::sessions::{Role, SessionConfig};
 use crate::link::{Impairment, LinkConfig, SourceConfig, SwitchConfig};
@@ -25,7 +25,7 @@ pub enum PartPlan {
     Source(SourceConfig),
     /// Its station (MAC, IPv4), and whether it announces itself.
     Sink([u8; 6], [u8; 4], bool),
-    Peer(PeerConfig),
+    Ideal(IdealConfig),
     Host(Box<HostConfig>),
     Tap(TapPlan),
     Switch(SwitchConfig),
@@ -86,7 +86,7 @@ fn endpoint(text: &str, path: &str, index: &Index) -> Result<(usize, PortId), Sc
         None => (text, None),
     };
     let Some(&(part, switch_ports)) = index.get(name) else {
-        return err(path, format!("no source, sink, peer, host or switch is named {name:?}"));
+        return err(path, format!("no source, sink, host, tap or switch is named {name:?}"));
     };
     match (switch_ports, port) {
         (None, None) => Ok((part, 0)),
@@ -117,27 +117,39 @@ fn link_config(l: &LinkSpec, path: &str) -> Result<(LinkConfig, Option<Impairmen
     Ok((cfg, impaired.then_some(Impairment { loss: l.loss, reorder: l.reorder, reorder_delay: delay })))
 }
 
-/// Sources, sinks, peers, hosts then taps, with their table names: the parts that are
-/// stations, in the order that numbers their addresses and their places in the plan.
-fn stations_of(sc: &Scenario) -> impl Iterator<Item = (&'static str, &String)> {
-    let ends = sc.source.iter().map(|s| ("source", &s.name)).chain(sc.sink.iter().map(|s| ("sink", &s.name)));
-    let hosts = sc.host.iter().map(|h| ("host", &h.name));
-    let taps = sc.tap.iter().map(|t| ("tap", &t.name));
-    ends.chain(sc.peer.iter().map(|p| ("peer", &p.name))).chain(hosts).chain(taps)
+/// The parts that are stations, in the order that numbers their addresses and
+/// their places in the plan: sources, sinks, ideal hosts, the other hosts, then
+/// taps. Each with its kind (`"ideal"` for an ideal host) and its path.
+fn stations_of(sc: &Scenario) -> Vec<(&'static str, String, &String)> {
+    fn table<'a>(out: &mut Vec<(&'static str, String, &'a String)>, kind: &'static str, names: impl Iterator<Item = (usize, &'a String)>) {
+        let t = if kind == "ideal" { "host" } else { kind };
+        out.extend(names.map(|(i, n)| (kind, format!("{t}[{i}]"), n)));
+    }
+    let mut out = Vec::new();
+    table(&mut out, "source", sc.source.iter().map(|s| &s.name).enumerate());
+    table(&mut out, "sink", sc.sink.iter().map(|s| &s.name).enumerate());
+    for (kind, ideal) in [("ideal", true), ("host", false)] {
+        table(&mut out, kind, sc.host.iter().enumerate().filter(|(_, h)| h.ideal == ideal).map(|(i, h)| (i, &h.name)));
+    }
+    table(&mut out, "tap", sc.tap.iter().map(|t| &t.name).enumerate());
+    out
+}
+
+/// What a station's kind is called in messages.
+fn noun(kind: &str) -> &str {
+    if kind == "ideal" {
+        "ideal host"
+    } else {
+        kind
+    }
 }
 
 /// Every part's path and name (`source[0]`, `"gen"`), stations, switches and
 /// links in that order.
 pub fn part_names(sc: &Scenario) -> Vec<(String, &str)> {
-    let mut counters: HashMap<&str, usize> = HashMap::new();
-    let tables = stations_of(sc).chain(sc.switch.iter().map(|s| ("switch", &s.name))).chain(sc.link.iter().map(|l| ("link", &l.name)));
-    tables
-        .map(|(table, name)| {
-            let i = counters.entry(table).or_default();
-            *i += 1;
-            (format!("{table}[{}]", *i - 1), name.as_str())
-        })
-        .collect()
+    let stations = stations_of(sc).into_iter().map(|(_, path, name)| (path, name.as_str()));
+    let switches = sc.switch.iter().enumerate().map(|(i, s)| (format!("switch[{i}]"), s.name.as_str()));
+    stations.chain(switches).chain(sc.link.iter().enumerate().map(|(i, l)| (format!("link[{i}]"), l.name.as_str()))).collect()
 }
 
 /// A TCP stack's seed (its initial sequence numbers), one per station `n`.
@@ -145,7 +157,6 @@ fn station_seed(seed: u64, n: usize) -> u64 {
     seed ^ (n as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
-/// Peers and hosts, in station order after the sources and sinks.
 /// The rate of the link on each of a host's `ports` ports (`NAME` for a
 /// host of one adapter, `NAME:I` for port I of several).
 fn port_rates(sc: &Scenario, name: &str, ports: i64, path: &str) -> Result<Vec<u64>, ScenarioError> {
@@ -160,41 +171,47 @@ fn port_rates(sc: &Scenario, name: &str, ports: i64, path: &str) -> Result<Vec<u
         .collect()
 }
 
-fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<Vec<Part>, ScenarioError> {
-    let tables: HashMap<&str, &'static str> = stations_of(sc).map(|(t, n)| (n.as_str(), t)).collect();
-    let lookup = |name: &str| -> Option<(&'static str, &Station)> { Some((*tables.get(name)?, stations.get(name)?)) };
+/// Ideal hosts, then the other hosts, in station order after the sources and sinks.
+fn hosts(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<Vec<Part>, ScenarioError> {
+    let kinds: HashMap<&str, &'static str> = stations_of(sc).into_iter().map(|(k, _, n)| (n.as_str(), k)).collect();
+    let lookup = |name: &str| -> Option<(&'static str, &Station)> { Some((*kinds.get(name)?, stations.get(name)?)) };
     let mut hosts = Vec::new();
     // Static ARP entries: the simulated stations know each other from the
     // start, as a benchmark set-up configures them. A tap's Linux side has a
     // MAC of its own, learned by ARP.
     let mut everyone: Vec<([u8; 4], [u8; 6])> =
-        stations.iter().filter(|(n, _)| tables.get(*n) != Some(&"tap")).map(|(_, s)| (s.ipv4, s.mac)).collect();
+        stations.iter().filter(|(n, _)| kinds.get(*n) != Some(&"tap")).map(|(_, s)| (s.ipv4, s.mac)).collect();
     everyone.sort();
     let neighbors = |me: [u8; 4]| everyone.iter().copied().filter(|(ip, _)| *ip != me).collect::<Vec<_>>();
-    // Per host: the client sessions of the peers that read from it.
+    let (ideal, modelled): (Vec<_>, Vec<_>) = sc.host.iter().enumerate().partition(|(_, h)| h.ideal);
+    // Per host: the client sessions of the ideal hosts that read from it.
     let mut clients: HashMap<&str, Vec<Addr>> = HashMap::new();
-    for (i, p) in sc.peer.iter().enumerate() {
-        let Some(server) = &p.read_from else { continue };
-        let path = format!("peer[{i}]");
-        if !sc.host.iter().any(|h| h.name == *server && h.file_serve.is_some()) {
-            return err(format!("{path}.read_from"), format!("no host named {server:?} has a file_serve table"));
-        }
-        let st = &stations[p.name.as_str()];
-        let n = within(format!("{path}.sessions"), p.sessions, 1, 1000)?;
-        clients.entry(server.as_str()).or_default().extend((0..n).map(|s| Addr { mac: st.mac, ip: st.ipv4, port: 2000 + s as u16 }));
-    }
     for (i, h) in sc.host.iter().enumerate() {
+        let Some(read) = &h.file_read else { continue };
+        let path = format!("host[{i}].file_read");
+        if !h.ideal {
+            return err(path, "only an ideal host (ideal = true) reads from a file_serve");
+        }
+        if !sc.host.iter().any(|s| s.name == read.from && s.file_serve.is_some()) {
+            return err(format!("{path}.from"), format!("no host named {:?} has a file_serve table", read.from));
+        }
+        let st = &stations[h.name.as_str()];
+        let n = within(format!("{path}.sessions"), read.sessions, 1, 1000)?;
+        clients.entry(read.from.as_str()).or_default().extend((0..n).map(|s| Addr { mac: st.mac, ip: st.ipv4, port: 2000 + s as u16 }));
+    }
+    // Seeds and flow numbers by rank among hosts of the same kind.
+    for (k, &(i, h)) in modelled.iter().enumerate() {
         let path = format!("host[{i}]");
         let link_rates = port_rates(sc, &h.name, h.adapter_count(), &path)?;
         let me = &stations[h.name.as_str()];
         let served = clients.get(h.name.as_str()).map_or(&[][..], |c| c.as_slice());
-        let seed = station_seed(sc.seed, sc.source.len() + sc.sink.len() + i);
+        let seed = station_seed(sc.seed, sc.source.len() + sc.sink.len() + k);
         let around = Surroundings {
             me,
             link_rates,
             mtu: sc.mtu,
             station: &lookup,
-            flow: (sc.source.len() + i) as u32,
+            flow: (sc.source.len() + k) as u32,
             clients: served,
             seed,
             bounded: sc.duration.is_some(),
@@ -207,12 +224,13 @@ fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<V
         hosts.push(Part { name: h.name.clone(), plan: PartPlan::Host(Box::new(cfg)) });
     }
     let mut parts = Vec::new();
-    for (i, p) in sc.peer.iter().enumerate() {
+    for (k, &(i, p)) in ideal.iter().enumerate() {
+        let path = format!("host[{i}]");
         let st = &stations[p.name.as_str()];
         let mut sessions = Vec::new();
         for host in &hosts {
             let PartPlan::Host(cfg) = &host.plan else { unreachable!("hosts are host plans") };
-            // The host's requests to this peer are answered by it.
+            // The host's requests to this ideal host are answered by it.
             for s in &cfg.sessions {
                 if let Role::Ask { ip, port, request, answer, .. } = s.role {
                     if ip == st.ipv4 {
@@ -220,11 +238,11 @@ fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<V
                     }
                 }
             }
-            // This peer reads blocks from the host's file service.
-            if p.read_from.as_deref() == Some(host.name.as_str()) {
+            // This ideal host reads blocks from the host's file service.
+            if p.file_read.as_ref().is_some_and(|r| r.from == host.name) {
                 let Some(serve) = cfg.sessions.iter().find(|s| matches!(s.role, Role::Answer { .. })) else { continue };
                 let Role::Answer { request, answer } = serve.role else { unreachable!("found above") };
-                let think = p.think.0;
+                let think = p.file_read.as_ref().map_or(Duration::ZERO, |r| r.think.0);
                 let mine = clients[host.name.as_str()].iter().filter(|c| c.ip == st.ipv4);
                 sessions.extend(mine.map(|c| SessionConfig {
                     role: Role::Ask { ip: cfg.ip, port: serve.port, request, answer, think },
@@ -233,11 +251,10 @@ fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<V
                 }));
             }
         }
-        let seed = station_seed(sc.seed, sc.source.len() + sc.sink.len() + sc.host.len() + i);
+        let seed = station_seed(sc.seed, sc.source.len() + sc.sink.len() + modelled.len() + k);
         if let Some(t) = &p.ttcp {
-            let path = format!("peer[{i}]");
             if !sessions.is_empty() {
-                return err(format!("{path}.ttcp"), "a peer runs a TTCP transfer or file sessions, not both");
+                return err(format!("{path}.ttcp"), "a host runs a TTCP transfer or file sessions, not both");
             }
             let around = Surroundings {
                 me: st,
@@ -253,7 +270,8 @@ fn hosts_and_peers(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<V
             sessions.push(ttcp_session(t, &format!("{path}.ttcp"), socket, &around)?);
         }
         let stack = StackConfig { mac: st.mac, ip: st.ipv4, mtu: sc.mtu as usize, neighbors: neighbors(st.ipv4), tso: false };
-        parts.push(Part { name: p.name.clone(), plan: PartPlan::Peer(PeerConfig { stack, seed, sessions }) });
+        let plan = IdealConfig { stack, seed, sessions, warmup: p.warmup.0 };
+        parts.push(Part { name: p.name.clone(), plan: PartPlan::Ideal(plan) });
     }
     parts.extend(hosts);
     Ok(parts)
@@ -269,17 +287,14 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
     // Names first, so that references can be checked.
     let mut index: Index = HashMap::new();
     let mut paths: HashMap<&str, String> = HashMap::new();
-    let adapters = |table: &str, name: &str| match table {
+    let adapters = |kind: &str, name: &str| match kind {
         "host" => sc.host.iter().find(|h| h.name == name).map(|h| h.adapter_count()).filter(|n| *n > 1),
         _ => None,
     };
-    let named = stations_of(sc).map(|(table, name)| (table, name, adapters(table, name)));
-    let named = named.chain(sc.switch.iter().map(|s| ("switch", &s.name, Some(s.ports))));
-    let mut counters: HashMap<&str, usize> = HashMap::new();
-    for (part, (table, name, ports)) in named.enumerate() {
-        let i = counters.entry(table).or_default();
-        let path = format!("{table}[{i}]");
-        *i += 1;
+    let stations = stations_of(sc);
+    let named = stations.iter().map(|(kind, path, name)| (*kind, path.clone(), *name, adapters(kind, name)));
+    let named = named.chain(sc.switch.iter().enumerate().map(|(i, s)| ("switch", format!("switch[{i}]"), &s.name, Some(s.ports))));
+    for (part, (table, path, name, ports)) in named.enumerate() {
         if name.is_empty() || name.contains(':') {
             return err(format!("{path}.name"), format!("must be non-empty and without ':', got {name:?}"));
         }
@@ -298,12 +313,11 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
     }
     // Stations are numbered 1.. in 16 bits (their MAC and address).
     let most = usize::from(u16::MAX);
-    if let Some((table, _)) = stations_of(sc).nth(most) {
-        let k = stations_of(sc).take(most).filter(|(t, _)| *t == table).count();
-        return err(format!("{table}[{k}]"), "is station 65,536: a scenario holds at most 65,535 sources, sinks, peers, hosts and taps");
+    if let Some((_, path, _)) = stations.get(most) {
+        return err(path.clone(), "is station 65,536: a scenario holds at most 65,535 sources, sinks, hosts and taps");
     }
-    let stations: HashMap<&str, Station> =
-        stations_of(sc).enumerate().map(|(i, (_, n))| (n.as_str(), Station::numbered(i as u16 + 1))).collect();
+    let numbered: HashMap<&str, Station> =
+        stations.iter().enumerate().map(|(i, (_, _, n))| (n.as_str(), Station::numbered(i as u16 + 1))).collect();
 
     let mut parts = Vec::new();
     for (i, s) in sc.source.iter().enumerate() {
@@ -312,7 +326,7 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
         if !receivers.into_iter().any(|n| *n == s.to) {
             return err(format!("{path}.to"), format!("no sink or host is named {:?}", s.to));
         }
-        let mut cfg = source_config(s, &path, i as u32, &stations[s.name.as_str()], &stations[s.to.as_str()], sc.mtu)?;
+        let mut cfg = source_config(s, &path, i as u32, &numbered[s.name.as_str()], &numbered[s.to.as_str()], sc.mtu)?;
         cfg.until = sc.duration.map(|d| Time::ZERO + d.0);
         if cfg.count.is_none() && sc.duration.is_none() {
             return err("duration", format!("needed: {path} ({:?}) has no count and would run for ever", s.name));
@@ -320,11 +334,11 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
         parts.push(Part { name: s.name.clone(), plan: PartPlan::Source(cfg) });
     }
     parts.extend(sc.sink.iter().map(|s| {
-        let st = &stations[s.name.as_str()];
+        let st = &numbered[s.name.as_str()];
         Part { name: s.name.clone(), plan: PartPlan::Sink(st.mac, st.ipv4, s.announce) }
     }));
-    parts.extend(hosts_and_peers(sc, &stations)?);
-    parts.extend(tap_plans(sc, &stations)?);
+    parts.extend(hosts(sc, &numbered)?);
+    parts.extend(tap_plans(sc, &numbered)?);
     for (i, s) in sc.switch.iter().enumerate() {
         let path = format!("switch[{i}]");
         let queue_frames = positive(format!("{path}.queue_frames"), s.queue_frames)? as usize;
@@ -361,15 +375,15 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
             wires.push(((me, port), target));
         }
     }
-    for (i, (table, name)) in stations_of(sc).enumerate() {
+    for (i, (kind, path, name)) in stations.iter().enumerate() {
         for port in 0..index[name.as_str()].1.unwrap_or(1) {
             if !used.contains_key(&(i, port)) {
                 let what = if index[name.as_str()].1.is_some() {
-                    format!("adapter {port} of {table} {name:?}")
+                    format!("adapter {port} of {} {name:?}", noun(kind))
                 } else {
-                    format!("{table} {name:?}")
+                    format!("{} {name:?}", noun(kind))
                 };
-                return err(paths[name.as_str()].clone(), format!("{what} is not connected to any link"));
+                return err(path.clone(), format!("{what} is not connected to any link"));
             }
         }
     }

@@ -2,7 +2,7 @@
 //! of sockets: frames go in and come out as bytes, and the stack only ever sees
 //! simulated time. Each socket has an interface of its own with the stack's
 //! addresses (`lane`), and a frame goes to the lane of its connection, so the
-//! cost of a frame does not grow with the number of sessions. The same stack runs as a host's own stack, as an ideal peer's,
+//! cost of a frame does not grow with the number of sessions. The same stack runs as a host's own stack, as an ideal host's,
 //! or as a TCP offload adapter's firmware; where it runs decides only who pays
 //! for it and when.
 //!

@@ -1,5 +1,6 @@
-//! A peer host whose processors, bus and adapter are not modelled: the same TCP
-//! sessions as a modelled host's (`host::sessions`) at zero cost. It answers the
+//! An ideal host (`ideal = true`): its processors, bus and adapter cost nothing,
+//! so none is modelled, and it runs the same TCP sessions as a modelled host's
+//! (`host::sessions`) at zero cost. It answers the
 //! requests of a host's file requester (a file server holding its files in
 //! memory, as the clients of the IBM study did), and it may itself read blocks
 //! from a host's file server, asking for the next one `think` after the last
@@ -13,21 +14,29 @@ use crate::stack::StackConfig;
 use crate::time::{Duration, Time};
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct PeerConfig {
+pub struct IdealConfig {
     pub stack: StackConfig,
     pub seed: u64,
     pub sessions: Vec<SessionConfig>,
+    /// Application throughput is measured from this time on.
+    pub warmup: Duration,
 }
 
-pub struct Peer {
+pub struct IdealHost {
     sessions: Sessions,
     armed: Option<Time>,
     foreign: u64,
+    warmup: Time,
 }
 
-impl Peer {
-    pub fn new(cfg: PeerConfig) -> Result<Self, String> {
-        Ok(Peer { sessions: Sessions::new(&cfg.stack, cfg.seed, cfg.sessions, vec![false])?, armed: None, foreign: 0 })
+impl IdealHost {
+    pub fn new(cfg: IdealConfig) -> Result<Self, String> {
+        Ok(IdealHost {
+            sessions: Sessions::new(&cfg.stack, cfg.seed, cfg.sessions, vec![false])?,
+            armed: None,
+            foreign: 0,
+            warmup: Time::ZERO + cfg.warmup,
+        })
     }
 
     fn send(&mut self, work: Work, ctx: &mut Ctx) {
@@ -43,9 +52,9 @@ impl Peer {
     }
 }
 
-impl Component for Peer {
+impl Component for IdealHost {
     fn kind(&self) -> &'static str {
-        "peer"
+        "host"
     }
 
     fn start(&mut self, ctx: &mut Ctx) {
@@ -61,11 +70,11 @@ impl Component for Peer {
                     return;
                 }
                 self.sessions.input(0, *f);
-                self.sessions.run(ctx.now(), true, Work::default())
+                self.sessions.run(ctx.now(), ctx.now() >= self.warmup, Work::default())
             }
             Msg::Timer(_) if self.armed == Some(ctx.now()) => {
                 self.armed = None;
-                self.sessions.timer(ctx.now(), true)
+                self.sessions.timer(ctx.now(), ctx.now() >= self.warmup)
             }
             _ => return,
         };
@@ -74,7 +83,7 @@ impl Component for Peer {
 
     fn report(&self, end: Time) -> Report {
         let mut r = Report::default();
-        self.sessions.report(&mut r, end.as_secs_f64());
+        self.sessions.report(&mut r, end.since(self.warmup).as_secs_f64());
         r.count("frames_not_for_us", self.foreign);
         r
     }
