@@ -166,6 +166,9 @@ impl Simulator {
             Step::Handle(port, msg) => slot.part.handle(port, msg, &mut ctx),
             Step::Input => slot.part.take_input(&mut ctx),
         }
+        if self.outbox.is_empty() {
+            return Ok(());
+        }
         let mut sent = std::mem::take(&mut self.outbox);
         let routed = self.route(id, &mut sent);
         self.outbox = sent;
@@ -179,19 +182,27 @@ impl Simulator {
     fn route(&mut self, id: ComponentId, sent: &mut Vec<Outgoing>) -> Result<(), SimError> {
         for out in sent.drain(..) {
             let target = self.target(id, &out)?;
-            let slot = &mut self.slots[target.component];
-            if slot.inline && matches!(out.msg, Msg::Frame(_)) && out.at >= self.now {
-                let mut ctx = Ctx::new(out.at, &mut self.inline_box, &mut slot.rng);
+            let Simulator { slots, queue, inline_box, now, .. } = self;
+            let slot = &mut slots[target.component];
+            if slot.inline && matches!(out.msg, Msg::Frame(_)) && out.at >= *now {
+                let mut ctx = Ctx::new(out.at, inline_box, &mut slot.rng);
                 slot.part.handle(target.port, out.msg, &mut ctx);
-                let mut ahead = std::mem::take(&mut self.inline_box);
-                for o in ahead.drain(..) {
-                    let t = self.target(target.component, &o)?;
-                    self.queue.push(o.at, Delivery { component: t.component as u32, port: t.port, msg: o.msg });
+                let mut unconnected = None;
+                for o in inline_box.drain(..) {
+                    match Self::target_in(slots, target.component, &o) {
+                        Ok(t) => queue.push(o.at, Delivery { component: t.component as u32, port: t.port, msg: o.msg }),
+                        Err(port) => {
+                            unconnected = Some(port);
+                            break;
+                        }
+                    }
                 }
-                self.inline_box = ahead;
+                if let Some(port) = unconnected {
+                    return Err(self.unconnected(target.component, port));
+                }
                 continue;
             }
-            self.queue.push(out.at, Delivery { component: target.component as u32, port: target.port, msg: out.msg });
+            queue.push(out.at, Delivery { component: target.component as u32, port: target.port, msg: out.msg });
         }
         Ok(())
     }
@@ -199,11 +210,17 @@ impl Simulator {
     /// Where a message `id` sent goes: its own timer port, or the far end of the wire.
     #[inline]
     fn target(&self, id: ComponentId, out: &Outgoing) -> Result<Endpoint, SimError> {
+        Self::target_in(&self.slots, id, out).map_err(|port| self.unconnected(id, port))
+    }
+
+    /// `target` over the slots alone; the error is the unconnected port.
+    #[inline]
+    fn target_in(slots: &[Slot], id: ComponentId, out: &Outgoing) -> Result<Endpoint, PortId> {
         match out.port {
             None => Ok(Endpoint { component: id, port: SELF_PORT }),
-            Some(port) => match self.slots[id].peers.get(port as usize) {
+            Some(port) => match slots[id].peers.get(port as usize) {
                 Some(Some(peer)) => Ok(*peer),
-                _ => Err(self.unconnected(id, port)),
+                _ => Err(port),
             },
         }
     }
