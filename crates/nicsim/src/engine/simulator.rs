@@ -375,6 +375,19 @@ mod tests {
     }
 
     #[test]
+    fn a_link_whose_far_end_is_unwired_is_an_error_naming_the_link() {
+        use crate::link::{EthernetLink, LinkConfig};
+        let mut sim = Simulator::new(1);
+        let a = sim.add("a", Box::new(Bursts { n: 1, seen: Default::default() }));
+        let cfg = LinkConfig { rate_bps: 1_000_000_000, propagation: Duration::ZERO, tx_queue: 10 };
+        let l = sim.add("dangling", Box::new(EthernetLink::new(cfg)));
+        sim.connect(Endpoint { component: a, port: 0 }, Endpoint { component: l, port: 0 }).unwrap();
+        let err = sim.run(None).unwrap_err();
+        assert_eq!(err.component, "dangling");
+        assert!(err.message.contains("port 1"), "{}", err.message);
+    }
+
+    #[test]
     fn a_port_takes_one_wire() {
         let mut sim = Simulator::new(1);
         let a = sim.add("a", Box::new(Counter(0)));
