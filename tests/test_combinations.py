@@ -244,9 +244,9 @@ def test_an_ideal_host_refuses_the_keys_of_what_it_does_not_model(scenarios, cli
     # A host that is not ideal needs its clock, costs and bus.
     res = cli("check", str(path), "--set", "host[3].ideal=false", "--set", 'host[0].file_request.peers=["client1"]')
     assert res.returncode == 2 and "host[3].clock" in res.stderr and "unless it is ideal" in res.stderr
-    # Only an ideal host reads from a file server (a NetWare client).
-    res = cli("check", str(path), "--set", 'host[0].file_read={from = "client1"}')
-    assert res.returncode == 2 and "host[0].file_read" in res.stderr
+    # A reader names a host with a file server.
+    res = cli("check", str(path), "--set", 'host[1].file_read={from = "client2"}')
+    assert res.returncode == 2 and "host[1].file_read.from" in res.stderr and "no host named" in res.stderr
 
 
 def test_an_ideal_host_measures_from_its_warmup(scenarios):
@@ -256,3 +256,25 @@ def test_an_ideal_host_measures_from_its_warmup(scenarios):
     # Half the run counted, at about the same rate over the half it counts.
     assert 0.3 < late["app_sent_bytes"] / whole["app_sent_bytes"] < 0.7
     assert abs(late["app_sent_mbytes_per_s"] / whole["app_sent_mbytes_per_s"] - 1) < 0.2
+
+
+def test_modelled_hosts_serve_read_and_answer_files_beside_an_ideal_one(scenarios):
+    r = nicsim.run(scenarios / "combinations" / "hosts-serve-hosts.toml")
+    m = {name: r.component(name).metrics for name in ("server", "client", "requester", "ideal-client")}
+    # The server answers both readers; the modelled client reads blocks and
+    # answers the requester's files, on one stack.
+    assert m["server"]["requests_answered"] > 100 and m["server"]["tcp_connections"] == 3
+    assert m["client"]["answers_read"] > 50 and m["client"]["requests_answered"] > 100
+    assert m["requester"]["answers_read"] >= m["client"]["requests_answered"] - 2
+    assert m["ideal-client"]["answers_read"] > 50
+    # Only the modelled hosts pay, and nothing is lost or resent on the way.
+    assert m["client"]["cpu0_utilization"] > 0.1 and not any(k.startswith("cpu") for k in m["ideal-client"])
+    for name, x in m.items():
+        assert x["tcp_retransmits"] == 0 and x["tcp_bad_payload"] == 0 and x["tcp_out_of_order"] == 0, name
+
+
+def test_a_host_with_a_ttcp_transfer_refuses_file_sessions_from_others(scenarios, cli):
+    path = scenarios / "combinations" / "hosts-serve-hosts.toml"
+    sets = ["--set", "host[1].ttcp.role=receive", "--set", "host[1].ttcp.message=8192"]
+    res = cli("check", str(path), *sets)
+    assert res.returncode == 2 and "host[1].ttcp" in res.stderr and "not both" in res.stderr

@@ -124,7 +124,7 @@ def test_frames_the_host_cannot_take_are_counted_not_lost(tmp_path):
         (('clock = "100MHz"', 'clock = "100MHz"\ncpus = 0'), "host[0].cpus", "1 to 256"),
         (('clock = "100MHz"', 'clock = "fast"'), "host[0].clock", "number with a unit"),
         (("rx_frame = 1000", "rx_frame = -1"), "host[0].costs.rx_frame", "0 to"),
-        (("sink = true", "sink = true\n[host.file_request]\npeers = ['nobody']"), "host[0].file_request.peers[0]", "no ideal host"),
+        (("sink = true", "sink = true\n[host.file_request]\npeers = ['nobody']"), "host[0].file_request.peers[0]", "no other host"),
         (("rx_fifo = 8192", "rx_fifo = 8192\ninterrupt = 'coalesce'"), "host[0].adapter", "coalesce_frames"),
         (("rx_fifo = 8192", "rx_fifo = 8192\nirq_cpu = 1"), "host[0].adapter[0].irq_cpu", "0 to 0"),
     ],

@@ -54,13 +54,13 @@ pub struct HostSpec {
     /// adapter when none is given.
     #[serde(default = "one_adapter")]
     pub adapter: Vec<AdapterSpec>,
-    /// Ask ideal hosts for files over TCP, and ask again when one arrives.
+    /// Ask other hosts for files over TCP, and ask again when one arrives.
     #[serde(default)]
     pub file_request: Option<FileRequestSpec>,
     /// Serve blocks to the hosts whose `file_read` names this host.
     #[serde(default)]
     pub file_serve: Option<FileServeSpec>,
-    /// Read blocks from another host's `file_serve` (an ideal host's application).
+    /// Read blocks from another host's `file_serve`.
     #[serde(default)]
     pub file_read: Option<FileReadSpec>,
     /// A TTCP transfer, and its socket's settings.
@@ -316,9 +316,9 @@ impl HostSpec {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FileRequestSpec {
-    /// The ideal hosts to ask (each answers with a file from memory).
+    /// The hosts to ask (each answers with a file from memory).
     pub peers: Vec<String>,
-    /// Sessions per ideal host.
+    /// Sessions per host asked.
     #[serde(default = "one")]
     pub sessions: i64,
     /// Bytes of each request.

@@ -176,11 +176,12 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
         let answer = within(format!("{fp}.file_bytes"), f.file_bytes, 1, 1 << 30)? as u32;
         let per_peer = within(format!("{fp}.sessions"), f.sessions, 1, 1000)?;
         if f.peers.is_empty() {
-            return err(format!("{fp}.peers"), "name at least one ideal host");
+            return err(format!("{fp}.peers"), "name at least one host");
         }
         for (i, name) in f.peers.iter().enumerate() {
-            let Some(("ideal", st)) = (s.station)(name) else {
-                return err(format!("{fp}.peers[{i}]"), format!("no ideal host (ideal = true) is named {name:?}"));
+            let st = match (s.station)(name) {
+                Some(("ideal" | "host", st)) if st.ipv4 != s.me.ipv4 => st,
+                _ => return err(format!("{fp}.peers[{i}]"), format!("no other host is named {name:?}")),
             };
             for _ in 0..per_peer {
                 let port = 1024 + sessions.len() as u16;

@@ -6,16 +6,12 @@ use std::collections::HashMap;
 use crate::engine::PortId;
 use crate::host::config::HostConfig;
 use crate::host::ideal::IdealConfig;
-use crate::host::segment::Addr;
-use crate::host::sessions::{Role, SessionConfig};
 use crate::link::{Impairment, LinkConfig, SourceConfig, SwitchConfig};
-use crate::scenario::host_validate::{host_config, ttcp_session, within, Surroundings};
+use crate::scenario::host_plans::hosts;
 use crate::scenario::schema::{LinkSpec, Scenario};
 use crate::scenario::source_validate::source_config;
 use crate::scenario::tap_validate::{tap_plans, TapPlan};
-use crate::scenario::ttcp_validate::socket;
 use crate::scenario::ScenarioError;
-use crate::stack::{AckPolicy, StackConfig};
 use crate::time::{Duration, Time};
 
 /// An EtherType reserved for local experiments (IEEE 802), for raw frames.
@@ -120,7 +116,7 @@ fn link_config(l: &LinkSpec, path: &str) -> Result<(LinkConfig, Option<Impairmen
 /// The parts that are stations, in the order that numbers their addresses and
 /// their places in the plan: sources, sinks, ideal hosts, the other hosts, then
 /// taps. Each with its kind (`"ideal"` for an ideal host) and its path.
-fn stations_of(sc: &Scenario) -> Vec<(&'static str, String, &String)> {
+pub(super) fn stations_of(sc: &Scenario) -> Vec<(&'static str, String, &String)> {
     fn table<'a>(out: &mut Vec<(&'static str, String, &'a String)>, kind: &'static str, names: impl Iterator<Item = (usize, &'a String)>) {
         let t = if kind == "ideal" { "host" } else { kind };
         out.extend(names.map(|(i, n)| (kind, format!("{t}[{i}]"), n)));
@@ -150,131 +146,6 @@ pub fn part_names(sc: &Scenario) -> Vec<(String, &str)> {
     let stations = stations_of(sc).into_iter().map(|(_, path, name)| (path, name.as_str()));
     let switches = sc.switch.iter().enumerate().map(|(i, s)| (format!("switch[{i}]"), s.name.as_str()));
     stations.chain(switches).chain(sc.link.iter().enumerate().map(|(i, l)| (format!("link[{i}]"), l.name.as_str()))).collect()
-}
-
-/// A TCP stack's seed (its initial sequence numbers), one per station `n`.
-fn station_seed(seed: u64, n: usize) -> u64 {
-    seed ^ (n as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-}
-
-/// The rate of the link on each of a host's `ports` ports (`NAME` for a
-/// host of one adapter, `NAME:I` for port I of several).
-fn port_rates(sc: &Scenario, name: &str, ports: i64, path: &str) -> Result<Vec<u64>, ScenarioError> {
-    (0..ports.max(1))
-        .map(|i| {
-            let end = if ports > 1 { format!("{name}:{i}") } else { name.to_string() };
-            match sc.link.iter().find(|l| l.a == end || l.b == end) {
-                Some(l) => Ok(l.rate.0),
-                None => err(path, format!("{end:?} (adapter {i}) is not connected to any link")),
-            }
-        })
-        .collect()
-}
-
-/// Ideal hosts, then the other hosts, in station order after the sources and sinks.
-fn hosts(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<Vec<Part>, ScenarioError> {
-    let kinds: HashMap<&str, &'static str> = stations_of(sc).into_iter().map(|(k, _, n)| (n.as_str(), k)).collect();
-    let lookup = |name: &str| -> Option<(&'static str, &Station)> { Some((*kinds.get(name)?, stations.get(name)?)) };
-    let mut hosts = Vec::new();
-    // Static ARP entries: the simulated stations know each other from the
-    // start, as a benchmark set-up configures them. A tap's Linux side has a
-    // MAC of its own, learned by ARP.
-    let mut everyone: Vec<([u8; 4], [u8; 6])> =
-        stations.iter().filter(|(n, _)| kinds.get(*n) != Some(&"tap")).map(|(_, s)| (s.ipv4, s.mac)).collect();
-    everyone.sort();
-    let neighbors = |me: [u8; 4]| everyone.iter().copied().filter(|(ip, _)| *ip != me).collect::<Vec<_>>();
-    let (ideal, modelled): (Vec<_>, Vec<_>) = sc.host.iter().enumerate().partition(|(_, h)| h.ideal);
-    // Per host: the client sessions of the ideal hosts that read from it.
-    let mut clients: HashMap<&str, Vec<Addr>> = HashMap::new();
-    for (i, h) in sc.host.iter().enumerate() {
-        let Some(read) = &h.file_read else { continue };
-        let path = format!("host[{i}].file_read");
-        if !h.ideal {
-            return err(path, "only an ideal host (ideal = true) reads from a file_serve");
-        }
-        if !sc.host.iter().any(|s| s.name == read.from && s.file_serve.is_some()) {
-            return err(format!("{path}.from"), format!("no host named {:?} has a file_serve table", read.from));
-        }
-        let st = &stations[h.name.as_str()];
-        let n = within(format!("{path}.sessions"), read.sessions, 1, 1000)?;
-        clients.entry(read.from.as_str()).or_default().extend((0..n).map(|s| Addr { mac: st.mac, ip: st.ipv4, port: 2000 + s as u16 }));
-    }
-    // Seeds and flow numbers by rank among hosts of the same kind.
-    for (k, &(i, h)) in modelled.iter().enumerate() {
-        let path = format!("host[{i}]");
-        let link_rates = port_rates(sc, &h.name, h.adapter_count(), &path)?;
-        let me = &stations[h.name.as_str()];
-        let served = clients.get(h.name.as_str()).map_or(&[][..], |c| c.as_slice());
-        let seed = station_seed(sc.seed, sc.source.len() + sc.sink.len() + k);
-        let around = Surroundings {
-            me,
-            link_rates,
-            mtu: sc.mtu,
-            station: &lookup,
-            flow: (sc.source.len() + k) as u32,
-            clients: served,
-            seed,
-            bounded: sc.duration.is_some(),
-        };
-        let mut cfg = host_config(h, &path, &around)?;
-        cfg.stack.neighbors = neighbors(cfg.ip);
-        for o in cfg.adapters.iter_mut().filter_map(|a| a.offload.as_mut()) {
-            o.engine.stack.neighbors = neighbors(cfg.ip);
-        }
-        hosts.push(Part { name: h.name.clone(), plan: PartPlan::Host(Box::new(cfg)) });
-    }
-    let mut parts = Vec::new();
-    for (k, &(i, p)) in ideal.iter().enumerate() {
-        let path = format!("host[{i}]");
-        let st = &stations[p.name.as_str()];
-        let mut sessions = Vec::new();
-        for host in &hosts {
-            let PartPlan::Host(cfg) = &host.plan else { unreachable!("hosts are host plans") };
-            // The host's requests to this ideal host are answered by it.
-            for s in &cfg.sessions {
-                if let Role::Ask { ip, port, request, answer, .. } = s.role {
-                    if ip == st.ipv4 {
-                        sessions.push(SessionConfig { role: Role::Answer { request, answer }, port, socket: s.socket.clone() });
-                    }
-                }
-            }
-            // This ideal host reads blocks from the host's file service.
-            if p.file_read.as_ref().is_some_and(|r| r.from == host.name) {
-                let Some(serve) = cfg.sessions.iter().find(|s| matches!(s.role, Role::Answer { .. })) else { continue };
-                let Role::Answer { request, answer } = serve.role else { unreachable!("found above") };
-                let think = p.file_read.as_ref().map_or(Duration::ZERO, |r| r.think.0);
-                let mine = clients[host.name.as_str()].iter().filter(|c| c.ip == st.ipv4);
-                sessions.extend(mine.map(|c| SessionConfig {
-                    role: Role::Ask { ip: cfg.ip, port: serve.port, request, answer, think },
-                    port: c.port,
-                    socket: serve.socket.clone(),
-                }));
-            }
-        }
-        let seed = station_seed(sc.seed, sc.source.len() + sc.sink.len() + modelled.len() + k);
-        if let Some(t) = &p.ttcp {
-            if !sessions.is_empty() {
-                return err(format!("{path}.ttcp"), "a host runs a TTCP transfer or file sessions, not both");
-            }
-            let around = Surroundings {
-                me: st,
-                link_rates: Vec::new(),
-                mtu: sc.mtu,
-                station: &lookup,
-                flow: 0,
-                clients: &[],
-                seed,
-                bounded: sc.duration.is_some(),
-            };
-            let socket = socket(&p.tcp, &format!("{path}.tcp"), AckPolicy::EverySecondSegment)?;
-            sessions.push(ttcp_session(t, &format!("{path}.ttcp"), socket, &around)?);
-        }
-        let stack = StackConfig { mac: st.mac, ip: st.ipv4, mtu: sc.mtu as usize, neighbors: neighbors(st.ipv4), tso: false };
-        let plan = IdealConfig { stack, seed, sessions, warmup: p.warmup.0 };
-        parts.push(Part { name: p.name.clone(), plan: PartPlan::Ideal(plan) });
-    }
-    parts.extend(hosts);
-    Ok(parts)
 }
 
 pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {

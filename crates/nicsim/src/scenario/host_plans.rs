@@ -1,0 +1,175 @@
+//! Every host's plan, ideal or modelled, with the sessions that join hosts:
+//! a host answers the file requests aimed at it, and a host that names a file
+//! server in `file_read` reads blocks from it. Each side's sessions come from
+//! the other side's checked settings.
+
+use std::collections::HashMap;
+
+use crate::host::ideal::IdealConfig;
+use crate::host::segment::Addr;
+use crate::host::sessions::{Role, SessionConfig};
+use crate::scenario::host_schema::HostSpec;
+use crate::scenario::host_validate::{host_config, ttcp_session, within, Surroundings};
+use crate::scenario::schema::Scenario;
+use crate::scenario::ttcp_validate::socket;
+use crate::scenario::validate::{stations_of, Part, PartPlan, Station};
+use crate::scenario::ScenarioError;
+use crate::stack::{AckPolicy, StackConfig};
+
+fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, ScenarioError> {
+    Err(ScenarioError::new(path, message))
+}
+
+/// A TCP stack's seed (its initial sequence numbers), one per station `n`.
+fn station_seed(seed: u64, n: usize) -> u64 {
+    seed ^ (n as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// The rate of the link on each of a host's `ports` ports (`NAME` for a
+/// host of one adapter, `NAME:I` for port I of several).
+fn port_rates(sc: &Scenario, name: &str, ports: i64, path: &str) -> Result<Vec<u64>, ScenarioError> {
+    (0..ports.max(1))
+        .map(|i| {
+            let end = if ports > 1 { format!("{name}:{i}") } else { name.to_string() };
+            match sc.link.iter().find(|l| l.a == end || l.b == end) {
+                Some(l) => Ok(l.rate.0),
+                None => err(path, format!("{end:?} (adapter {i}) is not connected to any link")),
+            }
+        })
+        .collect()
+}
+
+/// Per file server: the client sessions of the hosts that read from it.
+fn readers<'a>(sc: &'a Scenario, stations: &HashMap<&str, Station>) -> Result<HashMap<&'a str, Vec<Addr>>, ScenarioError> {
+    let mut clients: HashMap<&str, Vec<Addr>> = HashMap::new();
+    for (i, h) in sc.host.iter().enumerate() {
+        let Some(read) = &h.file_read else { continue };
+        let path = format!("host[{i}].file_read");
+        if !sc.host.iter().any(|s| s.name == read.from && s.file_serve.is_some()) {
+            return err(format!("{path}.from"), format!("no host named {:?} has a file_serve table", read.from));
+        }
+        if !h.ideal && h.adapter_count() > 1 {
+            return err(path, "works through one adapter; this host has several");
+        }
+        let st = &stations[h.name.as_str()];
+        let n = within(format!("{path}.sessions"), read.sessions, 1, 1000)?;
+        clients.entry(read.from.as_str()).or_default().extend((0..n).map(|s| Addr { mac: st.mac, ip: st.ipv4, port: 2000 + s as u16 }));
+    }
+    Ok(clients)
+}
+
+/// The sessions host `h` (at `me`) runs for the modelled hosts `hosts`:
+/// answering the file requests they aim at it, and reading from the file
+/// server its `file_read` names.
+fn joined(h: &HostSpec, me: &Station, hosts: &[Part], clients: &HashMap<&str, Vec<Addr>>) -> Vec<SessionConfig> {
+    let mut sessions = Vec::new();
+    for host in hosts {
+        let PartPlan::Host(cfg) = &host.plan else { unreachable!("hosts are host plans") };
+        for s in &cfg.sessions {
+            if let Role::Ask { ip, port, request, answer, .. } = s.role {
+                if ip == me.ipv4 {
+                    sessions.push(SessionConfig { role: Role::Answer { request, answer }, port, socket: s.socket.clone() });
+                }
+            }
+        }
+        let Some(read) = h.file_read.as_ref().filter(|r| r.from == host.name) else { continue };
+        let Some(serve) = cfg.sessions.iter().find(|s| matches!(s.role, Role::Answer { .. })) else { continue };
+        let Role::Answer { request, answer } = serve.role else { unreachable!("found above") };
+        let mine = clients[host.name.as_str()].iter().filter(|c| c.ip == me.ipv4);
+        sessions.extend(mine.map(|c| SessionConfig {
+            role: Role::Ask { ip: cfg.ip, port: serve.port, request, answer, think: read.think.0 },
+            port: c.port,
+            socket: serve.socket.clone(),
+        }));
+    }
+    sessions
+}
+
+/// A modelled host given sessions by other hosts must be free to run them.
+fn check_joined(h: &HostSpec, path: &str) -> Result<(), ScenarioError> {
+    if h.ttcp.is_some() {
+        return err(format!("{path}.ttcp"), "a host runs a TTCP transfer or file sessions, not both");
+    }
+    if h.send.is_some() {
+        return err(format!("{path}.send"), "a host runs a `send` workload through its programmable adapter, or file sessions, not both");
+    }
+    Ok(())
+}
+
+/// Ideal hosts, then the other hosts, in station order after the sources and sinks.
+pub(super) fn hosts(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<Vec<Part>, ScenarioError> {
+    let kinds: HashMap<&str, &'static str> = stations_of(sc).into_iter().map(|(k, _, n)| (n.as_str(), k)).collect();
+    let lookup = |name: &str| -> Option<(&'static str, &Station)> { Some((*kinds.get(name)?, stations.get(name)?)) };
+    // Static ARP entries: the simulated stations know each other from the
+    // start, as a benchmark set-up configures them. A tap's Linux side has a
+    // MAC of its own, learned by ARP.
+    let mut everyone: Vec<([u8; 4], [u8; 6])> =
+        stations.iter().filter(|(n, _)| kinds.get(*n) != Some(&"tap")).map(|(_, s)| (s.ipv4, s.mac)).collect();
+    everyone.sort();
+    let neighbors = |me: [u8; 4]| everyone.iter().copied().filter(|(ip, _)| *ip != me).collect::<Vec<_>>();
+    let (ideal, modelled): (Vec<_>, Vec<_>) = sc.host.iter().enumerate().partition(|(_, h)| h.ideal);
+    let clients = readers(sc, stations)?;
+    let mut hosts = Vec::new();
+    // Seeds and flow numbers by rank among hosts of the same kind.
+    for (k, &(i, h)) in modelled.iter().enumerate() {
+        let path = format!("host[{i}]");
+        let link_rates = port_rates(sc, &h.name, h.adapter_count(), &path)?;
+        let me = &stations[h.name.as_str()];
+        let served = clients.get(h.name.as_str()).map_or(&[][..], |c| c.as_slice());
+        let seed = station_seed(sc.seed, sc.source.len() + sc.sink.len() + k);
+        let around = Surroundings {
+            me,
+            link_rates,
+            mtu: sc.mtu,
+            station: &lookup,
+            flow: (sc.source.len() + k) as u32,
+            clients: served,
+            seed,
+            bounded: sc.duration.is_some(),
+        };
+        let mut cfg = host_config(h, &path, &around)?;
+        cfg.stack.neighbors = neighbors(cfg.ip);
+        for o in cfg.adapters.iter_mut().filter_map(|a| a.offload.as_mut()) {
+            o.engine.stack.neighbors = neighbors(cfg.ip);
+        }
+        hosts.push(Part { name: h.name.clone(), plan: PartPlan::Host(Box::new(cfg)) });
+    }
+    // Every host's joined sessions from the hosts' own, before any is added.
+    let joins: Vec<Vec<SessionConfig>> = sc.host.iter().map(|h| joined(h, &stations[h.name.as_str()], &hosts, &clients)).collect();
+    for (&(i, h), part) in modelled.iter().zip(hosts.iter_mut()) {
+        let PartPlan::Host(cfg) = &mut part.plan else { unreachable!("hosts are host plans") };
+        if !joins[i].is_empty() {
+            check_joined(h, &format!("host[{i}]"))?;
+            cfg.sessions.extend(joins[i].iter().cloned());
+        }
+    }
+    let mut parts = Vec::new();
+    for (k, &(i, p)) in ideal.iter().enumerate() {
+        let path = format!("host[{i}]");
+        let st = &stations[p.name.as_str()];
+        let mut sessions = joins[i].clone();
+        let seed = station_seed(sc.seed, sc.source.len() + sc.sink.len() + modelled.len() + k);
+        if let Some(t) = &p.ttcp {
+            if !sessions.is_empty() {
+                return err(format!("{path}.ttcp"), "a host runs a TTCP transfer or file sessions, not both");
+            }
+            let around = Surroundings {
+                me: st,
+                link_rates: Vec::new(),
+                mtu: sc.mtu,
+                station: &lookup,
+                flow: 0,
+                clients: &[],
+                seed,
+                bounded: sc.duration.is_some(),
+            };
+            let socket = socket(&p.tcp, &format!("{path}.tcp"), AckPolicy::EverySecondSegment)?;
+            sessions.push(ttcp_session(t, &format!("{path}.ttcp"), socket, &around)?);
+        }
+        let stack = StackConfig { mac: st.mac, ip: st.ipv4, mtu: sc.mtu as usize, neighbors: neighbors(st.ipv4), tso: false };
+        let plan = IdealConfig { stack, seed, sessions, warmup: p.warmup.0 };
+        parts.push(Part { name: p.name.clone(), plan: PartPlan::Ideal(plan) });
+    }
+    parts.extend(hosts);
+    Ok(parts)
+}
