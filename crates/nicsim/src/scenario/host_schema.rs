@@ -5,6 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use crate::scenario::adapter_schema::{AdapterKindSpec, AdapterSpec, BusKind, BusSpec, InterruptSpec};
+pub use crate::scenario::file_schema::{FileReadSpec, FileRequestSpec, FileServeSpec};
 use crate::scenario::smart_schema::SendSpec;
 use crate::scenario::tcp_schema::{StackSpec, TtcpSpec};
 use crate::scenario::units::{BitRate, Frequency, TimeSpan};
@@ -315,69 +316,6 @@ impl HostSpec {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct FileRequestSpec {
-    /// The hosts to ask (each answers with a file from memory).
-    pub peers: Vec<String>,
-    /// Sessions per host asked.
-    #[serde(default = "one")]
-    pub sessions: i64,
-    /// Bytes of each request.
-    #[serde(default = "request_bytes")]
-    pub request_bytes: i64,
-    /// Bytes of each file.
-    #[serde(default = "file_bytes")]
-    pub file_bytes: i64,
-    /// The receive window advertised, bytes.
-    #[serde(default = "window")]
-    pub window: i64,
-    /// The delayed-ACK limit; "0ns" acknowledges at once.
-    #[serde(default = "delayed_ack")]
-    pub delayed_ack: TimeSpan,
-}
-
-/// Serve blocks to the hosts whose `file_read` names this host.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct FileServeSpec {
-    /// The port it serves on.
-    #[serde(default = "serve_port")]
-    pub port: i64,
-    /// Bytes of each request.
-    #[serde(default = "request_bytes")]
-    pub request_bytes: i64,
-    /// Bytes of each block served.
-    #[serde(default = "read_bytes")]
-    pub read_bytes: i64,
-    /// The receive window advertised, bytes.
-    #[serde(default = "window")]
-    pub window: i64,
-    /// The delayed-ACK limit; "0ns" acknowledges at once.
-    #[serde(default = "delayed_ack")]
-    pub delayed_ack: TimeSpan,
-}
-
-fn serve_port() -> i64 {
-    524
-}
-fn read_bytes() -> i64 {
-    65_536
-}
-
-fn request_bytes() -> i64 {
-    64
-}
-fn file_bytes() -> i64 {
-    100_000
-}
-fn window() -> i64 {
-    65_535
-}
-fn delayed_ack() -> TimeSpan {
-    TimeSpan(crate::time::Duration::from_ms(200))
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct BlastSpec {
     /// The sink the frames are addressed to.
     pub to: String,
@@ -395,18 +333,4 @@ pub struct BlastSpec {
     /// Frames to send in all; without it, for the whole run.
     #[serde(default)]
     pub count: Option<i64>,
-}
-
-/// A client of another host's `file_serve`: a NetWare client of the Novell study.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct FileReadSpec {
-    /// The host whose `file_serve` it reads blocks from.
-    pub from: String,
-    /// Client sessions, each reading one block after another.
-    #[serde(default = "one")]
-    pub sessions: i64,
-    /// Time between a block's last byte and the next request.
-    #[serde(default)]
-    pub think: TimeSpan,
 }

@@ -4,6 +4,7 @@
 mod adapter_schema;
 mod adapter_validate;
 mod assemble;
+mod file_schema;
 mod host_plans;
 mod host_schema;
 mod host_validate;

@@ -1,0 +1,85 @@
+//! The file applications of a `[[host]]`: `[host.file_request]`,
+//! `[host.file_serve]` and `[host.file_read]`, as serde reads them.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::scenario::host_schema::one;
+use crate::scenario::units::TimeSpan;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FileRequestSpec {
+    /// The hosts to ask (each answers with a file from memory).
+    pub peers: Vec<String>,
+    /// Sessions per host asked.
+    #[serde(default = "one")]
+    pub sessions: i64,
+    /// Bytes of each request.
+    #[serde(default = "request_bytes")]
+    pub request_bytes: i64,
+    /// Bytes of each file.
+    #[serde(default = "file_bytes")]
+    pub file_bytes: i64,
+    /// The receive window advertised, bytes.
+    #[serde(default = "window")]
+    pub window: i64,
+    /// The delayed-ACK limit; "0ns" acknowledges at once.
+    #[serde(default = "delayed_ack")]
+    pub delayed_ack: TimeSpan,
+}
+
+/// Serve blocks to the hosts whose `file_read` names this host.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FileServeSpec {
+    /// The port it serves on.
+    #[serde(default = "serve_port")]
+    pub port: i64,
+    /// Bytes of each request.
+    #[serde(default = "request_bytes")]
+    pub request_bytes: i64,
+    /// Bytes of each block served.
+    #[serde(default = "read_bytes")]
+    pub read_bytes: i64,
+    /// The receive window advertised, bytes.
+    #[serde(default = "window")]
+    pub window: i64,
+    /// The delayed-ACK limit; "0ns" acknowledges at once.
+    #[serde(default = "delayed_ack")]
+    pub delayed_ack: TimeSpan,
+}
+
+fn serve_port() -> i64 {
+    524
+}
+fn read_bytes() -> i64 {
+    65_536
+}
+
+fn request_bytes() -> i64 {
+    64
+}
+fn file_bytes() -> i64 {
+    100_000
+}
+fn window() -> i64 {
+    65_535
+}
+fn delayed_ack() -> TimeSpan {
+    TimeSpan(crate::time::Duration::from_ms(200))
+}
+
+/// A client of another host's `file_serve`: a NetWare client of the Novell study.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FileReadSpec {
+    /// The host whose `file_serve` it reads blocks from.
+    pub from: String,
+    /// Client sessions, each reading one block after another.
+    #[serde(default = "one")]
+    pub sessions: i64,
+    /// Time between a block's last byte and the next request.
+    #[serde(default)]
+    pub think: TimeSpan,
+}
