@@ -58,6 +58,37 @@ pub struct Effects {
     pub programmable: Option<(usize, crate::nic::smart::HostCost)>,
 }
 
+thread_local! {
+    #[allow(clippy::vec_box, reason = "the boxes are what is kept: a step carries its effects boxed")]
+    static SPARE_EFFECTS: std::cell::RefCell<Vec<Box<Effects>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl Effects {
+    /// Empty effects for a new step: a box given back by an ended step, with
+    /// its lists' room, where there is one (a host makes and ends a step or
+    /// two per frame, and allocating the box and growing its lists each time
+    /// was a twentieth of a poll-mode flood).
+    pub fn fresh() -> Box<Effects> {
+        SPARE_EFFECTS.with_borrow_mut(|s| s.pop()).unwrap_or_default()
+    }
+
+    /// Keep `effects` (emptied, with its lists' room) for a later `fresh`.
+    pub fn recycle(mut effects: Box<Effects>) {
+        effects.transmit.clear();
+        effects.refill.clear();
+        effects.queue.clear();
+        effects.to_adapter.clear();
+        effects.enable_irq = None;
+        effects.leave_handler = false;
+        effects.programmable = None;
+        SPARE_EFFECTS.with_borrow_mut(|s| {
+            if s.len() < 64 {
+                s.push(effects);
+            }
+        });
+    }
+}
+
 /// The step a processor is running: what it changes when it ends.
 #[derive(Debug)]
 pub struct Step {
@@ -130,5 +161,25 @@ impl Cpu {
         self.account.stop(activity, now, end);
         self.generation += 1;
         self.suspended.push(Suspended { step, activity, left: end.since(now) });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn effects_given_back_come_again_empty_with_their_room() {
+        let mut e = Effects::fresh();
+        e.queue.extend((0..40).map(Item::Handler));
+        e.refill.push((0, 8));
+        e.enable_irq = Some(1);
+        e.leave_handler = true;
+        let room = e.queue.capacity();
+        Effects::recycle(e);
+        let again = Effects::fresh();
+        assert!(again.queue.is_empty() && again.refill.is_empty() && again.transmit.is_empty() && again.to_adapter.is_empty());
+        assert_eq!((again.enable_irq, again.leave_handler, again.programmable.is_none()), (None, false, true));
+        assert_eq!(again.queue.capacity(), room, "the list's room is kept");
     }
 }

@@ -47,6 +47,10 @@ pub struct Machine {
     wire_tracks: Vec<TrackId>,
     /// Frames that waited in a driver's send queue for a free descriptor.
     pub(super) tx_waited: u64,
+    /// Frames a step put in each adapter's ring, and receive completions that
+    /// became visible (kept to save an allocation a step and a frame).
+    pub(super) tx_filled: Vec<u32>,
+    pub(super) visible: Vec<(Time, u32)>,
     pub(super) unclaimed: u64,
     pub(super) handler: HandlerRuns,
     pub(super) polls: u64,
@@ -129,6 +133,8 @@ impl Machine {
             wires,
             wire_tracks,
             tx_waited: 0,
+            tx_filled: Vec::new(),
+            visible: Vec::new(),
             unclaimed: 0,
             handler: HandlerRuns::default(),
             polls: 0,
@@ -145,8 +151,11 @@ impl Machine {
 
     /// Completions of adapter `p` became visible: raise its interrupt, or wake
     /// the poll loop; and arm its write-back delay if a group waits.
-    pub(super) fn completed(&mut self, p: usize, done: Vec<(Time, u32)>, ctx: &mut Ctx) {
-        for (at, n) in done {
+    /// What became visible on adapter `p`'s receive ring (`self.visible`,
+    /// which this empties): interrupts and a wake for a sleeping poller.
+    pub(super) fn completed(&mut self, p: usize, ctx: &mut Ctx) {
+        for i in 0..self.visible.len() {
+            let (at, n) = self.visible[i];
             if self.polling() && self.poll_asleep_since.is_some() {
                 wake(ctx, at.max(ctx.now()), Tag::Thread(self.cfg.driver.poll_cpu as usize));
             }
@@ -158,6 +167,7 @@ impl Machine {
                 wake(ctx, due.max(ctx.now()), Tag::Irq(p, generation));
             }
         }
+        self.visible.clear();
         let ring = self.ports[p].ring();
         if let Some(due) = ring.rx.flush_due() {
             if ring.flush_armed.is_none_or(|a| a > due || a < ctx.now()) {
@@ -183,7 +193,8 @@ impl Machine {
         let Some(step) = self.cpus[k].step.take() else { return };
         self.cpus[k].running = None;
         let now = ctx.now();
-        let Effects { transmit, refill, enable_irq, queue, leave_handler, to_adapter, programmable } = *step.effects;
+        let mut effects = step.effects;
+        let (enable_irq, leave_handler, programmable) = (effects.enable_irq, effects.leave_handler, effects.programmable.take());
         if leave_handler {
             self.cpus[k].in_handler = None;
             if let Some(since) = self.cpus[k].handler_since.take() {
@@ -193,21 +204,22 @@ impl Machine {
         if let Some((p, cost)) = programmable {
             self.programmable_step_end(p, cost, now, ctx);
         }
-        for (p, w) in to_adapter {
+        for (p, w) in effects.to_adapter.drain(..) {
             self.hand_to_engine(p, w, ctx);
         }
-        for (p, n) in refill {
+        for (p, n) in effects.refill.drain(..) {
             let at = self.buses[self.ports[p].bus].register_write(now);
             wake(ctx, at, Tag::RxPost(p, n));
         }
-        self.send_frames(transmit, now, ctx);
+        self.send_frames(&mut effects.transmit, now, ctx);
         if let Some(p) = enable_irq {
             let at = self.buses[self.ports[p].bus].register_write(now);
             if let Some((due, generation)) = self.ports[p].irq.enable(at) {
                 wake(ctx, due, Tag::Irq(p, generation));
             }
         }
-        let released = self.queue_deferred(k, queue);
+        let released = self.queue_deferred(k, &mut effects.queue);
+        Effects::recycle(effects);
         self.stack_held &= !step.holds_stack;
         // Work that others may take goes first to those waiting for it, so
         // this processor stays free for the interrupts bound to it.
@@ -222,13 +234,13 @@ impl Machine {
     /// Queue the deferred work a step on processor `k` made. Received frames
     /// go to the host-wide queue when any processor may take them, once `k`
     /// has left the handler run that took them; returns whether some did.
-    fn queue_deferred(&mut self, k: usize, queue: Vec<Item>) -> bool {
+    fn queue_deferred(&mut self, k: usize, queue: &mut Vec<Item>) -> bool {
         let cpu = &mut self.cpus[k];
         if !self.cfg.driver.deferred_anywhere {
-            cpu.queue.extend(queue);
+            cpu.queue.extend(queue.drain(..));
             return false;
         }
-        for item in queue {
+        for item in queue.drain(..) {
             match item {
                 Item::Frame(..) => cpu.held.push_back(item),
                 other => cpu.queue.push_back(other),
@@ -296,8 +308,8 @@ impl Component for Machine {
                 port.irq.disable();
             }
             let bus = &mut self.buses[port.bus];
-            let done = port.ring().rx.post(ring - 1, ctx.now(), bus);
-            self.completed(p, done, ctx);
+            port.ring().rx.post(ring - 1, ctx.now(), bus, &mut self.visible);
+            self.completed(p, ctx);
         }
         if self.sessions.is_some() {
             self.cpus[0].queue.push_back(Item::Start);
@@ -322,12 +334,12 @@ impl Component for Machine {
                     w.inbound.add(&frame.bytes, now);
                 }
                 let bus = &mut self.buses[self.ports[p].bus];
-                let done = match &mut self.ports[p].adapter {
-                    Adapter::Ring(r) => r.rx.arrive(*frame, now, bus),
+                match &mut self.ports[p].adapter {
+                    Adapter::Ring(r) => r.rx.arrive(*frame, now, bus, &mut self.visible),
                     Adapter::Offload(_) => return self.offload_frame(p, frame.bytes, ctx),
                     Adapter::Programmable(_) => return self.programmable_frame(p, frame.bytes, ctx),
                 };
-                self.completed(p, done, ctx);
+                self.completed(p, ctx);
             }
             Msg::Timer(tag) if Tag::decode(tag).is_none() => {
                 if let Some((p, due)) = Due::decode(tag) {
@@ -338,15 +350,15 @@ impl Component for Machine {
                 Some(Tag::Irq(p, generation)) if self.ports[p].irq.fire(generation, now) => self.interrupt(p, ctx),
                 Some(Tag::RxPost(p, n)) => {
                     let bus = &mut self.buses[self.ports[p].bus];
-                    let done = self.ports[p].ring().rx.post(n, now, bus);
-                    self.completed(p, done, ctx);
+                    self.ports[p].ring().rx.post(n, now, bus, &mut self.visible);
+                    self.completed(p, ctx);
                 }
                 Some(Tag::RxFlush(p)) => {
                     let bus = &mut self.buses[self.ports[p].bus];
                     let ring = self.ports[p].ring();
                     ring.flush_armed = None;
-                    let done = ring.rx.flush(now, bus);
-                    self.completed(p, done, ctx);
+                    ring.rx.flush(now, bus, &mut self.visible);
+                    self.completed(p, ctx);
                 }
                 Some(Tag::TxTail(p)) => {
                     let bus = &mut self.buses[self.ports[p].bus];

@@ -3,7 +3,7 @@
 //! sender (a blast of frames) and the background processes.
 
 use crate::engine::Ctx;
-use crate::host::cpu::Activity;
+use crate::host::cpu::{Activity, Effects};
 use crate::host::machine::{wake, Machine, Tag};
 use crate::host::steps::Plan;
 use crate::time::Time;
@@ -16,34 +16,54 @@ enum Process {
     Background,
 }
 
+/// A processor's run queue: which processes it holds.
+#[derive(Clone, Copy)]
+struct RunQueue {
+    poller: bool,
+    sender: bool,
+    background: usize,
+}
+
+impl RunQueue {
+    fn len(self) -> usize {
+        usize::from(self.poller) + usize::from(self.sender) + self.background
+    }
+
+    /// The process in place `i` (below `len`).
+    fn at(self, i: usize) -> Process {
+        match (self.poller, self.sender, i) {
+            (true, _, 0) => Process::Poller,
+            (true, true, 1) | (false, true, 0) => Process::Sender,
+            _ => Process::Background,
+        }
+    }
+}
+
 impl Machine {
-    /// The processes of processor `k`'s run queue, in their round-robin order.
-    fn processes(&self, k: usize) -> Vec<Process> {
-        let mut list = Vec::new();
-        if self.polling() && k == self.cfg.driver.poll_cpu as usize {
-            list.push(Process::Poller);
+    /// Processor `k`'s run queue in its round-robin order: the poller, the
+    /// sender, then the background processes (worked out, not listed, at each
+    /// turn: a poll-mode host takes a turn per frame).
+    fn run_queue_of(&self, k: usize) -> RunQueue {
+        RunQueue {
+            poller: self.polling() && k == self.cfg.driver.poll_cpu as usize,
+            sender: self.blast.as_ref().is_some_and(|b| b.cfg.cpu as usize == k),
+            background: self.cfg.background.as_ref().filter(|b| b.cpu as usize == k).map_or(0, |b| b.processes as usize),
         }
-        if self.blast.as_ref().is_some_and(|b| b.cfg.cpu as usize == k) {
-            list.push(Process::Sender);
-        }
-        if let Some(b) = self.cfg.background.as_ref().filter(|b| b.cpu as usize == k) {
-            list.extend(std::iter::repeat_n(Process::Background, b.processes as usize));
-        }
-        list
     }
 
     /// The next ready process of processor `k`, round robin: the one whose turn
     /// it is runs one step; one with nothing to do passes its turn on.
     pub(super) fn run_queue(&mut self, k: usize, ctx: &mut Ctx) -> Option<Plan> {
-        let list = self.processes(k);
-        for _ in 0..list.len() {
-            let i = self.cpus[k].next_thread % list.len();
+        let queue = self.run_queue_of(k);
+        let len = queue.len();
+        for _ in 0..len {
+            let i = self.cpus[k].next_thread % len;
             self.cpus[k].next_thread = i + 1;
-            if !self.ready(list[i]) {
+            if !self.ready(queue.at(i)) {
                 continue;
             }
-            let others_ready = list.iter().enumerate().any(|(j, q)| j != i && self.ready(*q));
-            let plan = match list[i] {
+            let others_ready = (0..len).any(|j| j != i && self.ready(queue.at(j)));
+            let plan = match queue.at(i) {
                 Process::Poller => self.poller_step(others_ready, ctx),
                 Process::Sender => self.sender_step(k, ctx),
                 Process::Background => {
@@ -86,6 +106,7 @@ impl Machine {
             return Some(plan);
         }
         self.polls -= 1;
+        Effects::recycle(plan.effects);
         let visible = self.ports.iter().filter_map(|p| p.ring_ref().and_then(|r| r.rx.next_visible())).min();
         let next = visible.into_iter().chain(self.next_send_room()).min();
         match next {

@@ -14,9 +14,11 @@ use crate::wire::Frame;
 impl Machine {
     /// Send the frames a step built: each behind a free descriptor, or into
     /// its adapter's send queue; then one tail write per batch.
-    pub(super) fn send_frames(&mut self, transmit: Vec<(usize, Frame)>, now: Time, ctx: &mut Ctx) {
-        let mut filled = vec![0u32; self.ports.len()];
-        for (p, f) in transmit {
+    pub(super) fn send_frames(&mut self, transmit: &mut Vec<(usize, Frame)>, now: Time, ctx: &mut Ctx) {
+        let mut filled = std::mem::take(&mut self.tx_filled);
+        filled.clear();
+        filled.resize(self.ports.len(), 0);
+        for (p, f) in transmit.drain(..) {
             if self.ports[p].programmable().is_some() {
                 self.programmable_send(p, f, ctx);
                 continue;
@@ -37,12 +39,13 @@ impl Machine {
         }
         // Every step re-arms the wait of ports with frames waiting: an interrupt
         // unmasked since the last arming takes it up.
-        for (p, n) in filled.into_iter().enumerate() {
+        for (p, &n) in filled.iter().enumerate() {
             self.tail_writes(p, n, now, ctx);
             if self.ports[p].ring_ref().is_some_and(|r| !r.waiting.is_empty()) {
                 self.arm_send_wait(p, ctx);
             }
         }
+        self.tx_filled = filled;
     }
 
     /// A pass of the driver over adapter `p`: reclaim sent descriptors and put

@@ -32,7 +32,7 @@ pub(super) struct Plan {
 
 impl Plan {
     pub fn new(activity: Activity, cycles: u64) -> Self {
-        Plan { activity, cycles, until: None, effects: Box::default(), holds_stack: false, releases_order: false }
+        Plan { activity, cycles, until: None, effects: Effects::fresh(), holds_stack: false, releases_order: false }
     }
 }
 

@@ -105,13 +105,13 @@ impl Rx {
         self.fifo_bytes
     }
 
-    /// A frame's last bit arrived at `now`. Returns the completions that became
-    /// visible (time and count), for the interrupt logic.
-    pub fn arrive(&mut self, frame: Frame, now: Time, bus: &mut HostBus) -> Vec<(Time, u32)> {
+    /// A frame's last bit arrived at `now`. Adds to `visible` the completions
+    /// that became visible (time and count), for the interrupt logic.
+    pub fn arrive(&mut self, frame: Frame, now: Time, bus: &mut HostBus, visible: &mut Vec<(Time, u32)>) {
         let on_wire = fifo_bytes(&frame);
         if self.fifo_used(now) + on_wire > self.cfg.rx_fifo {
             self.overruns += 1;
-            return Vec::new();
+            return;
         }
         if self.cfg.host_moves() {
             // In the adapter's packet memory until the host moves it: visible
@@ -120,7 +120,8 @@ impl Rx {
             self.frames += 1;
             self.bytes += frame.len() as u64;
             self.done.push_back(RxDone { frame, visible: now });
-            return vec![(now, 1)];
+            visible.push((now, 1));
+            return;
         }
         let first_byte = Time(now.ps() - self.wire_time(on_wire).ps().min(now.ps()));
         if self.cache.is_empty() && self.posted == 0 {
@@ -128,13 +129,13 @@ impl Rx {
         }
         self.fifo_bytes += (frame.len() + FCS) as u64;
         self.waiting.push_back(Waiting { frame, first_byte });
-        self.pump(now, bus)
+        self.pump(now, bus, visible);
     }
 
     /// The driver posted `n` more buffers (its tail write reached the adapter at `now`).
-    pub fn post(&mut self, n: u32, now: Time, bus: &mut HostBus) -> Vec<(Time, u32)> {
+    pub fn post(&mut self, n: u32, now: Time, bus: &mut HostBus, visible: &mut Vec<(Time, u32)>) {
         self.posted += n;
-        self.pump(now, bus)
+        self.pump(now, bus, visible);
     }
 
     fn fetch(&mut self, now: Time, bus: &mut HostBus) {
@@ -149,8 +150,7 @@ impl Rx {
     }
 
     /// Book DMA for waiting frames while descriptors last.
-    fn pump(&mut self, now: Time, bus: &mut HostBus) -> Vec<(Time, u32)> {
-        let mut visible = Vec::new();
+    fn pump(&mut self, now: Time, bus: &mut HostBus, visible: &mut Vec<(Time, u32)>) {
         while !self.waiting.is_empty() {
             self.fetch(now, bus);
             let Some(desc_ready) = self.cache.pop_front() else { break };
@@ -177,7 +177,6 @@ impl Rx {
             }
         }
         self.fetch(now, bus);
-        visible
     }
 
     /// Whether `frame` is TCP data that carries on the data of the group
@@ -209,10 +208,9 @@ impl Rx {
     }
 
     /// The write-back delay timer fired at `now`: write a partial group if due.
-    pub fn flush(&mut self, now: Time, bus: &mut HostBus) -> Vec<(Time, u32)> {
-        match self.flush_due() {
-            Some(due) if due <= now => vec![self.write_back(self.dma_free.max(now), bus)],
-            _ => Vec::new(),
+    pub fn flush(&mut self, now: Time, bus: &mut HostBus, visible: &mut Vec<(Time, u32)>) {
+        if self.flush_due().is_some_and(|due| due <= now) {
+            visible.push(self.write_back(self.dma_free.max(now), bus));
         }
     }
 
@@ -268,6 +266,25 @@ impl Rx {
 
 #[cfg(test)]
 mod tests {
+    /// The receive side's calls, each returning what became visible.
+    impl Rx {
+        fn arrived(&mut self, frame: Frame, now: Time, bus: &mut HostBus) -> Vec<(Time, u32)> {
+            let mut v = Vec::new();
+            self.arrive(frame, now, bus, &mut v);
+            v
+        }
+        fn posted(&mut self, n: u32, now: Time, bus: &mut HostBus) -> Vec<(Time, u32)> {
+            let mut v = Vec::new();
+            self.post(n, now, bus, &mut v);
+            v
+        }
+        fn flushed(&mut self, now: Time, bus: &mut HostBus) -> Vec<(Time, u32)> {
+            let mut v = Vec::new();
+            self.flush(now, bus, &mut v);
+            v
+        }
+    }
+
     use super::*;
     use crate::bus::pci::PciConfig;
     use crate::bus::BusConfig;
@@ -293,7 +310,7 @@ mod tests {
         let mut seen = Vec::new();
         for _ in 0..n {
             t += Duration::from_us(13);
-            seen.extend(rx.arrive(frame(1514), t, bus));
+            seen.extend(rx.arrived(frame(1514), t, bus));
         }
         (t, seen)
     }
@@ -302,9 +319,9 @@ mod tests {
     fn a_full_frame_costs_the_sum_of_its_bus_parts() {
         let (mut bus, nic) = ibm();
         let mut rx = Rx::new(nic);
-        rx.post(8, Time::ZERO, &mut bus);
+        rx.posted(8, Time::ZERO, &mut bus);
         let arrived = Time::ZERO + Duration::from_us(100);
-        let seen = rx.arrive(frame(1514), arrived, &mut bus);
+        let seen = rx.arrived(frame(1514), arrived, &mut bus);
         let clk = Duration::from_ns(30);
         // Data: 1504 bytes as whole lines in 188 clocks, waiting on the wire;
         // remainder 14 bytes; status 16 bytes with the bridge's wait states.
@@ -335,7 +352,7 @@ mod tests {
         let mut r = Report::default();
         rx.report(&mut r);
         assert_eq!(r.get("rx_fifo_overruns"), Some(2.0), "two full frames fit in 4 KB");
-        let done = rx.post(8, t, &mut bus);
+        let done = rx.posted(8, t, &mut bus);
         assert_eq!(done.iter().map(|d| d.1).sum::<u32>(), 2);
         assert!(rx.take(t).is_none(), "not visible before the write-back");
         let last = done.last().unwrap().0;
@@ -348,13 +365,13 @@ mod tests {
         let (mut bus, nic) = ibm();
         let delay = Duration::from_us(8);
         let mut rx = Rx::new(NicConfig { rx_writeback: 4, rx_writeback_delay: Some(delay), ..nic });
-        rx.post(16, Time::ZERO, &mut bus);
+        rx.posted(16, Time::ZERO, &mut bus);
         let (t, seen) = arrivals(&mut rx, &mut bus, 6);
         assert_eq!(seen.iter().map(|d| d.1).collect::<Vec<_>>(), vec![4], "frames 5 and 6 wait for a group");
         let due = rx.flush_due().expect("two frames unwritten");
         assert!(due + Duration::from_us(13) > t && due <= t + delay);
-        assert!(rx.flush(Time(due.ps() - 1), &mut bus).is_empty(), "not before the delay");
-        let done = rx.flush(due, &mut bus);
+        assert!(rx.flushed(Time(due.ps() - 1), &mut bus).is_empty(), "not before the delay");
+        let done = rx.flushed(due, &mut bus);
         assert_eq!(done.len(), 1);
         assert_eq!(done[0].1, 2);
         assert!(rx.flush_due().is_none());
@@ -369,11 +386,11 @@ mod tests {
         let (mut bus, nic) = ibm();
         let delay = Some(Duration::from_us(500));
         let mut rx = Rx::new(NicConfig { rx_writeback: 8, rx_writeback_delay: delay, rx_writeback_data_only: true, ..nic });
-        rx.post(64, Time::ZERO, &mut bus);
+        rx.posted(64, Time::ZERO, &mut bus);
         let mut t = Time::ZERO;
         let mut at = |rx: &mut Rx, bus: &mut HostBus, f: Frame| {
             t += Duration::from_us(13);
-            rx.arrive(f, t, bus).iter().map(|d| d.1).collect::<Vec<_>>()
+            rx.arrived(f, t, bus).iter().map(|d| d.1).collect::<Vec<_>>()
         };
         assert!(at(&mut rx, &mut bus, seg(0, 1000)).is_empty(), "data starts a group");
         assert!(at(&mut rx, &mut bus, seg(1000, 1000)).is_empty(), "in-order data joins it");
@@ -389,8 +406,8 @@ mod tests {
         let mut rx = Rx::new(NicConfig { processor: Some(processor), ..nic.clone() });
         let mut plain = Rx::new(nic);
         let (mut bus2, _) = ibm();
-        rx.post(8, Time::ZERO, &mut bus);
-        plain.post(8, Time::ZERO, &mut bus2);
+        rx.posted(8, Time::ZERO, &mut bus);
+        plain.posted(8, Time::ZERO, &mut bus2);
         let (_, smart) = arrivals(&mut rx, &mut bus, 1);
         let (_, dumb) = arrivals(&mut plain, &mut bus2, 1);
         assert_eq!(smart[0].0, dumb[0].0 + Duration::from_us(20), "500 cycles at 25 MHz");
@@ -401,7 +418,7 @@ mod tests {
         let (mut bus, nic) = ibm();
         let mut rx = Rx::new(NicConfig { rx_writeback: 4, ..nic });
         let (t, _) = arrivals(&mut rx, &mut bus, 8);
-        let done = rx.post(16, t, &mut bus);
+        let done = rx.posted(16, t, &mut bus);
         assert_eq!(done.iter().map(|d| d.1).collect::<Vec<_>>(), vec![4, 4]);
     }
 }
