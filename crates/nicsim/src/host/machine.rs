@@ -10,7 +10,7 @@ use crate::bus::HostBus;
 use crate::engine::{Component, Ctx, Msg, PortId};
 use crate::host::apps::{Blast, SinkCount};
 use crate::host::config::{DriverMode, HostConfig};
-use crate::host::cpu::{Activity, Cpu, Effects, Item};
+use crate::host::cpu::{Cpu, Effects, Item};
 use crate::host::handler_runs::HandlerRuns;
 use crate::host::offload::Offload;
 use crate::host::port::{Adapter, Port, Ring};
@@ -145,14 +145,9 @@ impl Machine {
         })
     }
 
-    pub(super) fn polling(&self) -> bool {
-        matches!(self.cfg.driver.mode, DriverMode::Poll | DriverMode::OsPoll)
-    }
-
-    /// Completions of adapter `p` became visible: raise its interrupt, or wake
-    /// the poll loop; and arm its write-back delay if a group waits.
-    /// What became visible on adapter `p`'s receive ring (`self.visible`,
-    /// which this empties): interrupts and a wake for a sleeping poller.
+    /// Completions of adapter `p` became visible (`self.visible`, which this
+    /// empties): raise its interrupt, or wake the poll loop; and arm its
+    /// write-back delay if a group waits.
     pub(super) fn completed(&mut self, p: usize, ctx: &mut Ctx) {
         for i in 0..self.visible.len() {
             let (at, n) = self.visible[i];
@@ -259,31 +254,6 @@ impl Machine {
             self.sessions_armed = Some(t);
             wake(ctx, t.max(ctx.now()), Tag::Sessions);
         }
-    }
-
-    /// Account the poll loop's sleep up to `now`.
-    fn wake_poller(&mut self, now: Time) {
-        if let Some(since) = self.poll_asleep_since.take() {
-            let k = self.cfg.driver.poll_cpu as usize;
-            let activity = self.idle_poll_activity();
-            self.cpus[k].account.account(activity, since, now.max(since), 0);
-            self.polls += self.polls_in(now.max(since).since(since));
-        }
-    }
-
-    /// Idle polling is busy time for a dedicated poller, idle time for the OS's.
-    pub(super) fn idle_poll_activity(&self) -> Activity {
-        if self.cfg.driver.mode == DriverMode::OsPoll {
-            Activity::IdlePoll
-        } else {
-            Activity::Poll
-        }
-    }
-
-    /// How many back-to-back empty polling loops (a poll of every ring) fit in `d`.
-    pub(super) fn polls_in(&self, d: Duration) -> u64 {
-        let lap = self.cfg.costs.poll.max(1) * self.rings.len().max(1) as u64;
-        d.ps() / self.cfg.clock.cycles(lap).ps().max(1)
     }
 }
 

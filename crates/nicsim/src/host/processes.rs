@@ -3,10 +3,11 @@
 //! sender (a blast of frames) and the background processes.
 
 use crate::engine::Ctx;
+use crate::host::config::DriverMode;
 use crate::host::cpu::{Activity, Effects};
 use crate::host::machine::{wake, Machine, Tag};
 use crate::host::steps::Plan;
-use crate::time::Time;
+use crate::time::{Duration, Time};
 
 /// A process of a processor's run queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,6 +41,36 @@ impl RunQueue {
 }
 
 impl Machine {
+    /// A poll loop takes the frames: a dedicated poller or the OS's idle loop.
+    pub(super) fn polling(&self) -> bool {
+        matches!(self.cfg.driver.mode, DriverMode::Poll | DriverMode::OsPoll)
+    }
+
+    /// Account the poll loop's sleep up to `now`.
+    pub(super) fn wake_poller(&mut self, now: Time) {
+        if let Some(since) = self.poll_asleep_since.take() {
+            let k = self.cfg.driver.poll_cpu as usize;
+            let activity = self.idle_poll_activity();
+            self.cpus[k].account.account(activity, since, now.max(since), 0);
+            self.polls += self.polls_in(now.max(since).since(since));
+        }
+    }
+
+    /// Idle polling is busy time for a dedicated poller, idle time for the OS's.
+    pub(super) fn idle_poll_activity(&self) -> Activity {
+        if self.cfg.driver.mode == DriverMode::OsPoll {
+            Activity::IdlePoll
+        } else {
+            Activity::Poll
+        }
+    }
+
+    /// How many back-to-back empty polling loops (a poll of every ring) fit in `d`.
+    pub(super) fn polls_in(&self, d: Duration) -> u64 {
+        let lap = self.cfg.costs.poll.max(1) * self.rings.len().max(1) as u64;
+        d.ps() / self.cfg.clock.cycles(lap).ps().max(1)
+    }
+
     /// Processor `k`'s run queue in its round-robin order: the poller, the
     /// sender, then the background processes (worked out, not listed, at each
     /// turn: a poll-mode host takes a turn per frame).

@@ -1,0 +1,156 @@
+//! Tests of the receive side (`nic::rx`).
+
+use super::*;
+use crate::bus::pci::PciConfig;
+use crate::bus::BusConfig;
+use crate::time::Clock;
+
+/// The receive side's calls, each returning what became visible.
+impl Rx {
+    fn arrived(&mut self, frame: Frame, now: Time, bus: &mut HostBus) -> Vec<(Time, u32)> {
+        let mut v = Vec::new();
+        self.arrive(frame, now, bus, &mut v);
+        v
+    }
+    fn posted(&mut self, n: u32, now: Time, bus: &mut HostBus) -> Vec<(Time, u32)> {
+        let mut v = Vec::new();
+        self.post(n, now, bus, &mut v);
+        v
+    }
+    fn flushed(&mut self, now: Time, bus: &mut HostBus) -> Vec<(Time, u32)> {
+        let mut v = Vec::new();
+        self.flush(now, bus, &mut v);
+        v
+    }
+}
+
+/// The IBM study's bus and adapter: 64-bit 33 MHz PCI, 32-byte lines, with the
+/// parameters docs/model.md calibrates from its per-frame breakdown.
+fn ibm() -> (HostBus, NicConfig) {
+    let pci = PciConfig { width: 8, clock: Clock::from_mhz(33), cache_line: 32, overhead_clocks: 6, read_latency_clocks: 10, mwi: true };
+    let nic = NicConfig { rx_dma_threshold: 400, status_wait_clocks: 9, ..NicConfig::gigabit() };
+    (HostBus::new(BusConfig::Pci(pci), Duration::from_us(20)), nic)
+}
+
+fn frame(len: usize) -> Frame {
+    Frame { bytes: vec![0; len], meta: Default::default() }
+}
+
+/// `n` full frames, one every 13 us (about line rate at 1 Gb/s); returns
+/// when the last arrived and what became visible.
+fn arrivals(rx: &mut Rx, bus: &mut HostBus, n: usize) -> (Time, Vec<(Time, u32)>) {
+    let mut t = Time::ZERO;
+    let mut seen = Vec::new();
+    for _ in 0..n {
+        t += Duration::from_us(13);
+        seen.extend(rx.arrived(frame(1514), t, bus));
+    }
+    (t, seen)
+}
+
+#[test]
+fn a_full_frame_costs_the_sum_of_its_bus_parts() {
+    let (mut bus, nic) = ibm();
+    let mut rx = Rx::new(nic);
+    rx.posted(8, Time::ZERO, &mut bus);
+    let arrived = Time::ZERO + Duration::from_us(100);
+    let seen = rx.arrived(frame(1514), arrived, &mut bus);
+    let clk = Duration::from_ns(30);
+    // Data: 1504 bytes as whole lines in 188 clocks, waiting on the wire;
+    // remainder 14 bytes; status 16 bytes with the bridge's wait states.
+    let mut r = Report::default();
+    bus.report(&mut r, arrived + Duration::from_us(100));
+    let wait = r.get("bus_wait_clocks").unwrap() as u64;
+    let first_byte = arrived.ps() - 1518 * 8_000;
+    let desc_fetch = 6 + 10 + 16; // one read of 8 descriptors, before the frame
+    let data = (6 + 188) + (6 + 2) + (6 + 2 + 9);
+    let busy = (r.get("bus_utilization").unwrap() * 200_000_000.0).round() as u64;
+    assert_eq!(busy, (data + wait - 9 + desc_fetch) * clk.ps(), "the whole transaction time is its parts");
+    assert!((95..=110).contains(&(wait - 9)), "about 100 wait states while the wire fills the FIFO: {wait}");
+    assert_eq!(seen.len(), 1);
+    let (visible, n) = seen[0];
+    assert_eq!(n, 1);
+    // The status write ends 17 clocks after the remainder, which cannot end
+    // before the last byte is in.
+    assert!(visible.ps() >= arrived.ps() + 17 * clk.ps());
+    assert!(visible.ps() - first_byte > (188 + 100) * clk.ps());
+}
+
+#[test]
+fn without_descriptors_frames_wait_then_overrun() {
+    let (mut bus, nic) = ibm();
+    let mut rx = Rx::new(NicConfig { rx_fifo: 4096, ..nic });
+    let (t, seen) = arrivals(&mut rx, &mut bus, 4);
+    assert!(seen.is_empty());
+    let mut r = Report::default();
+    rx.report(&mut r);
+    assert_eq!(r.get("rx_fifo_overruns"), Some(2.0), "two full frames fit in 4 KB");
+    let done = rx.posted(8, t, &mut bus);
+    assert_eq!(done.iter().map(|d| d.1).sum::<u32>(), 2);
+    assert!(rx.take(t).is_none(), "not visible before the write-back");
+    let last = done.last().unwrap().0;
+    assert!(rx.take(last).is_some() && rx.take(last).is_some());
+    assert!(rx.take(last).is_none());
+}
+
+#[test]
+fn a_write_back_delay_holds_a_partial_group() {
+    let (mut bus, nic) = ibm();
+    let delay = Duration::from_us(8);
+    let mut rx = Rx::new(NicConfig { rx_writeback: 4, rx_writeback_delay: Some(delay), ..nic });
+    rx.posted(16, Time::ZERO, &mut bus);
+    let (t, seen) = arrivals(&mut rx, &mut bus, 6);
+    assert_eq!(seen.iter().map(|d| d.1).collect::<Vec<_>>(), vec![4], "frames 5 and 6 wait for a group");
+    let due = rx.flush_due().expect("two frames unwritten");
+    assert!(due + Duration::from_us(13) > t && due <= t + delay);
+    assert!(rx.flushed(Time(due.ps() - 1), &mut bus).is_empty(), "not before the delay");
+    let done = rx.flushed(due, &mut bus);
+    assert_eq!(done.len(), 1);
+    assert_eq!(done[0].1, 2);
+    assert!(rx.flush_due().is_none());
+}
+
+#[test]
+fn with_data_only_write_back_in_order_data_waits_for_a_group_and_anything_else_goes_at_once() {
+    use crate::host::segment::{tcp_frame, Addr};
+    let a = Addr { mac: [2, 0, 0, 0, 0, 1], ip: [10, 0, 0, 1], port: 1 };
+    let b = Addr { mac: [2, 0, 0, 0, 0, 2], ip: [10, 0, 0, 2], port: 2 };
+    let seg = |seq: u32, len: usize| tcp_frame(a, b, 1, seq, 1, 1000, false, &vec![7; len]);
+    let (mut bus, nic) = ibm();
+    let delay = Some(Duration::from_us(500));
+    let mut rx = Rx::new(NicConfig { rx_writeback: 8, rx_writeback_delay: delay, rx_writeback_data_only: true, ..nic });
+    rx.posted(64, Time::ZERO, &mut bus);
+    let mut t = Time::ZERO;
+    let mut at = |rx: &mut Rx, bus: &mut HostBus, f: Frame| {
+        t += Duration::from_us(13);
+        rx.arrived(f, t, bus).iter().map(|d| d.1).collect::<Vec<_>>()
+    };
+    assert!(at(&mut rx, &mut bus, seg(0, 1000)).is_empty(), "data starts a group");
+    assert!(at(&mut rx, &mut bus, seg(1000, 1000)).is_empty(), "in-order data joins it");
+    assert_eq!(at(&mut rx, &mut bus, seg(5000, 1000)), vec![3], "a gap ends the group, the frame with it");
+    assert_eq!(at(&mut rx, &mut bus, seg(6000, 0)), vec![1], "a pure ACK goes alone, at once");
+}
+
+#[test]
+fn an_intelligent_adapter_shows_frames_after_its_processor() {
+    use crate::nic::ProcessorConfig;
+    let (mut bus, nic) = ibm();
+    let processor = ProcessorConfig { clock: Clock::from_mhz(25), frame_cycles: 500 };
+    let mut rx = Rx::new(NicConfig { processor: Some(processor), ..nic.clone() });
+    let mut plain = Rx::new(nic);
+    let (mut bus2, _) = ibm();
+    rx.posted(8, Time::ZERO, &mut bus);
+    plain.posted(8, Time::ZERO, &mut bus2);
+    let (_, smart) = arrivals(&mut rx, &mut bus, 1);
+    let (_, dumb) = arrivals(&mut plain, &mut bus2, 1);
+    assert_eq!(smart[0].0, dumb[0].0 + Duration::from_us(20), "500 cycles at 25 MHz");
+}
+
+#[test]
+fn status_is_written_back_in_groups_when_frames_queue() {
+    let (mut bus, nic) = ibm();
+    let mut rx = Rx::new(NicConfig { rx_writeback: 4, ..nic });
+    let (t, _) = arrivals(&mut rx, &mut bus, 8);
+    let done = rx.posted(16, t, &mut bus);
+    assert_eq!(done.iter().map(|d| d.1).collect::<Vec<_>>(), vec![4, 4]);
+}
