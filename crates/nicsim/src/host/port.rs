@@ -132,7 +132,7 @@ impl Port {
     /// master's, an offload engine's, a programmable adapter's.
     pub fn processors(&mut self) -> Vec<&mut Account> {
         match &mut self.adapter {
-            Adapter::Ring(r) => r.rx.processor.iter_mut().map(|p| &mut p.account).collect(),
+            Adapter::Ring(r) => r.rx.processor.iter_mut().map(|p| &mut p.timeline.account).collect(),
             Adapter::Offload(o) => vec![&mut o.engine.processor.account],
             Adapter::Programmable(p) => p.hw.cpus.iter_mut().map(|c| &mut c.account).collect(),
         }

@@ -1,15 +1,14 @@
 //! The processor of an intelligent bus-master adapter (Novell's "intelligent
 //! bus master", the PRO/100 Smart's i960): it does the per-frame work that a
 //! dumb adapter leaves to the host driver (filling the receive control block's
-//! fields, building media headers). One frame at a time. Its time is a calendar
-//! like the bus's: a frame to transmit is worked on in the first gap before it
-//! must go on the wire, so received frames slot in between (an event loop that
-//! takes whatever is due first).
+//! fields, building media headers). One frame at a time, on the same
+//! [`Timeline`] as a programmable adapter's processors: a frame to transmit is
+//! worked on in the first gap before it must go on the wire, so received frames
+//! slot in between (an event loop that takes whatever is due first).
 
-use crate::bus::calendar::Calendar;
 use crate::observe::Report;
-use crate::processor::{Account, Activity, ADAPTER};
-use crate::time::{Clock, Duration, Time};
+use crate::processor::Timeline;
+use crate::time::{Clock, Time};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ProcessorConfig {
@@ -21,27 +20,19 @@ pub struct ProcessorConfig {
 #[derive(Debug)]
 pub struct FrameProcessor {
     cfg: ProcessorConfig,
-    time: Calendar,
+    pub timeline: Timeline,
     frames: u64,
-    pub account: Account,
 }
-
-/// How far ahead of a received frame transmit work may already be booked.
-const HORIZON: Duration = Duration::from_ms(100);
 
 impl FrameProcessor {
     pub fn new(cfg: ProcessorConfig) -> Self {
-        FrameProcessor { cfg, time: Calendar::new(HORIZON), frames: 0, account: Account::new(cfg.clock, ADAPTER) }
+        FrameProcessor { cfg, timeline: Timeline::new(cfg.clock), frames: 0 }
     }
 
     /// Book `n` frames' work in the first gap from `from`; returns when it ends.
     fn book(&mut self, from: Time, n: u32) -> Time {
-        let cycles = self.cfg.frame_cycles * n as u64;
-        let work = self.cfg.clock.cycles(cycles);
         self.frames += n as u64;
-        let (start, end) = self.time.reserve(from, |_| work);
-        self.account.account(Activity::Firmware, start, end, cycles);
-        end
+        self.timeline.run(from, self.cfg.frame_cycles * n as u64)
     }
 
     /// Work on `n` received frames that are ready at `at`; returns when done.
@@ -59,13 +50,14 @@ impl FrameProcessor {
 
     pub fn report(&self, r: &mut Report, end: Time) {
         r.count("adapter_cpu_frames", self.frames);
-        self.account.report(r, "adapter_cpu0", end);
+        self.timeline.account.report(r, "adapter_cpu0", end);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time::Duration;
 
     #[test]
     fn frames_queue_behind_each_other() {

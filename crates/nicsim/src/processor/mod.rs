@@ -7,9 +7,9 @@
 //! - run to completion, taking everything waiting as one batch ([`batch`]), an
 //!   offload engine's executive;
 //! - one piece of work at a time, each in the first gap from when it is ready
-//!   ([`Timeline`]), a programmable adapter's firmware;
-//! - fitted into the first gap before a deadline (`nic::processor`), an
-//!   intelligent bus master's per-frame work.
+//!   ([`Timeline`]): a programmable adapter's firmware, and an intelligent bus
+//!   master's per-frame work (`nic::processor`), which books a frame to send in
+//!   the gap before it must go on the wire.
 
 pub mod batch;
 
@@ -170,7 +170,9 @@ impl Account {
 }
 
 /// An adapter processor running one piece of work at a time, to completion:
-/// each starts in the first gap, from when it is ready, long enough for it.
+/// each starts in the first gap, from when it is ready, long enough for it;
+/// work of no cycles takes no time and is not a run.
+#[derive(Debug)]
 pub struct Timeline {
     pub account: Account,
     /// When the processor is busy: work ready at `at` runs in the first gap from
