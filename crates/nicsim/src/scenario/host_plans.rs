@@ -9,7 +9,7 @@ use crate::host::ideal::IdealConfig;
 use crate::host::segment::Addr;
 use crate::host::sessions::{Role, SessionConfig};
 use crate::scenario::host_schema::HostSpec;
-use crate::scenario::host_validate::{host_config, ttcp_session, within, Surroundings};
+use crate::scenario::host_validate::{file_requests, host_config, ttcp_session, within, Surroundings};
 use crate::scenario::schema::Scenario;
 use crate::scenario::ttcp_validate::socket;
 use crate::scenario::validate::{stations_of, Part, PartPlan, Station};
@@ -58,26 +58,29 @@ fn readers<'a>(sc: &'a Scenario, stations: &HashMap<&str, Station>) -> Result<Ha
     Ok(clients)
 }
 
-/// The sessions host `h` (at `me`) runs for the modelled hosts `hosts`:
-/// answering the file requests they aim at it, and reading from the file
-/// server its `file_read` names.
-fn joined(h: &HostSpec, me: &Station, hosts: &[Part], clients: &HashMap<&str, Vec<Addr>>) -> Vec<SessionConfig> {
+/// A host's own sessions, before any other host's are joined to them: its
+/// name, its address and the sessions.
+type Own<'a> = (&'a str, [u8; 4], &'a [SessionConfig]);
+
+/// The sessions host `h` (at `me`) runs for the others (`own`): answering the
+/// file requests they aim at it, and reading from the file server its
+/// `file_read` names.
+fn joined(h: &HostSpec, me: &Station, own: &[Own], clients: &HashMap<&str, Vec<Addr>>) -> Vec<SessionConfig> {
     let mut sessions = Vec::new();
-    for host in hosts {
-        let PartPlan::Host(cfg) = &host.plan else { unreachable!("hosts are host plans") };
-        for s in &cfg.sessions {
-            if let Role::Ask { ip, port, request, answer, .. } = s.role {
-                if ip == me.ipv4 {
+    for &(name, ip, theirs) in own {
+        for s in theirs {
+            if let Role::Ask { ip: to, port, request, answer, .. } = s.role {
+                if to == me.ipv4 {
                     sessions.push(SessionConfig { role: Role::Answer { request, answer }, port, socket: s.socket.clone() });
                 }
             }
         }
-        let Some(read) = h.file_read.as_ref().filter(|r| r.from == host.name) else { continue };
-        let Some(serve) = cfg.sessions.iter().find(|s| matches!(s.role, Role::Answer { .. })) else { continue };
+        let Some(read) = h.file_read.as_ref().filter(|r| r.from == name) else { continue };
+        let Some(serve) = theirs.iter().find(|s| matches!(s.role, Role::Answer { .. })) else { continue };
         let Role::Answer { request, answer } = serve.role else { unreachable!("found above") };
-        let mine = clients[host.name.as_str()].iter().filter(|c| c.ip == me.ipv4);
+        let mine = clients[name].iter().filter(|c| c.ip == me.ipv4);
         sessions.extend(mine.map(|c| SessionConfig {
-            role: Role::Ask { ip: cfg.ip, port: serve.port, request, answer, think: read.think.0 },
+            role: Role::Ask { ip, port: serve.port, request, answer, think: read.think.0 },
             port: c.port,
             socket: serve.socket.clone(),
         }));
@@ -134,8 +137,34 @@ pub(super) fn hosts(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<
         }
         hosts.push(Part { name: h.name.clone(), plan: PartPlan::Host(Box::new(cfg)) });
     }
+    // An ideal host's own sessions: its file requests.
+    let mut requests = Vec::new();
+    for (k, &(i, p)) in ideal.iter().enumerate() {
+        let around = Surroundings {
+            me: &stations[p.name.as_str()],
+            link_rates: Vec::new(),
+            mtu: sc.mtu,
+            station: &lookup,
+            flow: 0,
+            clients: &[],
+            seed: station_seed(sc.seed, sc.source.len() + sc.sink.len() + modelled.len() + k),
+            bounded: sc.duration.is_some(),
+        };
+        requests.push(match &p.file_request {
+            Some(f) => file_requests(f, &format!("host[{i}].file_request"), &around)?,
+            None => Vec::new(),
+        });
+    }
     // Every host's joined sessions from the hosts' own, before any is added.
-    let joins: Vec<Vec<SessionConfig>> = sc.host.iter().map(|h| joined(h, &stations[h.name.as_str()], &hosts, &clients)).collect();
+    let mut own: Vec<Own> = hosts
+        .iter()
+        .map(|part| match &part.plan {
+            PartPlan::Host(cfg) => (part.name.as_str(), cfg.ip, cfg.sessions.as_slice()),
+            _ => unreachable!("hosts are host plans"),
+        })
+        .collect();
+    own.extend(ideal.iter().zip(&requests).map(|(&(_, p), r)| (p.name.as_str(), stations[p.name.as_str()].ipv4, r.as_slice())));
+    let joins: Vec<Vec<SessionConfig>> = sc.host.iter().map(|h| joined(h, &stations[h.name.as_str()], &own, &clients)).collect();
     for (&(i, h), part) in modelled.iter().zip(hosts.iter_mut()) {
         let PartPlan::Host(cfg) = &mut part.plan else { unreachable!("hosts are host plans") };
         if !joins[i].is_empty() {
@@ -144,10 +173,10 @@ pub(super) fn hosts(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<
         }
     }
     let mut parts = Vec::new();
-    for (k, &(i, p)) in ideal.iter().enumerate() {
+    for ((k, &(i, p)), mut sessions) in ideal.iter().enumerate().zip(requests) {
         let path = format!("host[{i}]");
         let st = &stations[p.name.as_str()];
-        let mut sessions = joins[i].clone();
+        sessions.extend(joins[i].iter().cloned());
         let seed = station_seed(sc.seed, sc.source.len() + sc.sink.len() + modelled.len() + k);
         if let Some(t) = &p.ttcp {
             if !sessions.is_empty() {

@@ -23,8 +23,8 @@ pub struct HostSpec {
     /// Unique among all parts; no `:`.
     pub name: String,
     /// A host whose processors, bus and adapter cost nothing: only its
-    /// applications, TCP and link remain (`name`, `warmup`, `file_read`,
-    /// `ttcp` and `tcp` are its keys).
+    /// applications, TCP and link remain (`name`, `warmup`, `file_request`,
+    /// `file_read`, `ttcp` and `tcp` are its keys).
     #[serde(default)]
     pub ideal: bool,
     /// Processors, 1 to 256.
@@ -277,7 +277,7 @@ fn one_adapter() -> Vec<AdapterSpec> {
 }
 
 /// The keys an ideal host may have: the rest describe what it does not model.
-pub const IDEAL_KEYS: [&str; 6] = ["name", "ideal", "warmup", "file_read", "ttcp", "tcp"];
+pub const IDEAL_KEYS: [&str; 7] = ["name", "ideal", "warmup", "file_request", "file_read", "ttcp", "tcp"];
 
 impl HostSpec {
     /// An ideal host (`ideal = true`) with nothing but a name and what it reads.

@@ -10,7 +10,7 @@ use crate::host::sessions::{Role, SessionConfig, SEND_BUFFER};
 use crate::link::{Fill, Pattern, Rate, SourceConfig};
 use crate::scenario::adapter_schema::bus_default as D;
 use crate::scenario::adapter_validate::{adapter_slots, offload_sessions};
-use crate::scenario::host_schema::{BuffersSpec, BusKind, BusSpec, DeferredSpec, HandlerSpec, HostSpec, ModeSpec};
+use crate::scenario::host_schema::{BuffersSpec, BusKind, BusSpec, DeferredSpec, FileRequestSpec, HandlerSpec, HostSpec, ModeSpec};
 use crate::scenario::tcp_schema::TtcpSpec;
 use crate::scenario::ttcp_validate::{socket, transfer};
 use crate::scenario::units::{parse_frequency, parse_time};
@@ -83,6 +83,34 @@ pub(crate) fn ttcp_session(t: &TtcpSpec, tp: &str, socket: SocketConfig, s: &Sur
     // The sender's own port is the first above the well-known ones.
     let port = if x.send { 40_000 } else { x.port };
     Ok(SessionConfig { role, port, socket })
+}
+
+/// The sessions of a host's `[host.file_request]` (at `fp`): `sessions` to each
+/// host named, each asking for one file after another.
+pub(crate) fn file_requests(f: &FileRequestSpec, fp: &str, s: &Surroundings) -> Result<Vec<SessionConfig>, ScenarioError> {
+    let socket = socket_config(fp, s.mtu, f.window, f.delayed_ack.0)?;
+    let request = within(format!("{fp}.request_bytes"), f.request_bytes, 1, 65_535)? as u32;
+    let answer = within(format!("{fp}.file_bytes"), f.file_bytes, 1, 1 << 30)? as u32;
+    let per_peer = within(format!("{fp}.sessions"), f.sessions, 1, 1000)?;
+    if f.peers.is_empty() {
+        return err(format!("{fp}.peers"), "name at least one host");
+    }
+    let mut sessions = Vec::new();
+    for (i, name) in f.peers.iter().enumerate() {
+        let st = match (s.station)(name) {
+            Some(("ideal" | "host", st)) if st.ipv4 != s.me.ipv4 => st,
+            _ => return err(format!("{fp}.peers[{i}]"), format!("no other host is named {name:?}")),
+        };
+        for _ in 0..per_peer {
+            let port = 1024 + sessions.len() as u16;
+            let role = Role::Ask { ip: st.ipv4, port: FILE_PORT, request, answer, think: Duration::ZERO };
+            sessions.push(SessionConfig { role, port, socket: socket.clone() });
+        }
+        if sessions.len() > 60_000 {
+            return err(format!("{fp}.sessions"), "more than 60000 sessions in all");
+        }
+    }
+    Ok(sessions)
 }
 
 /// A key that every host but an ideal one needs.
@@ -171,27 +199,7 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
         if adapters.len() > 1 {
             return err(&fp, "works through one adapter; this host has several (use file_serve)");
         }
-        let socket = socket_config(&fp, s.mtu, f.window, f.delayed_ack.0)?;
-        let request = within(format!("{fp}.request_bytes"), f.request_bytes, 1, 65_535)? as u32;
-        let answer = within(format!("{fp}.file_bytes"), f.file_bytes, 1, 1 << 30)? as u32;
-        let per_peer = within(format!("{fp}.sessions"), f.sessions, 1, 1000)?;
-        if f.peers.is_empty() {
-            return err(format!("{fp}.peers"), "name at least one host");
-        }
-        for (i, name) in f.peers.iter().enumerate() {
-            let st = match (s.station)(name) {
-                Some(("ideal" | "host", st)) if st.ipv4 != s.me.ipv4 => st,
-                _ => return err(format!("{fp}.peers[{i}]"), format!("no other host is named {name:?}")),
-            };
-            for _ in 0..per_peer {
-                let port = 1024 + sessions.len() as u16;
-                let role = Role::Ask { ip: st.ipv4, port: FILE_PORT, request, answer, think: Duration::ZERO };
-                sessions.push(SessionConfig { role, port, socket: socket.clone() });
-            }
-            if sessions.len() > 60_000 {
-                return err(format!("{fp}.sessions"), "more than 60000 sessions in all");
-            }
-        }
+        sessions = file_requests(f, &fp, s)?;
     }
     if let Some(f) = &h.file_serve {
         let fp = format!("{path}.file_serve");
