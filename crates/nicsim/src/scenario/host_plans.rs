@@ -137,19 +137,21 @@ pub(super) fn hosts(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<
         }
         hosts.push(Part { name: h.name.clone(), plan: PartPlan::Host(Box::new(cfg)) });
     }
+    // The k-th ideal host's surroundings: no adapters, no clients of its own.
+    let ideal_around = |k: usize, name: &str| Surroundings {
+        me: &stations[name],
+        link_rates: Vec::new(),
+        mtu: sc.mtu,
+        station: &lookup,
+        flow: 0,
+        clients: &[],
+        seed: station_seed(sc.seed, sc.source.len() + sc.sink.len() + modelled.len() + k),
+        bounded: sc.duration.is_some(),
+    };
     // An ideal host's own sessions: its file requests.
     let mut requests = Vec::new();
     for (k, &(i, p)) in ideal.iter().enumerate() {
-        let around = Surroundings {
-            me: &stations[p.name.as_str()],
-            link_rates: Vec::new(),
-            mtu: sc.mtu,
-            station: &lookup,
-            flow: 0,
-            clients: &[],
-            seed: station_seed(sc.seed, sc.source.len() + sc.sink.len() + modelled.len() + k),
-            bounded: sc.duration.is_some(),
-        };
+        let around = ideal_around(k, &p.name);
         requests.push(match &p.file_request {
             Some(f) => file_requests(f, &format!("host[{i}].file_request"), &around)?,
             None => Vec::new(),
@@ -177,26 +179,16 @@ pub(super) fn hosts(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<
         let path = format!("host[{i}]");
         let st = &stations[p.name.as_str()];
         sessions.extend(joins[i].iter().cloned());
-        let seed = station_seed(sc.seed, sc.source.len() + sc.sink.len() + modelled.len() + k);
+        let around = ideal_around(k, &p.name);
         if let Some(t) = &p.ttcp {
             if !sessions.is_empty() {
                 return err(format!("{path}.ttcp"), "a host runs a TTCP transfer or file sessions, not both");
             }
-            let around = Surroundings {
-                me: st,
-                link_rates: Vec::new(),
-                mtu: sc.mtu,
-                station: &lookup,
-                flow: 0,
-                clients: &[],
-                seed,
-                bounded: sc.duration.is_some(),
-            };
             let socket = socket(&p.tcp, &format!("{path}.tcp"), AckPolicy::EverySecondSegment)?;
             sessions.push(ttcp_session(t, &format!("{path}.ttcp"), socket, &around)?);
         }
         let stack = StackConfig { mac: st.mac, ip: st.ipv4, mtu: sc.mtu as usize, neighbors: neighbors(st.ipv4), tso: false };
-        let plan = IdealConfig { stack, seed, sessions, warmup: p.warmup.0 };
+        let plan = IdealConfig { stack, seed: around.seed, sessions, warmup: p.warmup.0 };
         parts.push(Part { name: p.name.clone(), plan: PartPlan::Ideal(plan) });
     }
     parts.extend(hosts);
