@@ -6,24 +6,26 @@ pub fn sum(data: &[u8]) -> u16 {
     fold(accumulate(0, data))
 }
 
-/// Add `data` to a running 64-bit accumulator. Words are summed 32 bits at a time
-/// into 64 bits; one's-complement addition is associative so folding at the end
-/// gives the same result as RFC 1071's 16-bit loop, several times faster.
-pub fn accumulate(mut acc: u64, data: &[u8]) -> u64 {
-    let mut chunks = data.chunks_exact(8);
-    for c in &mut chunks {
-        let v = u64::from_be_bytes(c.try_into().expect("8 bytes"));
-        acc += (v >> 32) + (v & 0xffff_ffff);
+/// Add `data` to a running 64-bit accumulator. The words are summed in the
+/// machine's byte order, which the compiler turns into vector adds, and the
+/// folded sum is put into network order at the end: one's-complement addition
+/// commutes with swapping the bytes of every word (RFC 1071 section 2(B)).
+/// Nearly three times as fast on a full frame as summing big-endian words.
+pub fn accumulate(acc: u64, data: &[u8]) -> u64 {
+    let mut native = 0u64;
+    // 32,768 words of at most 0xffff each fit a u32.
+    for block in data.chunks(65_536) {
+        let (words, odd) = block.as_chunks::<2>();
+        let mut a = 0u32;
+        for w in words {
+            a += u16::from_ne_bytes(*w) as u32;
+        }
+        if let [last] = odd {
+            a += u16::from_ne_bytes([*last, 0]) as u32;
+        }
+        native += a as u64;
     }
-    let rest = chunks.remainder();
-    let mut words = rest.chunks_exact(2);
-    for w in &mut words {
-        acc += u16::from_be_bytes([w[0], w[1]]) as u64;
-    }
-    if let [last] = words.remainder() {
-        acc += (*last as u64) << 8;
-    }
-    acc
+    acc + u16::from_be(fold(native)) as u64
 }
 
 /// Fold a 64-bit accumulator to a 16-bit one's-complement sum.
@@ -81,7 +83,24 @@ mod tests {
         assert_eq!(sum(&hdr), 0xffff);
     }
 
+    #[test]
+    fn sums_past_a_64_kb_block_carry_as_the_reference_does() {
+        for len in [65_535, 65_536, 65_537, 140_001] {
+            let ones = vec![0xff; len];
+            assert_eq!(checksum(&ones), reference(&ones), "{len} bytes of 0xff");
+            let mixed: Vec<u8> = (0..len).map(|i| (i * 131 + 7) as u8).collect();
+            assert_eq!(checksum(&mixed), reference(&mixed), "{len} mixed bytes");
+        }
+    }
+
     proptest! {
+        #[test]
+        fn pieces_at_even_offsets_sum_as_the_whole(data in proptest::collection::vec(any::<u8>(), 0..600), cut in any::<prop::sample::Index>()) {
+            let at = cut.index(data.len() / 2 + 1) * 2;
+            let acc = accumulate(accumulate(7, &data[..at]), &data[at..]);
+            prop_assert_eq!(fold(acc), fold(accumulate(7, &data)));
+        }
+
         #[test]
         fn matches_reference(data in proptest::collection::vec(any::<u8>(), 0..3000)) {
             prop_assert_eq!(checksum(&data), reference(&data));
