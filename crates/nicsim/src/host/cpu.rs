@@ -1,14 +1,10 @@
-//! One host processor: what it is running, what waits for it, and where its time
-//! went. Work runs in steps. An interrupt preempts any step but an interrupt
-//! step: the step is suspended with the time it has left and resumes after the
-//! handler (a suspended deferred step before other deferred work, a process
-//! after it).
-
-use std::collections::VecDeque;
+//! A host processor's work: the deferred items that wait for it, and the steps
+//! it runs with what each changes when it ends. It runs them under the
+//! preemptive policy (`processor::preemptive`): an interrupt suspends any step
+//! but an interrupt step, which resumes after the handler (a suspended deferred
+//! step before other deferred work, a process after it).
 
 pub use crate::processor::Activity;
-use crate::processor::{Account, HOST};
-use crate::time::{Clock, Duration, Time};
 use crate::wire::Frame;
 
 /// Deferred work queued on a processor (a DPC, a softirq).
@@ -99,70 +95,8 @@ pub struct Step {
     pub releases_order: bool,
 }
 
-/// A step an interrupt took the processor from.
-#[derive(Debug)]
-pub struct Suspended {
-    pub step: Step,
-    pub activity: Activity,
-    pub left: Duration,
-}
-
-pub struct Cpu {
-    pub step: Option<Step>,
-    /// The running step's activity, start and end; its end timer's generation.
-    pub running: Option<(Activity, Time, Time)>,
-    pub generation: u64,
-    pub suspended: Vec<Suspended>,
-    /// Inside the interrupt handler of this adapter (between entry and exit).
-    pub in_handler: Option<usize>,
-    /// When the handler run in progress began.
-    pub handler_since: Option<Time>,
-    /// Adapters whose interrupt waits for this processor.
-    pub irq_pending: VecDeque<usize>,
-    pub queue: VecDeque<Item>,
-    /// Frames the handler run in progress took, for the host-wide queue when it ends.
-    pub held: VecDeque<Item>,
-    /// The run queue's next process, round robin.
-    pub next_thread: usize,
-    /// Where its time went.
-    pub account: Account,
-}
-
-impl Cpu {
-    pub fn new(clock: Clock) -> Self {
-        Cpu {
-            step: None,
-            running: None,
-            generation: 0,
-            suspended: Vec::new(),
-            in_handler: None,
-            handler_since: None,
-            irq_pending: VecDeque::new(),
-            queue: VecDeque::new(),
-            held: VecDeque::new(),
-            next_thread: 0,
-            account: Account::new(clock, HOST),
-        }
-    }
-
-    pub fn idle(&self) -> bool {
-        self.step.is_none()
-    }
-
-    /// Whether an interrupt may take this processor now.
-    pub fn preemptible(&self) -> bool {
-        self.in_handler.is_none() && self.running.is_none_or(|(a, _, _)| a != Activity::Interrupt)
-    }
-
-    /// Suspend the running step at `now`; it keeps the time it has left.
-    pub fn preempt(&mut self, now: Time) {
-        let (Some(step), Some((activity, start, end))) = (self.step.take(), self.running.take()) else { return };
-        let now = now.max(start);
-        self.account.stop(activity, now, end);
-        self.generation += 1;
-        self.suspended.push(Suspended { step, activity, left: end.since(now) });
-    }
-}
+/// A host processor: the preemptive policy over the host's steps and items.
+pub type Cpu = crate::processor::preemptive::Cpu<Step, Item>;
 
 #[cfg(test)]
 mod tests {

@@ -86,7 +86,7 @@ impl Machine {
             })
             .collect::<Vec<Port>>();
         let rings = (0..ports.len()).filter(|p| ports[*p].ring_ref().is_some()).collect();
-        let mut cpus: Vec<Cpu> = (0..cfg.cpus).map(|_| Cpu::new(cfg.clock)).collect();
+        let mut cpus: Vec<Cpu> = (0..cfg.cpus).map(|_| Cpu::new(cfg.clock, crate::processor::HOST)).collect();
         let mut wire_tracks = Vec::new();
         if let Some(t) = &trace {
             for (i, b) in buses.iter_mut().enumerate() {
@@ -185,8 +185,7 @@ impl Machine {
 
     /// Apply what a finished step changes, then find the processor more work.
     fn end_step(&mut self, k: usize, ctx: &mut Ctx) {
-        let Some(step) = self.cpus[k].step.take() else { return };
-        self.cpus[k].running = None;
+        let Some(step) = self.cpus[k].end() else { return };
         let now = ctx.now();
         let mut effects = step.effects;
         let (enable_irq, leave_handler, programmable) = (effects.enable_irq, effects.leave_handler, effects.programmable.take());

@@ -38,7 +38,7 @@ impl Machine {
 
     /// Hand `w` to adapter `p`'s processor; a free processor starts a run.
     pub(super) fn hand_to_engine(&mut self, p: usize, w: Work, ctx: &mut Ctx) {
-        if self.offload(p).engine.processor.push(w) {
+        if self.offload(p).engine.push(w) {
             let bus = &mut self.buses[self.ports[p].bus];
             let o = self.ports[p].offload_mut().expect("an offload engine's port");
             let end = o.engine.start_run(ctx.now(), bus);

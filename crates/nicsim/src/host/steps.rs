@@ -88,19 +88,15 @@ impl Machine {
     }
 
     /// Start `step` of `activity` costing `cycles` on processor `k`.
-    fn start_step(&mut self, k: usize, (activity, cycles): (Activity, u64), step: Step, now: Time, end: Time, ctx: &mut Ctx) {
-        let cpu = &mut self.cpus[k];
-        cpu.account.account(activity, now, end, cycles);
-        cpu.step = Some(step);
-        cpu.running = Some((activity, now, end));
-        wake(ctx, end, Tag::StepEnd(k, cpu.generation));
+    fn start_step(&mut self, k: usize, cost: (Activity, u64), step: Step, now: Time, end: Time, ctx: &mut Ctx) {
+        let generation = self.cpus[k].start(cost, step, now, end);
+        wake(ctx, end, Tag::StepEnd(k, generation));
     }
 
     /// Go back to the step an interrupt took the processor from.
     fn resume(&mut self, k: usize, ctx: &mut Ctx) {
-        let s = self.cpus[k].suspended.pop().expect("checked");
-        let now = ctx.now();
-        self.start_step(k, (s.activity, 0), s.step, now, now + s.left, ctx);
+        let (end, generation) = self.cpus[k].resume(ctx.now());
+        wake(ctx, end, Tag::StepEnd(k, generation));
     }
 
     /// Enter the handler of adapter `p`: mask its interrupt, read its cause

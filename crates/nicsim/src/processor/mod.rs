@@ -1,17 +1,19 @@
 //! One processor model for host and adapter processors alike. [`Account`] is
 //! what every processor has: its clock, where its time went (by activity), the
 //! cycles its work cost, its unbroken runs, its trace track and its figures
-//! under one set of names. The policies that decide when work runs sit on top:
+//! under one set of names. Two policies decide when work runs on it:
 //! - preemptive steps in execution contexts (interrupt, deferred, process, idle
-//!   loop), the host's (`host::cpu`);
-//! - run to completion, taking everything waiting as one batch ([`batch`]), an
-//!   offload engine's executive;
-//! - one piece of work at a time, each in the first gap from when it is ready
-//!   ([`Timeline`]): a programmable adapter's firmware, and an intelligent bus
-//!   master's per-frame work (`nic::processor`), which books a frame to send in
-//!   the gap before it must go on the wire.
+//!   loop) ([`preemptive`]), a host processor's;
+//! - run to completion, one piece of work at a time ([`Timeline`]), an adapter
+//!   processor's: each piece is booked in the first gap from when it is ready
+//!   (a programmable adapter's firmware; an intelligent bus master's per-frame
+//!   work, `nic::processor`, which books a frame to send in the gap before it
+//!   must go on the wire), or, measured as it went with its stalls on the bus
+//!   ([`run::Run`]), from when the one before it ended (an offload engine's
+//!   executive, which takes everything waiting as one run).
 
-pub mod batch;
+pub mod preemptive;
+pub mod run;
 
 use crate::bus::calendar::Calendar;
 use crate::observe::{Report, SharedTrace, TrackId};
@@ -171,7 +173,8 @@ impl Account {
 
 /// An adapter processor running one piece of work at a time, to completion:
 /// each starts in the first gap, from when it is ready, long enough for it;
-/// work of no cycles takes no time and is not a run.
+/// work of no cycles takes no time and is not a run. A run that stalls on the
+/// bus as it goes is measured first, then booked whole (`book`).
 #[derive(Debug)]
 pub struct Timeline {
     pub account: Account,
@@ -200,6 +203,14 @@ impl Timeline {
         let (start, end) = self.busy.reserve(at, |_| len);
         self.account.account(Activity::Firmware, start, end, cycles);
         end
+    }
+
+    /// Book `run`, measured as it went from its start, which the work before it
+    /// had left free.
+    pub fn book(&mut self, run: &run::Run) {
+        let (start, end) = self.busy.reserve(run.start, |_| run.at.since(run.start));
+        debug_assert_eq!(start, run.start, "a run starts when the processor is free");
+        self.account.account(Activity::Firmware, start, end, run.cycles);
     }
 }
 

@@ -1,15 +1,17 @@
 //! The TCP offload engine as an adapter of a modelled host (BRIEF.md mechanism
 //! 7, the HP i960RN design): the adapter's processor runs the whole TCP/IP
 //! stack behind a socket-level message interface. Host messages, received
-//! frames and the stack's timer are handled to completion in runs
-//! (`processor::batch`); the stack then runs once, what the host asked to send goes
+//! frames and the stack's timer wait in one queue; when the processor is free
+//! it takes everything waiting as one run (`processor::run`), handled to
+//! completion, so a busy processor batches by itself. The stack then runs once, what the host asked to send goes
 //! into the socket as room allows, received bytes go to the host's posted
 //! buffers by DMA, and completions go back in one message per run.
 
 use std::collections::VecDeque;
 
 use crate::bus::{Fill, HostBus, Purpose};
-use crate::processor::batch::{Batches, Run};
+use crate::processor::run::Run;
+use crate::processor::Timeline;
 use crate::stack::tally::{classify, Class};
 use crate::stack::{Sock, SocketConfig, Stack, StackConfig};
 use crate::time::{Duration, Time};
@@ -46,7 +48,9 @@ pub struct Engine {
     pub cfg: EngineConfig,
     pub stack: Stack,
     sock: Sock,
-    pub processor: Batches<Work>,
+    pub processor: Timeline,
+    /// Work waiting for the next run.
+    waiting: Vec<Work>,
     pub private_bus: HostBus,
     /// Frames leave the MAC in the order the stack made them.
     tx_free: Time,
@@ -68,7 +72,8 @@ impl Engine {
         let mut stack = Stack::new(&cfg.stack, cfg.seed);
         let sock = stack.open(&cfg.socket);
         Engine {
-            processor: Batches::new(cfg.adapter.clock),
+            processor: Timeline::new(cfg.adapter.clock),
+            waiting: Vec::new(),
             private_bus: HostBus::new(cfg.adapter.private_bus.clone(), Duration::from_ms(1)),
             stack,
             sock,
@@ -100,10 +105,16 @@ impl Engine {
         self.tx_free
     }
 
+    /// Queue `w`; true when the processor is free and a run should start now.
+    pub fn push(&mut self, w: Work) -> bool {
+        self.waiting.push(w);
+        self.running.is_none()
+    }
+
     /// Start a run at `now` of everything waiting; returns when it ends. Data
     /// the host named and the messages to it cross `host_bus`.
     pub fn start_run(&mut self, now: Time, host_bus: &mut HostBus) -> Time {
-        let batch = self.processor.take();
+        let batch = std::mem::take(&mut self.waiting);
         let mut run = Run::new(now, self.processor.account.clock);
         let mut out = RunOut::default();
         self.run(batch, &mut run, &mut out, host_bus);
@@ -115,8 +126,8 @@ impl Engine {
     /// The run ended: what it hands on, and whether another should start.
     pub fn end_run(&mut self) -> (RunOut, bool) {
         let (run, out) = self.running.take().expect("a run is under way");
-        let more = self.processor.finish(&run);
-        (out, more)
+        self.processor.book(&run);
+        (out, !self.waiting.is_empty())
     }
 
     /// When the stack next needs a run (retransmission, delayed ACK), unless

@@ -1,6 +1,6 @@
 //! TCP offload (BRIEF.md mechanism 7, experiment 2): the offload engine, an
 //! adapter whose processor runs the whole TCP (smoltcp) behind a socket-level
-//! message interface (`engine`), run to completion (`processor::batch`), and the
+//! message interface (`engine`), run to completion (`processor::run`), and the
 //! messages it takes and gives (`work`).
 //! The host's side is `host::offload`.
 

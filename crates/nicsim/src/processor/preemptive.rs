@@ -1,0 +1,127 @@
+//! The preemptive policy: a processor runs steps in execution contexts (an
+//! interrupt handler, deferred work, processes, the idle loop). An interrupt
+//! preempts any step but an interrupt step: the step is suspended with the time
+//! it has left and resumes after the handler. What runs next is the owner's
+//! choice (`host::steps`); this keeps what is running, what was suspended and
+//! what waits, over the steps `S` and deferred items `I` of its owner.
+
+use std::collections::VecDeque;
+
+use super::{Account, Activity};
+use crate::time::{Clock, Duration, Time};
+
+/// A step an interrupt took the processor from.
+#[derive(Debug)]
+pub struct Suspended<S> {
+    pub step: S,
+    pub activity: Activity,
+    pub left: Duration,
+}
+
+pub struct Cpu<S, I> {
+    pub step: Option<S>,
+    /// The running step's activity, start and end; its end timer's generation.
+    pub running: Option<(Activity, Time, Time)>,
+    pub generation: u64,
+    pub suspended: Vec<Suspended<S>>,
+    /// Inside the interrupt handler of this source (between entry and exit).
+    pub in_handler: Option<usize>,
+    /// When the handler run in progress began.
+    pub handler_since: Option<Time>,
+    /// Sources whose interrupt waits for this processor.
+    pub irq_pending: VecDeque<usize>,
+    /// Deferred work (DPCs, softirqs).
+    pub queue: VecDeque<I>,
+    /// Work the handler run in progress took, queued where it belongs when it ends.
+    pub held: VecDeque<I>,
+    /// The run queue's next process, round robin.
+    pub next_thread: usize,
+    /// Where its time went.
+    pub account: Account,
+}
+
+impl<S, I> Cpu<S, I> {
+    pub fn new(clock: Clock, activities: &'static [Activity]) -> Self {
+        Cpu {
+            step: None,
+            running: None,
+            generation: 0,
+            suspended: Vec::new(),
+            in_handler: None,
+            handler_since: None,
+            irq_pending: VecDeque::new(),
+            queue: VecDeque::new(),
+            held: VecDeque::new(),
+            next_thread: 0,
+            account: Account::new(clock, activities),
+        }
+    }
+
+    pub fn idle(&self) -> bool {
+        self.step.is_none()
+    }
+
+    /// Whether an interrupt may take this processor now.
+    pub fn preemptible(&self) -> bool {
+        self.in_handler.is_none() && self.running.is_none_or(|(a, _, _)| a != Activity::Interrupt)
+    }
+
+    /// Run `step` of `activity` costing `cycles` from `now` to `end`; returns
+    /// the generation its end timer must carry.
+    pub fn start(&mut self, (activity, cycles): (Activity, u64), step: S, now: Time, end: Time) -> u64 {
+        self.account.account(activity, now, end, cycles);
+        self.step = Some(step);
+        self.running = Some((activity, now, end));
+        self.generation
+    }
+
+    /// Suspend the running step at `now`; it keeps the time it has left.
+    pub fn preempt(&mut self, now: Time) {
+        let (Some(step), Some((activity, start, end))) = (self.step.take(), self.running.take()) else { return };
+        let now = now.max(start);
+        self.account.stop(activity, now, end);
+        self.generation += 1;
+        self.suspended.push(Suspended { step, activity, left: end.since(now) });
+    }
+
+    /// Go back at `now` to the step last suspended; returns when it ends and
+    /// its end timer's generation.
+    pub fn resume(&mut self, now: Time) -> (Time, u64) {
+        let s = self.suspended.pop().expect("a suspended step");
+        let end = now + s.left;
+        (end, self.start((s.activity, 0), s.step, now, end))
+    }
+
+    /// The running step ended: it is no longer running.
+    pub fn end(&mut self) -> Option<S> {
+        self.running = None;
+        self.step.take()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::processor::HOST;
+
+    fn us(n: u64) -> Time {
+        Time::ZERO + Duration::from_us(n)
+    }
+
+    #[test]
+    fn a_preempted_step_resumes_with_the_time_it_had_left_and_a_new_generation() {
+        let mut cpu: Cpu<&str, ()> = Cpu::new(Clock::from_mhz(100), HOST);
+        let g = cpu.start((Activity::Deferred, 1000), "protocol", us(0), us(10));
+        assert!(cpu.preemptible());
+        cpu.preempt(us(4));
+        assert!(cpu.idle());
+        assert_ne!(cpu.generation, g, "the old end timer is stale");
+        cpu.start((Activity::Interrupt, 300), "handler", us(4), us(7));
+        assert!(!cpu.preemptible(), "an interrupt step is not preempted");
+        assert_eq!(cpu.end(), Some("handler"));
+        let (end, g) = cpu.resume(us(7));
+        assert_eq!((end, g, cpu.step), (us(13), cpu.generation, Some("protocol")));
+        assert_eq!(cpu.account.busy(), Duration::from_us(13), "4 + 3 + 6 us");
+        assert_eq!(cpu.account.runs(Activity::Deferred).1, 2, "split in two by the handler");
+    }
+}
