@@ -61,7 +61,11 @@ pub(super) struct Slot {
     name: String,
     pub(super) part: Box<dyn Component>,
     rng: SimRng,
-    peers: Vec<Option<Endpoint>>,
+    /// Per port, the far end and the event-queue lane of what arrives there
+    /// (`EventQueue::push_in`).
+    peers: Vec<Option<(Endpoint, u32)>>,
+    /// The lane of its own timers.
+    timer_lane: u32,
     /// Takes frames inline (`Component::inline`).
     inline: bool,
 }
@@ -92,13 +96,16 @@ impl Simulator {
     pub fn add(&mut self, name: &str, part: Box<dyn Component>) -> ComponentId {
         let rng = component_rng(self.seed, name);
         let inline = part.inline();
-        self.slots.push(Slot { name: name.to_string(), part, rng, peers: Vec::new(), inline });
+        let timer_lane = self.queue.add_lane();
+        self.slots.push(Slot { name: name.to_string(), part, rng, peers: Vec::new(), timer_lane, inline });
         self.slots.len() - 1
     }
 
     /// Wire `a` and `b` to each other. Each port takes one wire.
     pub fn connect(&mut self, a: Endpoint, b: Endpoint) -> Result<(), String> {
         for (end, peer) in [(a, b), (b, a)] {
+            // What arrives at `peer` waits in a lane of its own.
+            let lane = self.queue.add_lane();
             let slot = self.slots.get_mut(end.component).ok_or("no such component")?;
             let index = end.port as usize;
             if slot.peers.len() <= index {
@@ -107,7 +114,7 @@ impl Simulator {
             if slot.peers[index].is_some() {
                 return Err(format!("{} port {} is already connected", slot.name, end.port));
             }
-            slot.peers[index] = Some(peer);
+            slot.peers[index] = Some((peer, lane));
         }
         Ok(())
     }
@@ -181,7 +188,7 @@ impl Simulator {
     /// event a hop fewer.
     fn route(&mut self, id: ComponentId, sent: &mut Vec<Outgoing>) -> Result<(), SimError> {
         for out in sent.drain(..) {
-            let target = self.target(id, &out)?;
+            let (target, lane) = self.target(id, &out)?;
             let Simulator { slots, queue, inline_box, now, .. } = self;
             let slot = &mut slots[target.component];
             if slot.inline && matches!(out.msg, Msg::Frame(_)) && out.at >= *now {
@@ -190,7 +197,7 @@ impl Simulator {
                 let mut unconnected = None;
                 for o in inline_box.drain(..) {
                     match Self::target_in(slots, target.component, &o) {
-                        Ok(t) => queue.push(o.at, Delivery { component: t.component as u32, port: t.port, msg: o.msg }),
+                        Ok((t, lane)) => queue.push_in(lane, o.at, Delivery { component: t.component as u32, port: t.port, msg: o.msg }),
                         Err(port) => {
                             unconnected = Some(port);
                             break;
@@ -202,22 +209,23 @@ impl Simulator {
                 }
                 continue;
             }
-            queue.push(out.at, Delivery { component: target.component as u32, port: target.port, msg: out.msg });
+            queue.push_in(lane, out.at, Delivery { component: target.component as u32, port: target.port, msg: out.msg });
         }
         Ok(())
     }
 
     /// Where a message `id` sent goes: its own timer port, or the far end of the wire.
     #[inline]
-    fn target(&self, id: ComponentId, out: &Outgoing) -> Result<Endpoint, SimError> {
+    fn target(&self, id: ComponentId, out: &Outgoing) -> Result<(Endpoint, u32), SimError> {
         Self::target_in(&self.slots, id, out).map_err(|port| self.unconnected(id, port))
     }
 
-    /// `target` over the slots alone; the error is the unconnected port.
+    /// `target` over the slots alone, with the far end's lane; the error is the
+    /// unconnected port.
     #[inline]
-    fn target_in(slots: &[Slot], id: ComponentId, out: &Outgoing) -> Result<Endpoint, PortId> {
+    fn target_in(slots: &[Slot], id: ComponentId, out: &Outgoing) -> Result<(Endpoint, u32), PortId> {
         match out.port {
-            None => Ok(Endpoint { component: id, port: SELF_PORT }),
+            None => Ok((Endpoint { component: id, port: SELF_PORT }, slots[id].timer_lane)),
             Some(port) => match slots[id].peers.get(port as usize) {
                 Some(Some(peer)) => Ok(*peer),
                 _ => Err(port),
