@@ -265,3 +265,30 @@ fn with_segmentation_offload_the_stack_hands_over_large_sends_of_whole_segments(
     assert!(full * 100 >= segments * 95, "{full} of {segments} segments full");
     assert_eq!(a.tally.data_out, segments as u64, "the tally counts the segments a large send becomes");
 }
+
+proptest::proptest! {
+    /// The vendored smoltcp writes an IPv4 header whole with its checksum summed
+    /// from the fields (third_party/smoltcp/PATCHES.md): etherparse reads the
+    /// same fields back and finds the checksum right.
+    #[test]
+    fn an_emitted_ipv4_header_has_its_fields_and_a_right_checksum(
+        src: [u8; 4], dst: [u8; 4], payload_len in 0usize..65_516, hop_limit: u8, protocol: u8,
+    ) {
+        use smoltcp::phy::ChecksumCapabilities;
+        use smoltcp::wire::{IpProtocol, Ipv4Packet, Ipv4Repr};
+        let repr = Ipv4Repr {
+            src_addr: Ipv4Address::from_octets(src),
+            dst_addr: Ipv4Address::from_octets(dst),
+            next_header: IpProtocol::from(protocol),
+            payload_len,
+            hop_limit,
+        };
+        let mut bytes = vec![0xaa; 20];
+        repr.emit(&mut Ipv4Packet::new_unchecked(&mut bytes), &ChecksumCapabilities::default());
+        let (h, _) = etherparse::Ipv4Header::from_slice(&bytes).expect("a header etherparse reads");
+        proptest::prop_assert_eq!(h.header_checksum, h.calc_header_checksum());
+        proptest::prop_assert_eq!((h.source, h.destination, h.time_to_live, h.protocol.0), (src, dst, hop_limit, protocol));
+        proptest::prop_assert_eq!((h.total_len as usize, h.identification, h.dont_fragment, h.more_fragments), (payload_len + 20, 0, true, false));
+        proptest::prop_assert_eq!((h.fragment_offset.value(), h.dscp.value(), h.ecn.value(), h.options.len()), (0, 0, 0, 0));
+    }
+}
