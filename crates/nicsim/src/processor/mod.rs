@@ -226,7 +226,8 @@ fn fraction(d: Duration, end: Time) -> f64 {
 mod tests {
     use super::*;
 
-    fn us(n: u64) -> Time {
+    /// `n` microseconds into a run, for the policies' tests.
+    pub(crate) fn us(n: u64) -> Time {
         Time::ZERO + Duration::from_us(n)
     }
 

@@ -102,11 +102,8 @@ impl<S, I> Cpu<S, I> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::processor::tests::us;
     use crate::processor::HOST;
-
-    fn us(n: u64) -> Time {
-        Time::ZERO + Duration::from_us(n)
-    }
 
     #[test]
     fn a_preempted_step_resumes_with_the_time_it_had_left_and_a_new_generation() {

@@ -32,13 +32,10 @@ impl Run {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::processor::tests::us;
 
     use crate::processor::Timeline;
     use crate::time::Duration;
-
-    fn us(n: u64) -> Time {
-        Time::ZERO + Duration::from_us(n)
-    }
 
     #[test]
     fn a_run_takes_its_cycles_and_its_stalls_and_is_booked_whole() {
