@@ -87,6 +87,20 @@ impl<'a> Ctx<'a> {
 }
 
 /// A simulated part: a state machine driven only by the messages handed to it.
+/// When a component may take a frame sent to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Inline {
+    /// When it is due, as an event.
+    No,
+    /// When it is sent: its handling of a frame depends on nothing but the
+    /// frames before it from the same sender, and it sends only ahead of the
+    /// frame's time (a link).
+    Ahead,
+    /// When it is sent, if it is due by the run's end: it sends nothing in
+    /// answer and its state is read only when the run is over (a sink).
+    Last,
+}
+
 pub trait Component {
     /// A short word for the kind of part ("link", "switch", ...), used in results.
     fn kind(&self) -> &'static str;
@@ -95,11 +109,9 @@ pub trait Component {
     /// Handle one message that arrived on `port` (or a timer, on `SELF_PORT`).
     fn handle(&mut self, port: PortId, msg: Msg, ctx: &mut Ctx);
     /// Whether this component may take a frame when it is sent rather than
-    /// when it is due: true only for one whose handling of a frame depends on
-    /// nothing but the frames before it from the same sender, and sends only
-    /// ahead of the frame's time (a link).
-    fn inline(&self) -> bool {
-        false
+    /// when it is due (it takes it with the time it is due either way).
+    fn inline(&self) -> Inline {
+        Inline::No
     }
     /// Called once when the run ends, with the final time; may fail (e.g. on I/O).
     fn finish(&mut self, _end: Time) -> Result<(), String> {

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::engine::component::{Component, Ctx, Msg, Outgoing, PortId};
+use crate::engine::component::{Component, Ctx, Inline, Msg, Outgoing, PortId};
 use crate::engine::queue::EventQueue;
 use crate::engine::rng::{component_rng, SimRng};
 use crate::observe::Report;
@@ -66,8 +66,8 @@ pub(super) struct Slot {
     peers: Vec<Option<(Endpoint, u32)>>,
     /// The lane of its own timers.
     timer_lane: u32,
-    /// Takes frames inline (`Component::inline`).
-    inline: bool,
+    /// When it takes frames (`Component::inline`).
+    inline: Inline,
 }
 
 pub struct Simulator {
@@ -76,6 +76,12 @@ pub struct Simulator {
     pub(super) queue: EventQueue<Delivery>,
     outbox: Vec<Outgoing>,
     inline_box: Vec<Outgoing>,
+    /// What a component sent in answer to a frame it took last (nothing).
+    last_box: Vec<Outgoing>,
+    /// The run's end, when it is known: sinks take frames due by then inline.
+    horizon: Option<Time>,
+    /// The latest time a sink took a frame inline.
+    latest_inline: Time,
     pub(super) now: Time,
     pub(super) events: u64,
 }
@@ -88,6 +94,9 @@ impl Simulator {
             queue: EventQueue::default(),
             outbox: Vec::new(),
             inline_box: Vec::new(),
+            last_box: Vec::new(),
+            horizon: None,
+            latest_inline: Time::ZERO,
             now: Time::ZERO,
             events: 0,
         }
@@ -125,12 +134,14 @@ impl Simulator {
 
     /// Run from time zero until no event is left or the next one is after `until`.
     pub fn run(&mut self, until: Option<Time>) -> Result<Stats, SimError> {
-        self.start()?;
         let limit = until.unwrap_or(Time::MAX);
+        self.horizon = Some(limit);
+        self.start()?;
         while self.queue.peek_time().is_some_and(|t| t <= limit) {
             self.next_event()?;
         }
-        self.finish(until.unwrap_or(self.now))
+        // Without a limit the run lasts until its last frame, taken inline or not.
+        self.finish(until.unwrap_or(self.now.max(self.latest_inline)))
     }
 
     /// Every component's start call, at time zero.
@@ -182,36 +193,83 @@ impl Simulator {
         routed
     }
 
-    /// Queue what component `id` sent. A frame for a component that takes its
-    /// frames inline (a link, whose every output lies ahead) is handed over at
-    /// once, at its send time, and the link's outputs are queued instead: one
-    /// event a hop fewer.
+    /// Queue what component `id` sent, or hand it over at once where the
+    /// receiver takes it inline (`takes_now`).
     fn route(&mut self, id: ComponentId, sent: &mut Vec<Outgoing>) -> Result<(), SimError> {
         for out in sent.drain(..) {
-            let (target, lane) = self.target(id, &out)?;
-            let Simulator { slots, queue, inline_box, now, .. } = self;
-            let slot = &mut slots[target.component];
-            if slot.inline && matches!(out.msg, Msg::Frame(_)) && out.at >= *now {
-                let mut ctx = Ctx::new(out.at, inline_box, &mut slot.rng);
-                slot.part.handle(target.port, out.msg, &mut ctx);
-                let mut unconnected = None;
-                for o in inline_box.drain(..) {
-                    match Self::target_in(slots, target.component, &o) {
-                        Ok((t, lane)) => queue.push_in(lane, o.at, Delivery { component: t.component as u32, port: t.port, msg: o.msg }),
-                        Err(port) => {
-                            unconnected = Some(port);
-                            break;
-                        }
-                    }
-                }
-                if let Some(port) = unconnected {
-                    return Err(self.unconnected(target.component, port));
-                }
-                continue;
-            }
-            queue.push_in(lane, out.at, Delivery { component: target.component as u32, port: target.port, msg: out.msg });
+            self.deliver(id, out)?;
         }
         Ok(())
+    }
+
+    /// Queue one message `from` sent, or hand it over at once: a frame for a
+    /// component that takes its frames inline (a link, whose every output lies
+    /// ahead; a sink, before the run's end) is handled at its send time, and a
+    /// link's outputs are delivered in turn: one event a hop fewer.
+    fn deliver(&mut self, from: ComponentId, out: Outgoing) -> Result<(), SimError> {
+        let (target, lane) = self.target(from, &out)?;
+        match self.takes_now(target.component, &out) {
+            Inline::No => {
+                self.queue.push_in(lane, out.at, Delivery { component: target.component as u32, port: target.port, msg: out.msg });
+                Ok(())
+            }
+            Inline::Last => self.absorb(target, out),
+            Inline::Ahead => {
+                let Simulator { slots, inline_box, .. } = self;
+                let slot = &mut slots[target.component];
+                slot.part.handle(target.port, out.msg, &mut Ctx::new(out.at, inline_box, &mut slot.rng));
+                let mut produced = std::mem::take(&mut self.inline_box);
+                let mut result = Ok(());
+                for o in produced.drain(..) {
+                    let (next, lane) = match Self::target_in(&self.slots, target.component, &o) {
+                        Ok(t) => t,
+                        Err(port) => {
+                            result = Err(self.unconnected(target.component, port));
+                            break;
+                        }
+                    };
+                    if self.takes_now(next.component, &o) == Inline::Last {
+                        result = self.absorb(next, o);
+                        if result.is_err() {
+                            break;
+                        }
+                    } else {
+                        self.queue.push_in(lane, o.at, Delivery { component: next.component as u32, port: next.port, msg: o.msg });
+                    }
+                }
+                produced.clear();
+                self.inline_box = produced;
+                result
+            }
+        }
+    }
+
+    /// Hand a frame to a component that takes frames last (a sink), at its
+    /// send time.
+    fn absorb(&mut self, to: Endpoint, out: Outgoing) -> Result<(), SimError> {
+        self.latest_inline = self.latest_inline.max(out.at);
+        let Simulator { slots, last_box, .. } = self;
+        let slot = &mut slots[to.component];
+        slot.part.handle(to.port, out.msg, &mut Ctx::new(out.at, last_box, &mut slot.rng));
+        if last_box.is_empty() {
+            return Ok(());
+        }
+        last_box.clear();
+        Err(SimError { component: slot.name.clone(), time: out.at, message: "sent a message in answer to a frame it took last".into() })
+    }
+
+    /// How component `to` takes `out`: now (inline) or when it is due.
+    #[inline]
+    fn takes_now(&self, to: ComponentId, out: &Outgoing) -> Inline {
+        let how = match self.slots[to].inline {
+            Inline::Last if self.horizon.is_none_or(|h| out.at > h) => Inline::No,
+            how => how,
+        };
+        if matches!(out.msg, Msg::Frame(_)) && out.at >= self.now {
+            how
+        } else {
+            Inline::No
+        }
     }
 
     /// Where a message `id` sent goes: its own timer port, or the far end of the wire.
@@ -326,6 +384,10 @@ mod tests {
     struct Bursts {
         n: u32,
         seen: std::rc::Rc<std::cell::RefCell<Vec<Time>>>,
+        /// How it takes frames; one taking them last answers the first one
+        /// when `answer`.
+        inline: Inline,
+        answer: bool,
     }
     impl Component for Bursts {
         fn kind(&self) -> &'static str {
@@ -336,9 +398,15 @@ mod tests {
                 ctx.send_at(0, Time(1_000), Msg::frame(crate::wire::Frame { bytes: vec![0; 1514], meta: Default::default() }));
             }
         }
+        fn inline(&self) -> Inline {
+            self.inline
+        }
         fn handle(&mut self, _port: PortId, msg: Msg, ctx: &mut Ctx) {
             if let Msg::Frame(_) = msg {
                 self.seen.borrow_mut().push(ctx.now());
+                if std::mem::take(&mut self.answer) {
+                    ctx.wake_after(Duration(1), 0);
+                }
             }
         }
         fn report(&self, _end: Time) -> Report {
@@ -346,23 +414,52 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_link_takes_frames_inline_at_their_send_time() {
+    /// Three frames from a `Bursts` over a gigabit link into `sink`.
+    fn bursts_over_a_link(sink: Bursts) -> Simulator {
         use crate::link::{EthernetLink, LinkConfig};
         let mut sim = Simulator::new(1);
-        let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
-        let a = sim.add("a", Box::new(Bursts { n: 3, seen: Default::default() }));
+        let a = sim.add("a", Box::new(Bursts { n: 3, seen: Default::default(), inline: Inline::No, answer: false }));
         let cfg = LinkConfig { rate_bps: 1_000_000_000, propagation: Duration::from_ns(500), tx_queue: 10 };
         let l = sim.add("l", Box::new(EthernetLink::new(cfg)));
-        let b = sim.add("b", Box::new(Bursts { n: 0, seen: seen.clone() }));
+        let b = sim.add("b", Box::new(sink));
         sim.connect(Endpoint { component: a, port: 0 }, Endpoint { component: l, port: 0 }).unwrap();
         sim.connect(Endpoint { component: l, port: 1 }, Endpoint { component: b, port: 0 }).unwrap();
+        sim
+    }
+
+    /// Sent at 1 ns; each holds the wire 12.304 us; the last bit comes 12.208 us
+    /// after its start, plus 500 ns.
+    const ARRIVALS: [Time; 3] = [Time(12_709_000), Time(25_013_000), Time(37_317_000)];
+
+    #[test]
+    fn a_link_takes_frames_inline_at_their_send_time() {
+        let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let mut sim = bursts_over_a_link(Bursts { n: 0, seen: seen.clone(), inline: Inline::No, answer: false });
         let stats = sim.run(None).unwrap();
         assert_eq!(stats.events, 3, "the three arrivals: the link took the frames without events");
-        // Sent at 1 ns; each holds the wire 12.304 us; the last bit comes 12.208 us
-        // after its start, plus 500 ns.
-        let first = 1_000 + 12_208_000 + 500_000;
-        assert_eq!(*seen.borrow(), vec![Time(first), Time(first + 12_304_000), Time(first + 2 * 12_304_000)]);
+        assert_eq!(*seen.borrow(), ARRIVALS);
+        assert_eq!(stats.end, ARRIVALS[2]);
+    }
+
+    #[test]
+    fn a_sink_takes_frames_inline_when_they_are_due_by_the_end() {
+        for (limit, taken) in [(None, 3), (Some(ARRIVALS[1]), 2), (Some(Time(ARRIVALS[0].0 - 1)), 0)] {
+            let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+            let mut sim = bursts_over_a_link(Bursts { n: 0, seen: seen.clone(), inline: Inline::Last, answer: false });
+            let stats = sim.run(limit).unwrap();
+            assert_eq!(stats.events, 0, "neither the link nor the sink took an event");
+            assert_eq!(*seen.borrow(), ARRIVALS[..taken], "limit {limit:?}");
+            // Without a limit the run still lasts until the last arrival.
+            assert_eq!(stats.end, limit.unwrap_or(ARRIVALS[2]));
+        }
+    }
+
+    #[test]
+    fn a_component_taking_frames_last_may_not_answer_them() {
+        let sink = Bursts { n: 0, seen: Default::default(), inline: Inline::Last, answer: true };
+        let err = bursts_over_a_link(sink).run(None).unwrap_err();
+        assert_eq!((err.component.as_str(), err.time), ("b", ARRIVALS[0]));
+        assert!(err.message.contains("in answer to a frame"), "{}", err.message);
     }
 
     #[test]
@@ -386,7 +483,7 @@ mod tests {
     fn a_link_whose_far_end_is_unwired_is_an_error_naming_the_link() {
         use crate::link::{EthernetLink, LinkConfig};
         let mut sim = Simulator::new(1);
-        let a = sim.add("a", Box::new(Bursts { n: 1, seen: Default::default() }));
+        let a = sim.add("a", Box::new(Bursts { n: 1, seen: Default::default(), inline: Inline::No, answer: false }));
         let cfg = LinkConfig { rate_bps: 1_000_000_000, propagation: Duration::ZERO, tx_queue: 10 };
         let l = sim.add("dangling", Box::new(EthernetLink::new(cfg)));
         sim.connect(Endpoint { component: a, port: 0 }, Endpoint { component: l, port: 0 }).unwrap();

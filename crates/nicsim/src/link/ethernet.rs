@@ -6,7 +6,7 @@
 
 use std::collections::VecDeque;
 
-use crate::engine::{Component, Ctx, Msg, PortId};
+use crate::engine::{Component, Ctx, Inline, Msg, PortId};
 use crate::observe::Report;
 use crate::time::{Duration, Time};
 use crate::wire::ethernet::{bytes_until_received, wire_time};
@@ -55,8 +55,8 @@ impl Component for EthernetLink {
         "link"
     }
 
-    fn inline(&self) -> bool {
-        true
+    fn inline(&self) -> Inline {
+        Inline::Ahead
     }
 
     fn handle(&mut self, port: PortId, msg: Msg, ctx: &mut Ctx) {

@@ -3,7 +3,7 @@
 //! back by `reorder_delay` with probability `reorder`, so frames behind it
 //! overtake it. Draws come from the link's own seeded stream.
 
-use crate::engine::{Component, Ctx, Msg, PortId};
+use crate::engine::{Component, Ctx, Inline, Msg, PortId};
 use crate::observe::Report;
 use crate::time::{Duration, Time};
 use rand::Rng;
@@ -32,7 +32,7 @@ impl Component for Impaired {
     fn kind(&self) -> &'static str {
         self.inner.kind()
     }
-    fn inline(&self) -> bool {
+    fn inline(&self) -> Inline {
         self.inner.inline()
     }
     fn start(&mut self, ctx: &mut Ctx) {

@@ -6,7 +6,7 @@ use rustc_hash::FxHashMap;
 
 use rand::Rng;
 
-use crate::engine::{Component, Ctx, Msg, PortId};
+use crate::engine::{Component, Ctx, Inline, Msg, PortId};
 use crate::link::stamp::Stamp;
 use crate::observe::Report;
 use crate::time::{Duration, Time};
@@ -119,6 +119,11 @@ impl Component for Sink {
             let meta = FrameMeta { created: at, ..Default::default() };
             ctx.send_at(0, at, Msg::frame(Frame { bytes: arp::announcement(mac, ip), meta }));
         }
+    }
+
+    /// It sends nothing in answer to a frame and is read only at the end.
+    fn inline(&self) -> Inline {
+        Inline::Last
     }
 
     fn handle(&mut self, _port: PortId, msg: Msg, ctx: &mut Ctx) {
