@@ -86,7 +86,6 @@ impl<'a> Ctx<'a> {
     }
 }
 
-/// A simulated part: a state machine driven only by the messages handed to it.
 /// When a component may take a frame sent to it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Inline {
@@ -101,6 +100,7 @@ pub enum Inline {
     Last,
 }
 
+/// A simulated part: a state machine driven only by the messages handed to it.
 pub trait Component {
     /// A short word for the kind of part ("link", "switch", ...), used in results.
     fn kind(&self) -> &'static str;

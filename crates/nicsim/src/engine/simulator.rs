@@ -177,20 +177,61 @@ impl Simulator {
 
     /// Hand one message (or the start call) to a component, then route what it sent.
     fn step(&mut self, id: ComponentId, input: Step) -> Result<(), SimError> {
-        let slot = &mut self.slots[id];
-        let mut ctx = Ctx::new(self.now, &mut self.outbox, &mut slot.rng);
-        match input {
-            Step::Start => slot.part.start(&mut ctx),
-            Step::Handle(port, msg) => slot.part.handle(port, msg, &mut ctx),
-            Step::Input => slot.part.take_input(&mut ctx),
+        // Only an event may run on into the component's own next timer: at
+        // start, every component must start first.
+        let chain = matches!(input, Step::Handle(..));
+        let mut input = input;
+        loop {
+            let slot = &mut self.slots[id];
+            let mut ctx = Ctx::new(self.now, &mut self.outbox, &mut slot.rng);
+            match input {
+                Step::Start => slot.part.start(&mut ctx),
+                Step::Handle(port, msg) => slot.part.handle(port, msg, &mut ctx),
+                Step::Input => slot.part.take_input(&mut ctx),
+            }
+            if self.outbox.is_empty() {
+                return Ok(());
+            }
+            let next = if chain { self.next_own_timer() } else { None };
+            let mut sent = std::mem::take(&mut self.outbox);
+            let routed = self.route(id, &mut sent);
+            self.outbox = sent;
+            routed?;
+            let Some((at, tag)) = next else { return Ok(()) };
+            self.now = at;
+            self.events += 1;
+            input = Step::Handle(SELF_PORT, Msg::Timer(tag));
         }
-        if self.outbox.is_empty() {
-            return Ok(());
+    }
+
+    /// The timer a component just set for itself that would be the next event
+    /// of the whole run (before every queued event, everything else it sent
+    /// and the run's end), taken out of its outbox to run at once: the same
+    /// event in the same order, without the queue.
+    fn next_own_timer(&mut self) -> Option<(Time, u64)> {
+        let limit = self.horizon?;
+        let mut bound = self.queue.peek_time().unwrap_or(Time::MAX);
+        let mut first: Option<usize> = None;
+        for (i, out) in self.outbox.iter().enumerate() {
+            let own = out.port.is_none() && matches!(out.msg, Msg::Timer(_));
+            match first {
+                Some(f) if own && out.at < self.outbox[f].at => {
+                    bound = bound.min(self.outbox[f].at);
+                    first = Some(i);
+                }
+                None if own => first = Some(i),
+                _ => bound = bound.min(out.at),
+            }
         }
-        let mut sent = std::mem::take(&mut self.outbox);
-        let routed = self.route(id, &mut sent);
-        self.outbox = sent;
-        routed
+        let i = first?;
+        let at = self.outbox[i].at;
+        if at >= bound || at > limit {
+            return None;
+        }
+        match self.outbox.remove(i).msg {
+            Msg::Timer(tag) => Some((at, tag)),
+            Msg::Frame(_) => unreachable!("an own timer"),
+        }
     }
 
     /// Queue what component `id` sent, or hand it over at once where the
@@ -460,6 +501,50 @@ mod tests {
         let err = bursts_over_a_link(sink).run(None).unwrap_err();
         assert_eq!((err.component.as_str(), err.time), ("b", ARRIVALS[0]));
         assert!(err.message.contains("in answer to a frame"), "{}", err.message);
+    }
+
+    /// Wakes every `period` ps, `n` times, and logs each wake-up with its name.
+    struct Clock {
+        name: &'static str,
+        period: u64,
+        n: u32,
+        log: std::rc::Rc<std::cell::RefCell<Vec<(&'static str, u64)>>>,
+    }
+    impl Component for Clock {
+        fn kind(&self) -> &'static str {
+            "clock"
+        }
+        fn start(&mut self, ctx: &mut Ctx) {
+            ctx.wake_after(Duration(self.period), 0);
+        }
+        fn handle(&mut self, _port: PortId, _msg: Msg, ctx: &mut Ctx) {
+            self.log.borrow_mut().push((self.name, ctx.now().0));
+            self.n -= 1;
+            if self.n > 0 {
+                ctx.wake_after(Duration(self.period), 0);
+            }
+        }
+        fn report(&self, _end: Time) -> Report {
+            Report::default()
+        }
+    }
+
+    #[test]
+    fn a_timer_due_before_anything_else_runs_at_once_in_queue_order() {
+        for (limit, last) in [(None, 90), (Some(Time(75)), 70)] {
+            let log = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+            let mut sim = Simulator::new(1);
+            sim.add("a", Box::new(Clock { name: "a", period: 10, n: 9, log: log.clone() }));
+            sim.add("b", Box::new(Clock { name: "b", period: 15, n: 4, log: log.clone() }));
+            let stats = sim.run(limit).unwrap();
+            // At 30 and 60 b's wake-up was queued first; after 60 a runs alone,
+            // each wake-up the next event.
+            let mut want = vec![("a", 10), ("b", 15), ("a", 20), ("b", 30), ("a", 30), ("a", 40), ("b", 45), ("a", 50)];
+            want.extend([("b", 60), ("a", 60), ("a", 70), ("a", 80), ("a", 90)].into_iter().filter(|w| w.1 <= last));
+            assert_eq!(*log.borrow(), want, "limit {limit:?}");
+            assert_eq!(stats.events, want.len() as u64, "each wake-up counts as an event");
+            assert_eq!(stats.end, limit.unwrap_or(Time(90)));
+        }
     }
 
     #[test]
