@@ -210,7 +210,7 @@ impl Simulator {
     /// event in the same order, without the queue.
     fn next_own_timer(&mut self) -> Option<(Time, u64)> {
         let limit = self.horizon?;
-        let mut bound = self.queue.peek_time().unwrap_or(Time::MAX);
+        let mut bound = Time::MAX;
         let mut first: Option<usize> = None;
         for (i, out) in self.outbox.iter().enumerate() {
             let own = out.port.is_none() && matches!(out.msg, Msg::Timer(_));
@@ -225,7 +225,7 @@ impl Simulator {
         }
         let i = first?;
         let at = self.outbox[i].at;
-        if at >= bound || at > limit {
+        if at >= bound || at > limit || self.queue.peek_time().is_some_and(|t| at >= t) {
             return None;
         }
         match self.outbox.remove(i).msg {
@@ -234,55 +234,52 @@ impl Simulator {
         }
     }
 
-    /// Queue what component `id` sent, or hand it over at once where the
-    /// receiver takes it inline (`takes_now`).
+    /// Queue what component `id` sent, or hand it over at once: a frame for a
+    /// component that takes its frames inline (a link, whose every output lies
+    /// ahead; a sink, before the run's end) is handled at its send time: one
+    /// event a hop fewer.
     fn route(&mut self, id: ComponentId, sent: &mut Vec<Outgoing>) -> Result<(), SimError> {
         for out in sent.drain(..) {
-            self.deliver(id, out)?;
+            let (target, lane) = self.target(id, &out)?;
+            match self.takes_now(target.component, &out) {
+                Inline::No => {
+                    self.queue.push_in(lane, out.at, Delivery { component: target.component as u32, port: target.port, msg: out.msg })
+                }
+                Inline::Last => self.absorb(target, out)?,
+                Inline::Ahead => self.pass_on(target, out)?,
+            }
         }
         Ok(())
     }
 
-    /// Queue one message `from` sent, or hand it over at once: a frame for a
-    /// component that takes its frames inline (a link, whose every output lies
-    /// ahead; a sink, before the run's end) is handled at its send time, and a
-    /// link's outputs are delivered in turn: one event a hop fewer.
-    fn deliver(&mut self, from: ComponentId, out: Outgoing) -> Result<(), SimError> {
-        let (target, lane) = self.target(from, &out)?;
-        match self.takes_now(target.component, &out) {
-            Inline::No => {
-                self.queue.push_in(lane, out.at, Delivery { component: target.component as u32, port: target.port, msg: out.msg });
-                Ok(())
-            }
-            Inline::Last => self.absorb(target, out),
-            Inline::Ahead => {
-                let Simulator { slots, inline_box, .. } = self;
-                let slot = &mut slots[target.component];
-                slot.part.handle(target.port, out.msg, &mut Ctx::new(out.at, inline_box, &mut slot.rng));
-                let mut produced = std::mem::take(&mut self.inline_box);
-                let mut result = Ok(());
-                for o in produced.drain(..) {
-                    let (next, lane) = match Self::target_in(&self.slots, target.component, &o) {
-                        Ok(t) => t,
-                        Err(port) => {
-                            result = Err(self.unconnected(target.component, port));
-                            break;
-                        }
-                    };
-                    if self.takes_now(next.component, &o) == Inline::Last {
-                        result = self.absorb(next, o);
-                        if result.is_err() {
-                            break;
-                        }
-                    } else {
-                        self.queue.push_in(lane, o.at, Delivery { component: next.component as u32, port: next.port, msg: o.msg });
-                    }
+    /// Hand a frame to a component that takes frames ahead (a link), at its
+    /// send time, and deliver what it sends: to a sink at once, else queued.
+    fn pass_on(&mut self, to: Endpoint, out: Outgoing) -> Result<(), SimError> {
+        let Simulator { slots, inline_box, .. } = self;
+        let slot = &mut slots[to.component];
+        slot.part.handle(to.port, out.msg, &mut Ctx::new(out.at, inline_box, &mut slot.rng));
+        let mut produced = std::mem::take(&mut self.inline_box);
+        let mut result = Ok(());
+        for o in produced.drain(..) {
+            let (next, lane) = match Self::target_in(&self.slots, to.component, &o) {
+                Ok(t) => t,
+                Err(port) => {
+                    result = Err(self.unconnected(to.component, port));
+                    break;
                 }
-                produced.clear();
-                self.inline_box = produced;
-                result
+            };
+            if self.takes_now(next.component, &o) == Inline::Last {
+                result = self.absorb(next, o);
+                if result.is_err() {
+                    break;
+                }
+            } else {
+                self.queue.push_in(lane, o.at, Delivery { component: next.component as u32, port: next.port, msg: o.msg });
             }
         }
+        produced.clear();
+        self.inline_box = produced;
+        result
     }
 
     /// Hand a frame to a component that takes frames last (a sink), at its
