@@ -50,6 +50,45 @@ pub(super) struct Delivery {
     msg: Msg,
 }
 
+/// The far end of a wire, as a sender's port sees it.
+#[derive(Clone, Copy, Debug)]
+struct Peer {
+    end: Endpoint,
+    /// The event-queue lane of what arrives there (`EventQueue::push_in`).
+    lane: u32,
+    /// When the far end takes frames (`Component::inline`).
+    inline: Inline,
+}
+
+impl Delivery {
+    fn to(end: Endpoint, msg: Msg) -> Self {
+        Delivery { component: end.component as u32, port: end.port, msg }
+    }
+}
+
+/// How a component whose mode is `inline` takes `out`: now (inline) or when
+/// it is due. A sink takes a frame now only if it is due by the run's end.
+#[inline]
+fn takes_now(inline: Inline, out: &Outgoing, horizon: Option<Time>, now: Time) -> Inline {
+    let how = match inline {
+        Inline::Last if horizon.is_none_or(|h| out.at > h) => Inline::No,
+        how => how,
+    };
+    if matches!(out.msg, Msg::Frame(_)) && out.at >= now {
+        how
+    } else {
+        Inline::No
+    }
+}
+
+/// The error of a message `slot`'s component sent on a port that nothing was
+/// wired to (kept out of the path every message takes).
+#[cold]
+#[inline(never)]
+fn unconnected(slot: &Slot, now: Time, port: PortId) -> SimError {
+    SimError { component: slot.name.clone(), time: now, message: format!("sent on port {port}, which is not connected") }
+}
+
 /// Why a component is stepped.
 enum Step {
     Start,
@@ -61,9 +100,8 @@ pub(super) struct Slot {
     name: String,
     pub(super) part: Box<dyn Component>,
     rng: SimRng,
-    /// Per port, the far end and the event-queue lane of what arrives there
-    /// (`EventQueue::push_in`).
-    peers: Vec<Option<(Endpoint, u32)>>,
+    /// Per port, the far end.
+    peers: Vec<Option<Peer>>,
     /// The lane of its own timers.
     timer_lane: u32,
     /// When it takes frames (`Component::inline`).
@@ -112,9 +150,10 @@ impl Simulator {
 
     /// Wire `a` and `b` to each other. Each port takes one wire.
     pub fn connect(&mut self, a: Endpoint, b: Endpoint) -> Result<(), String> {
-        for (end, peer) in [(a, b), (b, a)] {
-            // What arrives at `peer` waits in a lane of its own.
+        for (end, far) in [(a, b), (b, a)] {
+            // What arrives at `far` waits in a lane of its own.
             let lane = self.queue.add_lane();
+            let inline = self.slots.get(far.component).ok_or("no such component")?.inline;
             let slot = self.slots.get_mut(end.component).ok_or("no such component")?;
             let index = end.port as usize;
             if slot.peers.len() <= index {
@@ -123,7 +162,7 @@ impl Simulator {
             if slot.peers[index].is_some() {
                 return Err(format!("{} port {} is already connected", slot.name, end.port));
             }
-            slot.peers[index] = Some((peer, lane));
+            slot.peers[index] = Some(Peer { end: far, lane, inline });
         }
         Ok(())
     }
@@ -192,45 +231,26 @@ impl Simulator {
             if self.outbox.is_empty() {
                 return Ok(());
             }
-            let next = if chain { self.next_own_timer() } else { None };
+            // The last thing sent, a timer of its own, may be the run's next event.
+            let limit = self.horizon.filter(|_| chain);
+            let own = self.outbox.last().is_some_and(|o| o.port.is_none() && limit.is_some_and(|l| o.at <= l));
+            let own = if own { self.outbox.pop() } else { None };
             let mut sent = std::mem::take(&mut self.outbox);
             let routed = self.route(id, &mut sent);
             self.outbox = sent;
             routed?;
-            let Some((at, tag)) = next else { return Ok(()) };
-            self.now = at;
-            self.events += 1;
-            input = Step::Handle(SELF_PORT, Msg::Timer(tag));
-        }
-    }
-
-    /// The timer a component just set for itself that would be the next event
-    /// of the whole run (before every queued event, everything else it sent
-    /// and the run's end), taken out of its outbox to run at once: the same
-    /// event in the same order, without the queue.
-    fn next_own_timer(&mut self) -> Option<(Time, u64)> {
-        let limit = self.horizon?;
-        let mut bound = Time::MAX;
-        let mut first: Option<usize> = None;
-        for (i, out) in self.outbox.iter().enumerate() {
-            let own = out.port.is_none() && matches!(out.msg, Msg::Timer(_));
-            match first {
-                Some(f) if own && out.at < self.outbox[f].at => {
-                    bound = bound.min(self.outbox[f].at);
-                    first = Some(i);
-                }
-                None if own => first = Some(i),
-                _ => bound = bound.min(out.at),
+            let Some(out) = own else { return Ok(()) };
+            if self.queue.peek_time().is_some_and(|t| out.at >= t) {
+                let lane = self.slots[id].timer_lane;
+                self.queue.push_in(lane, out.at, Delivery::to(Endpoint { component: id, port: SELF_PORT }, out.msg));
+                return Ok(());
             }
-        }
-        let i = first?;
-        let at = self.outbox[i].at;
-        if at >= bound || at > limit || self.queue.peek_time().is_some_and(|t| at >= t) {
-            return None;
-        }
-        match self.outbox.remove(i).msg {
-            Msg::Timer(tag) => Some((at, tag)),
-            Msg::Frame(_) => unreachable!("an own timer"),
+            // Before every queued event, so before all the rest it sent (queued
+            // now, or taken inline and queued later): it runs now, the same event
+            // in the same order, without the queue.
+            self.now = out.at;
+            self.events += 1;
+            input = Step::Handle(SELF_PORT, out.msg);
         }
     }
 
@@ -240,13 +260,11 @@ impl Simulator {
     /// event a hop fewer.
     fn route(&mut self, id: ComponentId, sent: &mut Vec<Outgoing>) -> Result<(), SimError> {
         for out in sent.drain(..) {
-            let (target, lane) = self.target(id, &out)?;
-            match self.takes_now(target.component, &out) {
-                Inline::No => {
-                    self.queue.push_in(lane, out.at, Delivery { component: target.component as u32, port: target.port, msg: out.msg })
-                }
-                Inline::Last => self.absorb(target, out)?,
-                Inline::Ahead => self.pass_on(target, out)?,
+            let peer = self.target(id, &out)?;
+            match takes_now(peer.inline, &out, self.horizon, self.now) {
+                Inline::No => self.queue.push_in(peer.lane, out.at, Delivery::to(peer.end, out.msg)),
+                Inline::Last => Self::absorb(&mut self.slots, &mut self.last_box, &mut self.latest_inline, peer.end, out)?,
+                Inline::Ahead => self.pass_on(peer.end, out)?,
             }
         }
         Ok(())
@@ -255,38 +273,34 @@ impl Simulator {
     /// Hand a frame to a component that takes frames ahead (a link), at its
     /// send time, and deliver what it sends: to a sink at once, else queued.
     fn pass_on(&mut self, to: Endpoint, out: Outgoing) -> Result<(), SimError> {
-        let Simulator { slots, inline_box, .. } = self;
+        let Simulator { slots, queue, inline_box, last_box, latest_inline, horizon, now, .. } = self;
         let slot = &mut slots[to.component];
         slot.part.handle(to.port, out.msg, &mut Ctx::new(out.at, inline_box, &mut slot.rng));
-        let mut produced = std::mem::take(&mut self.inline_box);
         let mut result = Ok(());
-        for o in produced.drain(..) {
-            let (next, lane) = match Self::target_in(&self.slots, to.component, &o) {
-                Ok(t) => t,
+        for o in inline_box.drain(..) {
+            let peer = match Self::target_in(slots, to.component, &o) {
+                Ok(p) => p,
                 Err(port) => {
-                    result = Err(self.unconnected(to.component, port));
+                    result = Err(unconnected(&slots[to.component], *now, port));
                     break;
                 }
             };
-            if self.takes_now(next.component, &o) == Inline::Last {
-                result = self.absorb(next, o);
+            if takes_now(peer.inline, &o, *horizon, *now) == Inline::Last {
+                result = Self::absorb(slots, last_box, latest_inline, peer.end, o);
                 if result.is_err() {
                     break;
                 }
             } else {
-                self.queue.push_in(lane, o.at, Delivery { component: next.component as u32, port: next.port, msg: o.msg });
+                queue.push_in(peer.lane, o.at, Delivery::to(peer.end, o.msg));
             }
         }
-        produced.clear();
-        self.inline_box = produced;
         result
     }
 
     /// Hand a frame to a component that takes frames last (a sink), at its
     /// send time.
-    fn absorb(&mut self, to: Endpoint, out: Outgoing) -> Result<(), SimError> {
-        self.latest_inline = self.latest_inline.max(out.at);
-        let Simulator { slots, last_box, .. } = self;
+    fn absorb(slots: &mut [Slot], last_box: &mut Vec<Outgoing>, latest: &mut Time, to: Endpoint, out: Outgoing) -> Result<(), SimError> {
+        *latest = (*latest).max(out.at);
         let slot = &mut slots[to.component];
         slot.part.handle(to.port, out.msg, &mut Ctx::new(out.at, last_box, &mut slot.rng));
         if last_box.is_empty() {
@@ -296,32 +310,17 @@ impl Simulator {
         Err(SimError { component: slot.name.clone(), time: out.at, message: "sent a message in answer to a frame it took last".into() })
     }
 
-    /// How component `to` takes `out`: now (inline) or when it is due.
-    #[inline]
-    fn takes_now(&self, to: ComponentId, out: &Outgoing) -> Inline {
-        let how = match self.slots[to].inline {
-            Inline::Last if self.horizon.is_none_or(|h| out.at > h) => Inline::No,
-            how => how,
-        };
-        if matches!(out.msg, Msg::Frame(_)) && out.at >= self.now {
-            how
-        } else {
-            Inline::No
-        }
-    }
-
     /// Where a message `id` sent goes: its own timer port, or the far end of the wire.
     #[inline]
-    fn target(&self, id: ComponentId, out: &Outgoing) -> Result<(Endpoint, u32), SimError> {
+    fn target(&self, id: ComponentId, out: &Outgoing) -> Result<Peer, SimError> {
         Self::target_in(&self.slots, id, out).map_err(|port| self.unconnected(id, port))
     }
 
-    /// `target` over the slots alone, with the far end's lane; the error is the
-    /// unconnected port.
+    /// `target` over the slots alone; the error is the unconnected port.
     #[inline]
-    fn target_in(slots: &[Slot], id: ComponentId, out: &Outgoing) -> Result<(Endpoint, u32), PortId> {
+    fn target_in(slots: &[Slot], id: ComponentId, out: &Outgoing) -> Result<Peer, PortId> {
         match out.port {
-            None => Ok((Endpoint { component: id, port: SELF_PORT }, slots[id].timer_lane)),
+            None => Ok(Peer { end: Endpoint { component: id, port: SELF_PORT }, lane: slots[id].timer_lane, inline: Inline::No }),
             Some(port) => match slots[id].peers.get(port as usize) {
                 Some(Some(peer)) => Ok(*peer),
                 _ => Err(port),
@@ -331,10 +330,8 @@ impl Simulator {
 
     /// The error of a message sent on a port that nothing was wired to (kept out
     /// of the path every message takes).
-    #[cold]
-    #[inline(never)]
     fn unconnected(&self, id: ComponentId, port: PortId) -> SimError {
-        SimError { component: self.slots[id].name.clone(), time: self.now, message: format!("sent on port {port}, which is not connected") }
+        unconnected(&self.slots[id], self.now, port)
     }
 
     /// Each component's name, kind and report at the end of the run.
@@ -500,12 +497,31 @@ mod tests {
         assert!(err.message.contains("in answer to a frame"), "{}", err.message);
     }
 
-    /// Wakes every `period` ps, `n` times, and logs each wake-up with its name.
+    type Log = std::rc::Rc<std::cell::RefCell<Vec<(&'static str, u64)>>>;
+
+    /// Wakes every `period` ps, `n` times, and logs each wake-up with its name;
+    /// with `echo`, each wake-up also sends a message out of port 0 that
+    /// arrives half a period later.
     struct Clock {
         name: &'static str,
         period: u64,
         n: u32,
-        log: std::rc::Rc<std::cell::RefCell<Vec<(&'static str, u64)>>>,
+        log: Log,
+        echo: bool,
+    }
+
+    /// Logs what arrives.
+    struct Logger(&'static str, Log);
+    impl Component for Logger {
+        fn kind(&self) -> &'static str {
+            "logger"
+        }
+        fn handle(&mut self, _port: PortId, _msg: Msg, ctx: &mut Ctx) {
+            self.1.borrow_mut().push((self.0, ctx.now().0));
+        }
+        fn report(&self, _end: Time) -> Report {
+            Report::default()
+        }
     }
     impl Component for Clock {
         fn kind(&self) -> &'static str {
@@ -516,6 +532,9 @@ mod tests {
         }
         fn handle(&mut self, _port: PortId, _msg: Msg, ctx: &mut Ctx) {
             self.log.borrow_mut().push((self.name, ctx.now().0));
+            if self.echo {
+                ctx.send_after(0, Duration(self.period / 2), Msg::Timer(0));
+            }
             self.n -= 1;
             if self.n > 0 {
                 ctx.wake_after(Duration(self.period), 0);
@@ -531,8 +550,8 @@ mod tests {
         for (limit, last) in [(None, 90), (Some(Time(75)), 70)] {
             let log = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
             let mut sim = Simulator::new(1);
-            sim.add("a", Box::new(Clock { name: "a", period: 10, n: 9, log: log.clone() }));
-            sim.add("b", Box::new(Clock { name: "b", period: 15, n: 4, log: log.clone() }));
+            sim.add("a", Box::new(Clock { name: "a", period: 10, n: 9, log: log.clone(), echo: false }));
+            sim.add("b", Box::new(Clock { name: "b", period: 15, n: 4, log: log.clone(), echo: false }));
             let stats = sim.run(limit).unwrap();
             // At 30 and 60 b's wake-up was queued first; after 60 a runs alone,
             // each wake-up the next event.
@@ -542,6 +561,17 @@ mod tests {
             assert_eq!(stats.events, want.len() as u64, "each wake-up counts as an event");
             assert_eq!(stats.end, limit.unwrap_or(Time(90)));
         }
+    }
+
+    #[test]
+    fn a_timer_waits_for_what_its_component_sent_before_it() {
+        let log = Log::default();
+        let mut sim = Simulator::new(1);
+        let a = sim.add("a", Box::new(Clock { name: "a", period: 10, n: 3, log: log.clone(), echo: true }));
+        let e = sim.add("echo", Box::new(Logger("echo", log.clone())));
+        sim.connect(Endpoint { component: a, port: 0 }, Endpoint { component: e, port: 0 }).unwrap();
+        assert_eq!(sim.run(None).unwrap().events, 6);
+        assert_eq!(*log.borrow(), [("a", 10), ("echo", 15), ("a", 20), ("echo", 25), ("a", 30), ("echo", 35)]);
     }
 
     #[test]
