@@ -1,48 +1,67 @@
 //! What a scenario sets on a modelled host: its processors and their costs, the
 //! driver's policy, the bus, the adapter and the applications.
 
+use schemars::JsonSchema;
+use serde::Deserialize;
+
 use crate::bus::BusConfig;
 use crate::host::sessions::SessionConfig;
 use crate::link::SourceConfig;
 use crate::nic::smart::config::SmartConfig;
 use crate::nic::NicConfig;
+use crate::scenario::units::{cycles, per_byte, time_span, TimeSpan};
 use crate::stack::StackConfig;
 use crate::time::{Clock, Duration};
 use crate::toe::engine::EngineConfig;
 
-/// Processor costs, in cycles of the host clock unless the name says otherwise.
-/// docs/model.md gives each one's source.
-#[derive(Clone, Debug, PartialEq)]
+/// Processor cycles per event (`[host.costs]`), of the host clock unless the
+/// name says otherwise; required unless the host is ideal. docs/model.md gives
+/// each one's source.
+#[derive(Clone, Debug, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Costs {
-    /// Taking an interrupt and reaching the handler; leaving it.
+    /// Taking an interrupt and reaching the handler.
+    #[serde(deserialize_with = "cycles")]
     pub interrupt_entry: u64,
+    /// Leaving the handler.
+    #[serde(deserialize_with = "cycles")]
     pub interrupt_exit: u64,
     /// Driver work per received frame (descriptor, buffer, hand-off).
+    #[serde(deserialize_with = "cycles")]
     pub rx_frame: u64,
-    /// Copying received bytes into another buffer, nanoseconds per byte: a copy
-    /// of data just written by DMA runs at memory speed, not processor speed.
-    pub copy_ns_per_byte: f64,
-    /// Protocol work per received frame or segment (deferred in the handler mode).
+    /// Protocol work per received frame or segment (one per GRO batch).
+    #[serde(deserialize_with = "cycles")]
     pub protocol_segment: u64,
-    /// Protocol and driver work per transmitted frame.
+    /// Protocol and driver work per transmitted frame (per send's segments with TSO).
+    #[serde(deserialize_with = "cycles")]
     pub tx_frame: u64,
-    /// Application work per request it makes or answers.
+    /// Memory time of a copy, ns per byte: the driver's copy, and a TTCP application's to and from
+    /// socket buffers (a copy of data just written by DMA runs at memory speed, not processor speed).
+    #[serde(default, deserialize_with = "per_byte")]
+    pub copy_ns_per_byte: f64,
+    /// Application work per request made or answered, and per TTCP send or receive call.
+    #[serde(default, deserialize_with = "cycles")]
     pub app_request: u64,
-    /// One call of a poll routine, found work or not.
+    /// One poll of one adapter's ring, found work or not.
+    #[serde(default, deserialize_with = "cycles")]
     pub poll: u64,
-    /// Per frame each way, the work an intelligent adapter does itself (filling
-    /// the receive control block's fields, building the media header); the host
-    /// pays it only with a dumb adapter.
+    /// Per frame each way, the media work only a dumb adapter leaves to the host (an intelligent
+    /// one fills the receive control block's fields and builds the media header itself).
+    #[serde(default, deserialize_with = "cycles")]
     pub media_frame: u64,
-    /// Freeing a received buffer and allocating its replacement, per frame, when
-    /// the driver does not recycle buffers; and how long that stalls the memory
-    /// the adapter writes to.
+    /// Freeing and allocating a receive buffer, when `buffers = "reallocate"`.
+    #[serde(default, deserialize_with = "cycles")]
     pub rx_alloc: u64,
+    /// How long each allocation holds the memory the adapter writes to.
+    #[serde(default, deserialize_with = "time_span")]
+    #[schemars(with = "TimeSpan", extend("default" = "0s"))]
     pub alloc_stall: Duration,
-    /// Handling one completion or delivery message from an offload engine, or
-    /// one event of a programmable adapter.
+    /// Handling one completion or delivery message from a TCP offload engine,
+    /// or one event from a programmable adapter's event ring.
+    #[serde(default, deserialize_with = "cycles")]
     pub completion: u64,
-    /// GRO in the driver, per segment merged.
+    /// GRO in the driver, per segment it merges.
+    #[serde(default, deserialize_with = "cycles")]
     pub gro_segment: u64,
 }
 

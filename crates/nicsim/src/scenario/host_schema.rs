@@ -4,6 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::host::config::Costs;
 pub use crate::scenario::adapter_schema::{AdapterKindSpec, AdapterSpec, BusKind, BusSpec, InterruptSpec};
 pub use crate::scenario::file_schema::{FileReadSpec, FileRequestSpec, FileServeSpec};
 use crate::scenario::smart_schema::SendSpec;
@@ -41,7 +42,7 @@ pub struct HostSpec {
     pub warmup: TimeSpan,
     /// Processor cycles per event (`[host.costs]`; required unless the host is ideal).
     #[serde(default)]
-    pub costs: Option<CostsSpec>,
+    pub costs: Option<Costs>,
     /// How the driver learns of received frames and returns buffers (`[host.driver]`).
     #[serde(default)]
     pub driver: DriverSpec,
@@ -90,47 +91,6 @@ pub struct HostSpec {
     /// (else data is copied through kernel buffers at `copy_ns_per_byte`).
     #[serde(default)]
     pub zero_copy: bool,
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CostsSpec {
-    /// Taking an interrupt and reaching the handler.
-    pub interrupt_entry: i64,
-    /// Leaving the handler.
-    pub interrupt_exit: i64,
-    /// Driver work per received frame (descriptor, buffer, hand-off).
-    pub rx_frame: i64,
-    /// Protocol work per received frame or segment (one per GRO batch).
-    pub protocol_segment: i64,
-    /// Protocol and driver work per transmitted frame (per send's segments with TSO).
-    pub tx_frame: i64,
-    /// Memory time of a copy, ns per byte: the driver's copy, and a TTCP application's to and from
-    /// socket buffers.
-    #[serde(default)]
-    pub copy_ns_per_byte: f64,
-    /// Application work per request made or answered, and per TTCP send or receive call.
-    #[serde(default)]
-    pub app_request: i64,
-    /// One poll of one adapter's ring, found work or not.
-    #[serde(default)]
-    pub poll: i64,
-    /// Per frame each way, the media work only a dumb adapter leaves to the host.
-    #[serde(default)]
-    pub media_frame: i64,
-    /// Freeing and allocating a receive buffer, when `buffers = "reallocate"`.
-    #[serde(default)]
-    pub rx_alloc: i64,
-    /// How long each allocation holds the memory the adapter writes to.
-    #[serde(default)]
-    pub alloc_stall: TimeSpan,
-    /// Handling one completion or delivery message from a TCP offload engine,
-    /// or one event from a programmable adapter's event ring.
-    #[serde(default)]
-    pub completion: i64,
-    /// GRO in the driver, per segment it merges.
-    #[serde(default)]
-    pub gro_segment: i64,
 }
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]

@@ -4,7 +4,7 @@
 use crate::bus::pci::PciConfig;
 use crate::bus::pcie::{CompletionSplit, PcieConfig};
 use crate::bus::BusConfig;
-use crate::host::config::{BackgroundConfig, BlastConfig, Buffers, Costs, DriverConfig, DriverMode, HostConfig};
+use crate::host::config::{BackgroundConfig, BlastConfig, Buffers, DriverConfig, DriverMode, HostConfig};
 use crate::host::segment::Addr;
 use crate::host::sessions::{Role, SessionConfig, SEND_BUFFER};
 use crate::link::{Fill, Pattern, Rate, SourceConfig};
@@ -121,26 +121,7 @@ fn needed<'h, T>(v: &'h Option<T>, path: &str, key: &str) -> Result<&'h T, Scena
 pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostConfig, ScenarioError> {
     let cpus = within(format!("{path}.cpus"), h.cpus, 1, 256)? as u32;
     let clock = needed(&h.clock, path, "clock")?.0;
-    let c = needed(&h.costs, path, "costs")?;
-    let cyc = |name: &str, v: i64| within(format!("{path}.costs.{name}"), v, 0, 1_000_000_000);
-    if !(c.copy_ns_per_byte.is_finite() && (0.0..=1000.0).contains(&c.copy_ns_per_byte)) {
-        return err(format!("{path}.costs.copy_ns_per_byte"), format!("must be 0 to 1000, got {}", c.copy_ns_per_byte));
-    }
-    let costs = Costs {
-        interrupt_entry: cyc("interrupt_entry", c.interrupt_entry)?,
-        interrupt_exit: cyc("interrupt_exit", c.interrupt_exit)?,
-        rx_frame: cyc("rx_frame", c.rx_frame)?,
-        copy_ns_per_byte: c.copy_ns_per_byte,
-        protocol_segment: cyc("protocol_segment", c.protocol_segment)?,
-        tx_frame: cyc("tx_frame", c.tx_frame)?,
-        app_request: cyc("app_request", c.app_request)?,
-        poll: cyc("poll", c.poll)?,
-        media_frame: cyc("media_frame", c.media_frame)?,
-        rx_alloc: cyc("rx_alloc", c.rx_alloc)?,
-        alloc_stall: c.alloc_stall.0,
-        completion: cyc("completion", c.completion)?,
-        gro_segment: cyc("gro_segment", c.gro_segment)?,
-    };
+    let costs = needed(&h.costs, path, "costs")?.clone();
     let d = &h.driver;
     let dp = format!("{path}.driver");
     let driver = DriverConfig {

@@ -22,7 +22,7 @@ mod tap_validate;
 mod tcp_schema;
 mod tcp_validate;
 mod ttcp_validate;
-mod units;
+pub(crate) mod units;
 mod validate;
 
 use std::fmt;
@@ -31,7 +31,6 @@ use std::path::Path;
 pub use assemble::assemble;
 pub use json_schema::json_schema;
 pub use schema::Scenario;
-pub use smart_validate::FIRMWARE_DEFAULTS;
 pub use tap_validate::TapPlan;
 pub use tcp_validate::hp_firmware_cycles;
 pub use units::{parse_bit_rate, parse_time};

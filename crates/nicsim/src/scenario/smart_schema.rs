@@ -5,8 +5,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::nic::smart::config::FirmwareCosts;
 use crate::scenario::host_schema::{one, sixty_four, yes};
-use crate::scenario::smart_validate::FIRMWARE_DEFAULTS;
 use crate::scenario::units::{BitRate, Frequency, TimeSpan};
 use crate::time::Duration;
 
@@ -63,7 +63,7 @@ pub struct ProgrammableSpec {
     pub segmentation: SegmentationSpec,
     /// Firmware cycles of each operation.
     #[serde(default)]
-    pub costs: FirmwareCostsSpec,
+    pub costs: FirmwareCosts,
     /// Receive buffers (64 KB each) the host keeps posted, 1 to 4096.
     #[serde(default = "sixty_four")]
     pub rx_buffers: i64,
@@ -87,55 +87,6 @@ fn two() -> i64 {
 }
 fn one_megabyte() -> i64 {
     1 << 20
-}
-
-/// Firmware cycles per operation; a key left out takes the assumed value of
-/// `FIRMWARE_DEFAULTS` (docs/model.md gives each one's source).
-#[derive(Debug, Deserialize, Serialize, JsonSchema)]
-#[serde(default, deny_unknown_fields)]
-pub struct FirmwareCostsSpec {
-    /// Notice a doorbell and read its mailbox.
-    pub doorbell: i64,
-    /// Program one DMA transfer and take its completion.
-    pub dma_setup: i64,
-    /// Hand one whole frame to the MAC.
-    pub tx_frame: i64,
-    /// Take one received frame from the MAC and classify it.
-    pub rx_frame: i64,
-    /// Form one segment's headers from a template.
-    pub segment: i64,
-    /// Checksumming in firmware, per byte.
-    pub checksum_per_byte: f64,
-    /// Make one frame in adapter memory.
-    pub generate: i64,
-    /// Find the next frame in a fragmentation chunk.
-    pub split: i64,
-    /// Append a received frame to a coalescing buffer.
-    pub coalesce: i64,
-    /// Run one segment through LRO.
-    pub lro: i64,
-    /// Post one event to the host's event ring.
-    pub event: i64,
-}
-
-impl Default for FirmwareCostsSpec {
-    fn default() -> Self {
-        let d = FIRMWARE_DEFAULTS;
-        let i = |v: u64| v as i64;
-        FirmwareCostsSpec {
-            doorbell: i(d.doorbell),
-            dma_setup: i(d.dma_setup),
-            tx_frame: i(d.tx_frame),
-            rx_frame: i(d.rx_frame),
-            segment: i(d.segment),
-            checksum_per_byte: d.checksum_per_byte,
-            generate: i(d.generate),
-            split: i(d.split),
-            coalesce: i(d.coalesce),
-            lro: i(d.lro),
-            event: i(d.event),
-        }
-    }
 }
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq)]

@@ -17,30 +17,8 @@ fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, Scen
     Err(ScenarioError::new(path, message))
 }
 
-/// The firmware costs a scenario leaves out (assumed; docs/model.md).
-pub const FIRMWARE_DEFAULTS: FirmwareCosts = FirmwareCosts {
-    doorbell: 100,
-    dma_setup: 100,
-    tx_frame: 200,
-    rx_frame: 300,
-    segment: 150,
-    checksum_per_byte: 1.0,
-    generate: 100,
-    split: 50,
-    coalesce: 100,
-    lro: 150,
-    event: 50,
-};
-
 fn cycles(path: String, v: i64) -> Result<u64, ScenarioError> {
     within(path, v, 0, 1_000_000_000)
-}
-
-fn per_byte(path: String, v: f64) -> Result<f64, ScenarioError> {
-    if !(v.is_finite() && (0.0..=1000.0).contains(&v)) {
-        return err(path, format!("must be 0 to 1000, got {v}"));
-    }
-    Ok(v)
 }
 
 /// The host's side of a programmable adapter: its processor's costs, taken
@@ -53,21 +31,7 @@ fn host_side(h: &HostSpec, c: &Costs, a: &ProgrammableSpec, path: &str) -> Resul
 }
 
 fn adapter(a: &ProgrammableSpec, path: &str, link_rate: u64, mtu: u32) -> Result<AdapterConfig, ScenarioError> {
-    let c = &a.costs;
-    let p = |k: &str| format!("{path}.costs.{k}");
-    let costs = FirmwareCosts {
-        doorbell: cycles(p("doorbell"), c.doorbell)?,
-        dma_setup: cycles(p("dma_setup"), c.dma_setup)?,
-        tx_frame: cycles(p("tx_frame"), c.tx_frame)?,
-        rx_frame: cycles(p("rx_frame"), c.rx_frame)?,
-        segment: cycles(p("segment"), c.segment)?,
-        checksum_per_byte: per_byte(p("checksum_per_byte"), c.checksum_per_byte)?,
-        generate: cycles(p("generate"), c.generate)?,
-        split: cycles(p("split"), c.split)?,
-        coalesce: cycles(p("coalesce"), c.coalesce)?,
-        lro: cycles(p("lro"), c.lro)?,
-        event: cycles(p("event"), c.event)?,
-    };
+    let costs = a.costs.clone();
     let memory = within(format!("{path}.memory"), a.memory, 256 * 1024, 1 << 34)?;
     let rx_memory = a.rx_memory.unwrap_or(((memory - A_RESERVED) / 2) as i64);
     let rx_memory = within(format!("{path}.rx_memory"), rx_memory, 16 * 1024, (memory - A_RESERVED) as i64)?;

@@ -19,6 +19,33 @@ pub enum SourceRate {
     Frames(f64),
 }
 
+/// The most processor cycles one operation may cost: far from overflow in any
+/// sum of simulated times.
+pub const MAX_CYCLES: i64 = 1_000_000_000;
+
+/// Processor cycles of one operation, 0 to `MAX_CYCLES` (for `deserialize_with`).
+pub fn cycles<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    let v = i64::deserialize(d)?;
+    if !(0..=MAX_CYCLES).contains(&v) {
+        return Err(de::Error::custom(format!("must be 0 to {MAX_CYCLES}, got {v}")));
+    }
+    Ok(v as u64)
+}
+
+/// Cycles or nanoseconds per byte, 0 to 1000 (for `deserialize_with`).
+pub fn per_byte<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    let v = f64::deserialize(d)?;
+    if !(v.is_finite() && (0.0..=1000.0).contains(&v)) {
+        return Err(de::Error::custom(format!("must be 0 to 1000, got {v}")));
+    }
+    Ok(v)
+}
+
+/// A span of simulated time written with its unit (for `deserialize_with`).
+pub fn time_span<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+    TimeSpan::deserialize(d).map(|t| t.0)
+}
+
 /// A non-negative span of simulated time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct TimeSpan(pub Duration);

@@ -2,36 +2,73 @@
 //! processors, memory and firmware modules, the host's costs, and the workload.
 //! docs/model.md gives each cost's source.
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 use crate::host::config::Costs;
 use crate::host::segment::Addr;
 use crate::nic::firmware::coalesce::CoalesceConfig;
+use crate::scenario::units::{cycles, per_byte};
 use crate::time::{Clock, Duration};
 
-/// Embedded-processor costs of firmware operations, in adapter cycles.
-#[derive(Clone, Debug, PartialEq)]
+/// Embedded-processor costs of firmware operations, in adapter cycles
+/// (`[host.adapter.programmable.costs]`); a key left out takes its assumed
+/// default (docs/model.md gives each one's source).
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
 pub struct FirmwareCosts {
     /// Notice a doorbell (or a host buffer post) and read its mailbox.
+    #[serde(deserialize_with = "cycles")]
     pub doorbell: u64,
     /// Program one DMA transfer and take its completion.
+    #[serde(deserialize_with = "cycles")]
     pub dma_setup: u64,
     /// Hand one whole frame to the MAC (standard send).
+    #[serde(deserialize_with = "cycles")]
     pub tx_frame: u64,
     /// Take one received frame from the MAC and classify it.
+    #[serde(deserialize_with = "cycles")]
     pub rx_frame: u64,
     /// Form one segment's headers from a template.
+    #[serde(deserialize_with = "cycles")]
     pub segment: u64,
     /// Checksumming in firmware, cycles per byte (unused when the MAC sums).
+    #[serde(deserialize_with = "per_byte")]
     pub checksum_per_byte: f64,
     /// Make one frame in adapter memory (adapter-to-adapter tests).
+    #[serde(deserialize_with = "cycles")]
     pub generate: u64,
     /// Find the next frame in a fragmentation chunk.
+    #[serde(deserialize_with = "cycles")]
     pub split: u64,
     /// Append a received frame to a coalescing buffer.
+    #[serde(deserialize_with = "cycles")]
     pub coalesce: u64,
     /// Run one segment through LRO.
+    #[serde(deserialize_with = "cycles")]
     pub lro: u64,
     /// Post one event to the host's event ring.
+    #[serde(deserialize_with = "cycles")]
     pub event: u64,
+}
+
+/// The firmware costs a scenario leaves out (assumed; docs/model.md).
+impl Default for FirmwareCosts {
+    fn default() -> Self {
+        FirmwareCosts {
+            doorbell: 100,
+            dma_setup: 100,
+            tx_frame: 200,
+            rx_frame: 300,
+            segment: 150,
+            checksum_per_byte: 1.0,
+            generate: 100,
+            split: 50,
+            coalesce: 100,
+            lro: 150,
+            event: 50,
+        }
+    }
 }
 
 /// Where checksums are computed and verified.
