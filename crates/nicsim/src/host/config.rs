@@ -2,14 +2,14 @@
 //! driver's policy, the bus, the adapter and the applications.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::bus::BusConfig;
 use crate::host::sessions::SessionConfig;
 use crate::link::SourceConfig;
 use crate::nic::smart::config::SmartConfig;
 use crate::nic::NicConfig;
-use crate::scenario::units::{cycles, per_byte, time_span, TimeSpan};
+use crate::scenario::units::{count, cycles, per_byte, time_span, TimeSpan};
 use crate::stack::StackConfig;
 use crate::time::{Clock, Duration};
 use crate::toe::engine::EngineConfig;
@@ -65,14 +65,16 @@ pub struct Costs {
     pub gro_segment: u64,
 }
 
-/// How the driver learns of received frames (BRIEF.md mechanism 8, so far).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How the driver learns of received frames (BRIEF.md mechanism 8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
 pub enum DriverMode {
     /// The interrupt handler takes each frame (copying it when `copy`), returns
     /// its buffer and queues deferred protocol work (NT 4, the IBM study).
     Handler,
     /// NAPI: the interrupt schedules a poll of up to `budget` frames; the
     /// interrupt is re-enabled only when a poll finds fewer.
+    #[default]
     Napi,
     /// A processor polls the ring for ever and takes no interrupts (DPDK).
     Poll,
@@ -84,39 +86,92 @@ pub enum DriverMode {
 }
 
 /// What the driver does with the buffer of a received frame (BRIEF.md mechanism 10).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
 pub enum Buffers {
     /// A fixed pool: the descriptor is reset and the buffer posted again.
+    #[default]
     Recycle,
     /// The buffer goes up the stack and a new one is allocated for the ring.
     Reallocate,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+/// Where received frames' protocol work runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Deferred {
+    /// On the processor that took the interrupt (Linux's softirq).
+    #[default]
+    Interrupted,
+    /// On any processor, once the handler run that queued it has ended (NT 4's
+    /// deferred tasks in the IBM study).
+    Any,
+}
+
+/// Where the handler's frame loop runs (handler mode).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Handler {
+    /// In the interrupt, before any deferred work.
+    #[default]
+    Interrupt,
+    /// Queued by the interrupt as a deferred procedure call behind the deferred
+    /// work already queued on its processor, which runs first (NDIS miniports on
+    /// Windows NT: the ISR queues MiniportHandleInterrupt).
+    Dpc,
+}
+
+/// How the driver learns of received frames and returns buffers (`[host.driver]`).
+#[derive(Clone, Debug, PartialEq, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
 pub struct DriverConfig {
+    /// "handler", "napi", "poll" (a processor polls for ever) or "os-poll" (the OS's polling
+    /// process).
     pub mode: DriverMode,
-    /// Whether received bytes are copied to another buffer by the driver.
+    /// The handler copies each received frame (handler mode).
     pub copy: bool,
-    /// Receive buffers returned to the adapter per tail write.
+    /// Receive buffers handed back per tail write; below the ring size.
+    #[serde(deserialize_with = "count::<4096, _>")]
     pub refill_batch: u32,
-    /// Frames per poll (NAPI budget, DPDK burst).
+    /// Frames per poll (NAPI weight, DPDK burst).
+    #[serde(deserialize_with = "count::<65536, _>")]
     pub budget: u32,
     /// Frames per transmit tail write.
+    #[serde(deserialize_with = "count::<4096, _>")]
     pub tx_tail_batch: u32,
-    /// The processor that polls, in the poll modes.
+    /// The polling processor in the poll modes.
     pub poll_cpu: u32,
+    /// "recycle" (a fixed pool) or "reallocate" (a new buffer per frame).
     pub buffers: Buffers,
-    /// GRO: consecutive in-order data segments of one connection, queued
-    /// together for the protocol, pass it once.
+    /// Merge consecutive in-order data segments of one connection, queued
+    /// together for the protocol, into one pass (GRO).
     pub gro: bool,
-    /// Received frames' protocol work runs on any processor once the handler
-    /// run that queued it ends (NT 4); else on the processor that took the
-    /// interrupt (a softirq).
-    pub deferred_anywhere: bool,
-    /// The interrupt only queues the handler's frame loop as a deferred
-    /// procedure call, behind the deferred work already queued on its
-    /// processor (NT); else the loop runs in the interrupt, before it.
-    pub handler_dpc: bool,
+    /// Where the protocol work of received frames runs: "interrupted" (on the processor that
+    /// took the interrupt, as Linux's softirq) or "any" (on any processor, once the handler run
+    /// that queued it has ended, as NT 4's deferred tasks in the IBM study).
+    pub deferred: Deferred,
+    /// Handler mode: where the handler's frame loop runs. "interrupt": in the interrupt, before
+    /// any deferred work; "dpc": the interrupt queues it as a deferred procedure call behind the
+    /// deferred work already queued on its processor, which runs first (NDIS miniports on
+    /// Windows NT: the ISR queues MiniportHandleInterrupt).
+    pub handler: Handler,
+}
+
+impl Default for DriverConfig {
+    fn default() -> Self {
+        DriverConfig {
+            mode: DriverMode::Napi,
+            copy: false,
+            refill_batch: 1,
+            budget: 64,
+            tx_tail_batch: 1,
+            poll_cpu: 0,
+            buffers: Buffers::Recycle,
+            gro: false,
+            deferred: Deferred::Interrupted,
+            handler: Handler::Interrupt,
+        }
+    }
 }
 
 /// Processes that are always ready to run (a busy run queue), each for `slice`

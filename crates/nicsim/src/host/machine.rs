@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use crate::bus::HostBus;
 use crate::engine::{Component, Ctx, Msg, PortId};
 use crate::host::apps::{Blast, SinkCount};
-use crate::host::config::{DriverMode, HostConfig};
+use crate::host::config::{Deferred, DriverMode, HostConfig};
 use crate::host::cpu::{Cpu, Effects, Item};
 use crate::host::handler_runs::HandlerRuns;
 use crate::host::offload::Offload;
@@ -230,7 +230,7 @@ impl Machine {
     /// has left the handler run that took them; returns whether some did.
     fn queue_deferred(&mut self, k: usize, queue: &mut Vec<Item>) -> bool {
         let cpu = &mut self.cpus[k];
-        if !self.cfg.driver.deferred_anywhere {
+        if self.cfg.driver.deferred == Deferred::Interrupted {
             cpu.queue.extend(queue.drain(..));
             return false;
         }

@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 
 use crate::bus::Purpose;
 use crate::engine::Ctx;
-use crate::host::config::{Buffers, DriverMode};
+use crate::host::config::{Buffers, DriverMode, Handler};
 use crate::host::cpu::{Activity, Effects, Item, Step};
 use crate::host::machine::{wake, Machine, Tag};
 use crate::host::sessions::Work;
@@ -109,7 +109,7 @@ impl Machine {
         let mut plan = Plan::new(Activity::Interrupt, costs.interrupt_entry);
         plan.until = Some(self.buses[port.bus].register_read(now + self.cfg.clock.cycles(costs.interrupt_entry)));
         let napi = self.cfg.driver.mode == DriverMode::Napi;
-        if (napi || self.cfg.driver.handler_dpc) && port.offload().is_none() {
+        if (napi || self.cfg.driver.handler == Handler::Dpc) && port.offload().is_none() {
             plan.cycles += costs.interrupt_exit;
             plan.until = plan.until.map(|t| t + self.cfg.clock.cycles(costs.interrupt_exit));
             plan.effects.queue.push(if napi { Item::Poll(p, self.cfg.driver.budget) } else { Item::Handler(p) });
@@ -132,7 +132,7 @@ impl Machine {
         }
         let Some((order, frame)) = self.ports[p].ring().take(now) else {
             self.reclaim_sends(p, now, ctx);
-            let exit = if self.cfg.driver.handler_dpc { 0 } else { self.cfg.costs.interrupt_exit };
+            let exit = if self.cfg.driver.handler == Handler::Dpc { 0 } else { self.cfg.costs.interrupt_exit };
             let mut plan = Plan::new(Activity::Interrupt, exit);
             plan.effects.enable_irq = Some(p);
             plan.effects.leave_handler = true;

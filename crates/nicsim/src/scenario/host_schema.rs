@@ -2,9 +2,9 @@
 //! docs/scenarios.md documents every key and default.
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
-use crate::host::config::Costs;
+use crate::host::config::{Costs, DriverConfig};
 pub use crate::scenario::adapter_schema::{AdapterKindSpec, AdapterSpec, BusKind, BusSpec, InterruptSpec};
 pub use crate::scenario::file_schema::{FileReadSpec, FileRequestSpec, FileServeSpec};
 use crate::scenario::smart_schema::SendSpec;
@@ -45,7 +45,7 @@ pub struct HostSpec {
     pub costs: Option<Costs>,
     /// How the driver learns of received frames and returns buffers (`[host.driver]`).
     #[serde(default)]
-    pub driver: DriverSpec,
+    pub driver: DriverConfig,
     /// The bus kind and its settings (`[host.bus]`; required unless the host is ideal).
     #[serde(default)]
     pub bus: Option<BusSpec>,
@@ -91,100 +91,6 @@ pub struct HostSpec {
     /// (else data is copied through kernel buffers at `copy_ns_per_byte`).
     #[serde(default)]
     pub zero_copy: bool,
-}
-
-#[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum ModeSpec {
-    Handler,
-    #[default]
-    Napi,
-    Poll,
-    #[serde(rename = "os-poll")]
-    OsPoll,
-}
-
-#[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum BuffersSpec {
-    #[default]
-    Recycle,
-    Reallocate,
-}
-
-#[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum HandlerSpec {
-    #[default]
-    Interrupt,
-    Dpc,
-}
-
-#[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum DeferredSpec {
-    #[default]
-    Interrupted,
-    Any,
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct DriverSpec {
-    /// "handler", "napi", "poll" (a processor polls for ever) or "os-poll" (the OS's polling
-    /// process).
-    #[serde(default)]
-    pub mode: ModeSpec,
-    /// The handler copies each received frame (handler mode).
-    #[serde(default)]
-    pub copy: bool,
-    /// Receive buffers handed back per tail write; below the ring size.
-    #[serde(default = "one")]
-    pub refill_batch: i64,
-    /// Frames per poll (NAPI weight, DPDK burst).
-    #[serde(default = "sixty_four")]
-    pub budget: i64,
-    /// Frames per transmit tail write.
-    #[serde(default = "one")]
-    pub tx_tail_batch: i64,
-    /// The polling processor in the poll modes.
-    #[serde(default)]
-    pub poll_cpu: i64,
-    /// "recycle" (a fixed pool) or "reallocate" (a new buffer per frame).
-    #[serde(default)]
-    pub buffers: BuffersSpec,
-    /// Merge consecutive in-order data segments of one connection, queued
-    /// together for the protocol, into one pass (GRO).
-    #[serde(default)]
-    pub gro: bool,
-    /// Where the protocol work of received frames runs: "interrupted" (on the processor that
-    /// took the interrupt, as Linux's softirq) or "any" (on any processor, once the handler run
-    /// that queued it has ended, as NT 4's deferred tasks in the IBM study).
-    #[serde(default)]
-    pub deferred: DeferredSpec,
-    /// Handler mode: where the handler's frame loop runs. "interrupt": in the interrupt, before
-    /// any deferred work; "dpc": the interrupt queues it as a deferred procedure call behind the
-    /// deferred work already queued on its processor, which runs first (NDIS miniports on
-    /// Windows NT: the ISR queues MiniportHandleInterrupt).
-    #[serde(default)]
-    pub handler: HandlerSpec,
-}
-
-impl Default for DriverSpec {
-    fn default() -> Self {
-        DriverSpec {
-            mode: ModeSpec::Napi,
-            copy: false,
-            refill_batch: 1,
-            budget: 64,
-            tx_tail_batch: 1,
-            poll_cpu: 0,
-            buffers: BuffersSpec::Recycle,
-            gro: false,
-            deferred: DeferredSpec::Interrupted,
-            handler: HandlerSpec::Interrupt,
-        }
-    }
 }
 
 /// One switched segment of clients per adapter (`scenario::segments`).
@@ -250,7 +156,7 @@ impl HostSpec {
             serialized_stack: false,
             warmup: TimeSpan::default(),
             costs: None,
-            driver: DriverSpec::default(),
+            driver: DriverConfig::default(),
             bus: None,
             buses: 1,
             adapter: Vec::new(),

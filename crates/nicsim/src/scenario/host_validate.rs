@@ -4,13 +4,13 @@
 use crate::bus::pci::PciConfig;
 use crate::bus::pcie::{CompletionSplit, PcieConfig};
 use crate::bus::BusConfig;
-use crate::host::config::{BackgroundConfig, BlastConfig, Buffers, DriverConfig, DriverMode, HostConfig};
+use crate::host::config::{BackgroundConfig, BlastConfig, HostConfig};
 use crate::host::segment::Addr;
 use crate::host::sessions::{Role, SessionConfig, SEND_BUFFER};
 use crate::link::{Fill, Pattern, Rate, SourceConfig};
 use crate::scenario::adapter_schema::bus_default as D;
 use crate::scenario::adapter_validate::{adapter_slots, offload_sessions};
-use crate::scenario::host_schema::{BuffersSpec, BusKind, BusSpec, DeferredSpec, FileRequestSpec, HandlerSpec, HostSpec, ModeSpec};
+use crate::scenario::host_schema::{BusKind, BusSpec, FileRequestSpec, HostSpec};
 use crate::scenario::tcp_schema::TtcpSpec;
 use crate::scenario::ttcp_validate::{socket, transfer};
 use crate::scenario::units::{parse_frequency, parse_time};
@@ -122,28 +122,9 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
     let cpus = within(format!("{path}.cpus"), h.cpus, 1, 256)? as u32;
     let clock = needed(&h.clock, path, "clock")?.0;
     let costs = needed(&h.costs, path, "costs")?.clone();
-    let d = &h.driver;
     let dp = format!("{path}.driver");
-    let driver = DriverConfig {
-        mode: match d.mode {
-            ModeSpec::Handler => DriverMode::Handler,
-            ModeSpec::Napi => DriverMode::Napi,
-            ModeSpec::Poll => DriverMode::Poll,
-            ModeSpec::OsPoll => DriverMode::OsPoll,
-        },
-        copy: d.copy,
-        refill_batch: within(format!("{dp}.refill_batch"), d.refill_batch, 1, 4096)? as u32,
-        budget: within(format!("{dp}.budget"), d.budget, 1, 65_536)? as u32,
-        tx_tail_batch: within(format!("{dp}.tx_tail_batch"), d.tx_tail_batch, 1, 4096)? as u32,
-        poll_cpu: within(format!("{dp}.poll_cpu"), d.poll_cpu, 0, cpus as i64 - 1)? as u32,
-        buffers: match d.buffers {
-            BuffersSpec::Recycle => Buffers::Recycle,
-            BuffersSpec::Reallocate => Buffers::Reallocate,
-        },
-        gro: d.gro,
-        deferred_anywhere: d.deferred == DeferredSpec::Any,
-        handler_dpc: d.handler == HandlerSpec::Dpc,
-    };
+    let driver = h.driver.clone();
+    within(format!("{dp}.poll_cpu"), driver.poll_cpu as i64, 0, cpus as i64 - 1)?;
     let buses = within(format!("{path}.buses"), h.buses, 1, 64)? as u32;
     let background = match &h.background {
         None => None,

@@ -32,6 +32,15 @@ pub fn cycles<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
     Ok(v as u64)
 }
 
+/// A count from 1 to `MAX` (for `deserialize_with`).
+pub fn count<'de, const MAX: u32, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    let v = i64::deserialize(d)?;
+    if !(1..=MAX as i64).contains(&v) {
+        return Err(de::Error::custom(format!("must be 1 to {MAX}, got {v}")));
+    }
+    Ok(v as u32)
+}
+
 /// Cycles or nanoseconds per byte, 0 to 1000 (for `deserialize_with`).
 pub fn per_byte<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
     let v = f64::deserialize(d)?;
