@@ -5,27 +5,10 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::nic::smart::config::FirmwareCosts;
+use crate::nic::smart::config::{ChecksumAt, FirmwareCosts, Segmentation};
 use crate::scenario::host_schema::{one, sixty_four, yes};
 use crate::scenario::units::{BitRate, Frequency, TimeSpan};
 use crate::time::Duration;
-
-#[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum ChecksumSpec {
-    #[default]
-    Mac,
-    Firmware,
-    Split,
-}
-
-#[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum SegmentationSpec {
-    #[default]
-    Direct,
-    StoreAndForward,
-}
 
 /// A programmable adapter (`kind = "programmable"`): embedded processors and
 /// memory running firmware; the host drives it through rings and doorbells and
@@ -57,10 +40,10 @@ pub struct ProgrammableSpec {
     /// segmentation), or "split" (the firmware sums headers and pseudo-header, the MAC
     /// the payload).
     #[serde(default)]
-    pub checksum: ChecksumSpec,
+    pub checksum: ChecksumAt,
     /// "direct" (payload gathered from host memory) or "store-and-forward".
     #[serde(default)]
-    pub segmentation: SegmentationSpec,
+    pub segmentation: Segmentation,
     /// Firmware cycles of each operation.
     #[serde(default)]
     pub costs: FirmwareCosts,

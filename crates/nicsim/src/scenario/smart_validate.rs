@@ -31,20 +31,10 @@ fn host_side(h: &HostSpec, c: &Costs, a: &ProgrammableSpec, path: &str) -> Resul
 }
 
 fn adapter(a: &ProgrammableSpec, path: &str, link_rate: u64, mtu: u32) -> Result<AdapterConfig, ScenarioError> {
-    let costs = a.costs.clone();
     let memory = within(format!("{path}.memory"), a.memory, 256 * 1024, 1 << 34)?;
     let rx_memory = a.rx_memory.unwrap_or(((memory - A_RESERVED) / 2) as i64);
     let rx_memory = within(format!("{path}.rx_memory"), rx_memory, 16 * 1024, (memory - A_RESERVED) as i64)?;
-    let checksum = match a.checksum {
-        ChecksumSpec::Mac => ChecksumAt::Mac,
-        ChecksumSpec::Firmware => ChecksumAt::Firmware,
-        ChecksumSpec::Split => ChecksumAt::Split,
-    };
-    let segmentation = match a.segmentation {
-        SegmentationSpec::Direct => Segmentation::Direct,
-        SegmentationSpec::StoreAndForward => Segmentation::StoreAndForward,
-    };
-    if checksum == ChecksumAt::Firmware && segmentation == Segmentation::Direct {
+    if a.checksum == ChecksumAt::Firmware && a.segmentation == Segmentation::Direct {
         return err(
             format!("{path}.checksum"),
             "\"firmware\" needs the payload in adapter memory, which direct segmentation never puts there: use \"mac\" or \"split\", or segmentation = \"store-and-forward\"",
@@ -60,9 +50,9 @@ fn adapter(a: &ProgrammableSpec, path: &str, link_rate: u64, mtu: u32) -> Result
         dma_startup: cycles(format!("{path}.dma_startup"), a.dma_startup)?,
         link_rate_bps: link_rate,
         mtu,
-        costs,
-        checksum,
-        segmentation,
+        costs: a.costs.clone(),
+        checksum: a.checksum,
+        segmentation: a.segmentation,
     })
 }
 

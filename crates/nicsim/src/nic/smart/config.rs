@@ -72,9 +72,11 @@ impl Default for FirmwareCosts {
 }
 
 /// Where checksums are computed and verified.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
 pub enum ChecksumAt {
     /// On the fly as the MAC moves the bytes: no processor time.
+    #[default]
     Mac,
     /// By the firmware, reading the bytes from adapter memory.
     Firmware,
@@ -101,9 +103,11 @@ impl ChecksumAt {
 const PSEUDO_HEADER: usize = 12;
 
 /// How a large send is cut into frames (BRIEF.md mechanism 1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
 pub enum Segmentation {
     /// Headers in adapter memory, payload gathered straight from host memory.
+    #[default]
     Direct,
     /// Payload copied into adapter memory first, frames sent from there.
     StoreAndForward,
