@@ -174,3 +174,11 @@ proptest! {
         let _ = verify_checksums(&bytes);
     }
 }
+
+#[test]
+fn a_macsec_header_too_short_is_refused_as_etherparse_refuses_it() {
+    let mut bytes = vec![0u8; 12];
+    bytes.extend([0x88, 0xe5, 0]);
+    assert!(View::parse(&bytes).is_err());
+    assert_eq!(reference_view(&bytes), None);
+}
