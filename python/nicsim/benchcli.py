@@ -18,12 +18,13 @@ def add_parser(sub) -> None:
         description="Flood minimum frames back to back through one link into a sink and report "
         "simulated frames and events per wall-clock second; or, with --case, time the whole host "
         "path on a shipped scenario (full-path: IBM 2001 at 700 MHz with 8 clients; 10g-flood: a "
-        "10 GbE 64-byte receive flood with NAPI; 10g-poll: the same flood taken whole by a poll-mode "
+        "10 GbE 64-byte receive flood with NAPI and kernel costs; 10g-napi: the same flood with costs "
+        "the host keeps up with; 10g-poll: the same flood taken whole by a poll-mode "
         "driver; direct-tso: 64 MB of direct segmentation) and report host frames per wall second, "
         "events per frame, wall seconds per simulated second and peak memory; --case scale: "
         "generated networks of growing size; --compare-peers: ns-3 and SimPy beside the flood.",
     )
-    b.add_argument("--case", default="link", help="link (default), full-path, 10g-flood, 10g-poll, direct-tso, store-and-forward-tso or scale")
+    b.add_argument("--case", default="link", help="link (default), full-path, 10g-flood, 10g-napi, 10g-poll, direct-tso, store-and-forward-tso or scale")
     b.add_argument("--hosts", default="2,10,100,1000", help="with --case scale: network sizes, comma-separated (default 2,10,100,1000)")
     b.add_argument("--duration", default="10ms", help="with --case scale: simulated time of each size (default 10ms)")
     b.add_argument("--frames", type=int, default=2_000_000, help="frames per repetition (default 2,000,000)")
