@@ -82,6 +82,11 @@ impl Machine {
         }
     }
 
+    /// Processor `k` has no deferred work, none shared, and no process to run.
+    pub(super) fn nothing_queued(&self, k: usize) -> bool {
+        self.cpus[k].queue.is_empty() && self.shared.is_empty() && self.run_queue_of(k).len() == 0
+    }
+
     /// The next ready process of processor `k`, round robin: the one whose turn
     /// it is runs one step; one with nothing to do passes its turn on.
     pub(super) fn run_queue(&mut self, k: usize, ctx: &mut Ctx) -> Option<Plan> {

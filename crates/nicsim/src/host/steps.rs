@@ -38,11 +38,11 @@ impl Plan {
 
 impl Machine {
     pub(super) fn dispatch(&mut self, k: usize, ctx: &mut Ctx) {
-        if !self.cpus[k].idle() {
+        let cpu = &self.cpus[k];
+        if !cpu.idle() || cpu.in_handler.is_none() && cpu.irq_pending.is_empty() && cpu.suspended.is_empty() && self.nothing_queued(k) {
             return;
         }
         let now = ctx.now();
-        let cpu = &self.cpus[k];
         let suspended = cpu.suspended.last().map(|s| s.activity);
         let lock_free = !(self.cfg.serialized_stack && self.stack_held);
         let own = lock_free && !cpu.queue.is_empty() && self.in_turn(cpu.queue.front());
