@@ -111,6 +111,8 @@ impl Calendar {
             }
             (true, false) => self.busy[i - 1].1 = end,
             (false, true) => self.busy[i].0 = start,
+            // Most bookings go after the last one kept.
+            (false, false) if i == self.busy.len() => self.busy.push_back((start, end)),
             (false, false) => self.busy.insert(i, (start, end)),
         }
     }
