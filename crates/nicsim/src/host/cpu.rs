@@ -12,7 +12,7 @@ use crate::wire::Frame;
 pub enum Item {
     /// Protocol work for a frame the handler took from an adapter, with its
     /// place in that adapter's order.
-    Frame(usize, u64, Frame),
+    Frame(usize, u64, Box<Frame>),
     /// Adapter `p`'s handler, queued by its interrupt as a deferred procedure
     /// call behind the deferred work already waiting (an NDIS miniport on NT).
     Handler(usize),

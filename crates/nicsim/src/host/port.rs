@@ -173,7 +173,7 @@ impl Ring {
     }
 
     /// A frame taken from the ring, with its place in the adapter's order.
-    pub fn take(&mut self, now: Time) -> Option<(u64, Frame)> {
+    pub fn take(&mut self, now: Time) -> Option<(u64, Box<Frame>)> {
         let frame = self.rx.take(now)?;
         self.taken += 1;
         Some((self.taken - 1, frame))

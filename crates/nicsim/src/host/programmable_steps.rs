@@ -85,7 +85,7 @@ impl Machine {
         let mut plan = Plan::new(activity, cost.cycles);
         // Frames for the host's own stack pass its protocol one by one.
         for bytes in delivered {
-            let frame = Frame { bytes, meta: FrameMeta::default() };
+            let frame = Box::new(Frame { bytes, meta: FrameMeta::default() });
             plan.cycles += self.protocol(p, frame, Vec::new(), ctx, &mut plan.effects.transmit);
         }
         plan.until = Some(now + self.cfg.clock.cycles(plan.cycles) + copy);

@@ -308,11 +308,11 @@ impl Machine {
 
     /// GRO: the frames queued right behind frame `order` of adapter `p` that
     /// carry on its connection's data, taken to go up the stack with it as one.
-    fn merge(&mut self, k: usize, shared: bool, p: usize, order: u64, first: &Frame) -> Vec<Frame> {
-        let mut merged: Vec<Frame> = Vec::new();
+    fn merge(&mut self, k: usize, shared: bool, p: usize, order: u64, first: &Frame) -> Vec<Box<Frame>> {
+        let mut merged: Vec<Box<Frame>> = Vec::new();
         let queue = self.deferred_queue(k, shared);
         while let Some(Item::Frame(q, next, f)) = queue.front() {
-            let last = merged.last().unwrap_or(first);
+            let last = merged.last().map_or(first, |f| f);
             if *q != p || *next != order + 1 + merged.len() as u64 || !continues(&last.bytes, &f.bytes) {
                 break;
             }
@@ -324,13 +324,13 @@ impl Machine {
 
     /// Protocol and application work for frames received by adapter `p`: one
     /// frame, or the segments GRO merged, which pass the protocol once.
-    pub(super) fn protocol(&mut self, p: usize, frame: Frame, merged: Vec<Frame>, ctx: &mut Ctx, out: &mut Vec<(usize, Frame)>) -> u64 {
+    pub(super) fn protocol(&mut self, p: usize, frame: Box<Frame>, merged: Vec<Box<Frame>>, ctx: &mut Ctx, out: &mut Vec<(usize, Frame)>) -> u64 {
         let now = ctx.now();
         let measuring = self.measuring(now);
         if let Some(s) = self.sessions.as_mut().filter(|s| s.claims(&frame.bytes)) {
-            s.input(p, frame);
+            s.input(p, *frame);
             for f in merged {
-                s.input(p, f);
+                s.input(p, *f);
             }
             let work = s.run(now, measuring, Work::default());
             let cycles = self.cfg.costs.protocol_segment + self.charge(work, out);
@@ -346,6 +346,8 @@ impl Machine {
                 Some(_) => {}
                 None => self.unclaimed += 1,
             }
+            // Taken whole: a source may write its next frame into it.
+            crate::wire::spare::give(frame);
         }
         self.cfg.costs.protocol_segment
     }

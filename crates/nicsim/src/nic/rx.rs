@@ -26,7 +26,7 @@ use crate::wire::Frame;
 /// from `visible` on.
 #[derive(Debug)]
 struct RxDone {
-    pub frame: Frame,
+    pub frame: Box<Frame>,
     pub visible: Time,
 }
 
@@ -37,7 +37,7 @@ fn fifo_bytes(frame: &Frame) -> u64 {
 
 #[derive(Debug)]
 struct Waiting {
-    frame: Frame,
+    frame: Box<Frame>,
     first_byte: Time,
 }
 
@@ -56,7 +56,7 @@ pub struct Rx {
     cache: VecDeque<Time>,
     /// Frames moved whose status is not yet written back, and when the first
     /// of them was moved.
-    unwritten: Vec<Frame>,
+    unwritten: Vec<Box<Frame>>,
     unwritten_since: Time,
     pub processor: Option<FrameProcessor>,
     dma_free: Time,
@@ -107,7 +107,7 @@ impl Rx {
 
     /// A frame's last bit arrived at `now`. Adds to `visible` the completions
     /// that became visible (time and count), for the interrupt logic.
-    pub fn arrive(&mut self, frame: Frame, now: Time, bus: &mut HostBus, visible: &mut Vec<(Time, u32)>) {
+    pub fn arrive(&mut self, frame: Box<Frame>, now: Time, bus: &mut HostBus, visible: &mut Vec<(Time, u32)>) {
         let on_wire = fifo_bytes(&frame);
         if self.fifo_used(now) + on_wire > self.cfg.rx_fifo {
             self.overruns += 1;
@@ -231,7 +231,7 @@ impl Rx {
     }
 
     /// Take the next frame the driver can see at `now`.
-    pub fn take(&mut self, now: Time) -> Option<Frame> {
+    pub fn take(&mut self, now: Time) -> Option<Box<Frame>> {
         if self.done.front()?.visible <= now {
             let frame = self.done.pop_front().map(|d| d.frame)?;
             if self.cfg.host_moves() {

@@ -9,7 +9,7 @@ use crate::time::Clock;
 impl Rx {
     fn arrived(&mut self, frame: Frame, now: Time, bus: &mut HostBus) -> Vec<(Time, u32)> {
         let mut v = Vec::new();
-        self.arrive(frame, now, bus, &mut v);
+        self.arrive(Box::new(frame), now, bus, &mut v);
         v
     }
     fn posted(&mut self, n: u32, now: Time, bus: &mut HostBus) -> Vec<(Time, u32)> {
