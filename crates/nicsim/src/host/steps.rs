@@ -308,6 +308,7 @@ impl Machine {
 
     /// GRO: the frames queued right behind frame `order` of adapter `p` that
     /// carry on its connection's data, taken to go up the stack with it as one.
+    #[allow(clippy::vec_box, reason = "frames travel boxed from the wire; unboxing them here would copy each")]
     fn merge(&mut self, k: usize, shared: bool, p: usize, order: u64, first: &Frame) -> Vec<Box<Frame>> {
         let mut merged: Vec<Box<Frame>> = Vec::new();
         let queue = self.deferred_queue(k, shared);
@@ -324,7 +325,15 @@ impl Machine {
 
     /// Protocol and application work for frames received by adapter `p`: one
     /// frame, or the segments GRO merged, which pass the protocol once.
-    pub(super) fn protocol(&mut self, p: usize, frame: Box<Frame>, merged: Vec<Box<Frame>>, ctx: &mut Ctx, out: &mut Vec<(usize, Frame)>) -> u64 {
+    #[allow(clippy::vec_box, reason = "frames travel boxed from the wire; unboxing them here would copy each")]
+    pub(super) fn protocol(
+        &mut self,
+        p: usize,
+        frame: Box<Frame>,
+        merged: Vec<Box<Frame>>,
+        ctx: &mut Ctx,
+        out: &mut Vec<(usize, Frame)>,
+    ) -> u64 {
         let now = ctx.now();
         let measuring = self.measuring(now);
         if let Some(s) = self.sessions.as_mut().filter(|s| s.claims(&frame.bytes)) {

@@ -56,6 +56,7 @@ pub struct Rx {
     cache: VecDeque<Time>,
     /// Frames moved whose status is not yet written back, and when the first
     /// of them was moved.
+    #[allow(clippy::vec_box, reason = "frames travel boxed from the wire to the stack: a move is a pointer")]
     unwritten: Vec<Box<Frame>>,
     unwritten_since: Time,
     pub processor: Option<FrameProcessor>,
