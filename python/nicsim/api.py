@@ -88,6 +88,7 @@ def run(
     trace: "Optional[str | os.PathLike[str]]" = None,
     trace_limit: int = 0,
     overrides: "Mapping[str, object] | Iterable[str]" = (),
+    progress: bool = False,
 ) -> Result:
     """Run a scenario file and return its results.
 
@@ -95,16 +96,26 @@ def run(
     links, or those named in capture); trace names a Chrome/Perfetto timeline to
     write (at most trace_limit events; 0 means a million); overrides change
     scenario values first, e.g. {"host[0].cpus": 2} or ["host[0].cpus=2"].
+    progress shows a bar of simulated time on stderr once the run has taken a
+    second. Ctrl-C stops a run (KeyboardInterrupt) and writes nothing; a run
+    bridged to real Linux ends instead and keeps its results.
     """
-    text = _core.run_file(
-        _path(scenario),
-        seed=seed,
-        pcap=None if pcap is None else os.fspath(pcap),
-        capture=list(capture),
-        trace=None if trace is None else os.fspath(trace),
-        trace_limit=trace_limit,
-        sets=_sets(overrides),
-    )
+    from .runbar import run_bar
+
+    tell, close = run_bar() if progress else (None, lambda: None)
+    try:
+        text = _core.run_file(
+            _path(scenario),
+            seed=seed,
+            pcap=None if pcap is None else os.fspath(pcap),
+            capture=list(capture),
+            trace=None if trace is None else os.fspath(trace),
+            trace_limit=trace_limit,
+            sets=_sets(overrides),
+            progress=tell,
+        )
+    finally:
+        close()
     return Result(json.loads(text))
 
 

@@ -36,7 +36,9 @@ def _parser() -> argparse.ArgumentParser:
         "run",
         help="run one scenario and print its results",
         description="Run one scenario and print a results table (or JSON). The scenario is "
-        "checked whole before anything runs; on bad input nothing is written.",
+        "checked whole before anything runs; on bad input nothing is written. Ctrl-C stops a run "
+        "(exit code 130) and writes nothing, except a run bridged to real Linux, which ends and "
+        "prints what it has.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -50,6 +52,11 @@ def _parser() -> argparse.ArgumentParser:
         help="capture only this link (repeatable); default: every link",
     )
     r.add_argument("--json", action="store_true", help="print results as JSON instead of a table")
+    r.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress bar (on a terminal, a run that takes over a second shows one on stderr)",
+    )
     r.add_argument("--seed", type=int, metavar="N", help="override the scenario's seed (0 to 2^64-1)")
     r.add_argument(
         "--trace",
@@ -178,6 +185,7 @@ def _run(args) -> int:
         trace=args.trace,
         trace_limit=args.trace_limit,
         overrides=args.set,
+        progress=not args.quiet and sys.stderr.isatty(),
     )
     print(result.to_json() if args.json else render(result))
     return 0
@@ -332,8 +340,9 @@ def main(argv=None) -> int:
     except _core.SimulationError as e:
         print(f"nicsim: internal failure: {e}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("nicsim: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as e:
+        # A run says where it stopped ("interrupted at 1.2 ms of simulated time").
+        print(f"nicsim: {e}" if str(e) else "nicsim: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         # The reader went away (`nicsim run ... | head`): stop quietly, and keep

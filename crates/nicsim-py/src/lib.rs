@@ -34,9 +34,11 @@ fn resolve_file(path: &str, sets: Vec<String>) -> PyResult<String> {
     serde_json::to_string(&table).map_err(|e| SimulationError::new_err(e.to_string()))
 }
 
-/// Run a scenario file; returns the results as JSON text.
+/// Run a scenario file; returns the results as JSON text. `progress`, if given,
+/// is called with (simulated seconds, the scenario's duration in seconds or
+/// None, events, wall seconds) at most every `progress_every` seconds.
 #[pyfunction]
-#[pyo3(signature = (path, seed=None, pcap=None, capture=Vec::new(), trace=None, trace_limit=0, sets=Vec::new()))]
+#[pyo3(signature = (path, seed=None, pcap=None, capture=Vec::new(), trace=None, trace_limit=0, sets=Vec::new(), progress=None, progress_every=0.5))]
 #[allow(clippy::too_many_arguments)]
 fn run_file(
     py: Python<'_>,
@@ -47,16 +49,31 @@ fn run_file(
     trace: Option<PathBuf>,
     trace_limit: u64,
     sets: Vec<String>,
+    progress: Option<Py<PyAny>>,
+    progress_every: f64,
 ) -> PyResult<String> {
     let plan = plan_for(path, &sets)?;
-    // A run bridged to the real world lasts until it is idle: Ctrl-C ends it early
-    // and keeps its results (the interrupt is taken here, not raised).
+    // Ctrl-C: a run bridged to the real world ends early and keeps its results (the
+    // interrupt is taken here, not raised); any other run stops and raises it.
     let stop = StopCheck(Arc::new(|| Python::attach(|py| py.check_signals().is_err())));
-    let opts = RunOptions { seed, pcap, capture, trace, trace_limit, stop: Some(stop) };
+    let every = std::time::Duration::try_from_secs_f64(progress_every)
+        .map_err(|_| ScenarioError::new_err(format!("progress_every: must be a number of seconds, got {progress_every}")))?;
+    let progress = progress.map(|tell| nicsim::ProgressReport {
+        every,
+        tell: Arc::new(move |p: nicsim::Progress| {
+            let until = p.until.map(|t| t.as_secs_f64());
+            // A failing callback must not end the run: what it raised is shown and dropped.
+            Python::attach(|py| {
+                tell.call1(py, (p.simulated.as_secs_f64(), until, p.events, p.wall_seconds)).map(|_| ()).unwrap_or_else(|e| e.print(py))
+            });
+        }),
+    });
+    let opts = RunOptions { seed, pcap, capture, trace, trace_limit, stop: Some(stop), progress };
     let result = py.detach(|| nicsim::run(&plan, &opts));
     match result {
         Ok(r) => serde_json::to_string(&r).map_err(|e| SimulationError::new_err(e.to_string())),
         Err(RunError::Input(msg)) => Err(ScenarioError::new_err(msg)),
+        Err(e @ RunError::Interrupted(_)) => Err(pyo3::exceptions::PyKeyboardInterrupt::new_err(e.to_string())),
         Err(e @ RunError::Sim(_)) => Err(SimulationError::new_err(e.to_string())),
     }
 }
@@ -75,6 +92,9 @@ fn bench_flood(py: Python<'_>, frames: u64, frame_size: u32, rate: &str) -> PyRe
     Ok((s.frames, s.events, s.wall_seconds))
 }
 
+/// Size, write Gb/s, read Gb/s, mix Gb/s, read latency ns.
+type ProfileRow = (u64, f64, f64, f64, f64);
+
 /// DMA bandwidth and read latency on a PCIe link, per transfer size:
 /// (size, write Gb/s, read Gb/s, mix Gb/s, read latency ns) each.
 #[pyfunction]
@@ -91,10 +111,10 @@ fn pcie_profile(
     offset: u64,
     read_share: f64,
     read_latency_ns: u64,
-) -> PyResult<Vec<(u64, f64, f64, f64, f64)>> {
+) -> PyResult<Vec<ProfileRow>> {
     use nicsim::bus::pcie::{CompletionSplit, PcieConfig};
     let split = if rcb_split { CompletionSplit::Rcb } else { CompletionSplit::Mps };
-    let cfg = PcieConfig { generation, lanes, mps, mrrs, rcb, completion_split: split, ..PcieConfig::gen3x8() };
+    let cfg = PcieConfig { generation, lanes, mps, mrrs, rcb, completion_split: split };
     cfg.check().map_err(ScenarioError::new_err)?;
     let latency = nicsim::time::Duration::from_ns(read_latency_ns);
     let rows = sizes.into_iter().map(|n| nicsim::bus::pcie_profile::profile(&cfg, n, offset, read_share, latency));

@@ -36,4 +36,4 @@ pub mod time;
 pub mod toe;
 pub mod wire;
 
-pub use run::{run, RunError, RunOptions, RunResult, StopCheck};
+pub use run::{run, Progress, ProgressReport, RunError, RunOptions, RunResult, StopCheck};

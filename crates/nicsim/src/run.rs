@@ -3,16 +3,47 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Instant;
 
 use serde::Serialize;
 
 use crate::engine::{PaceStats, Pacing, SimError};
 use crate::observe::{CaptureFile, Report, Trace};
 use crate::scenario::{assemble, PartPlan, Plan};
+use crate::time::Time;
 
-/// Asked now and then during a run paced to the wall clock; true stops it.
+/// Asked about every tenth of a second of wall time during a run (Ctrl-C); true
+/// stops it. A run paced to the wall clock then ends and keeps its results; any
+/// other fails with `RunError::Interrupted`, since its results would be partial.
 #[derive(Clone)]
 pub struct StopCheck(pub Arc<dyn Fn() -> bool + Send + Sync>);
+
+/// How often a run asks its `StopCheck`.
+const STOP_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// How far a run has got.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Progress {
+    pub simulated: Time,
+    /// Where it ends, if the scenario has a duration.
+    pub until: Option<Time>,
+    pub events: u64,
+    pub wall_seconds: f64,
+}
+
+/// Told a run's progress at most once every `every` of wall time (and never for
+/// a run paced to the wall clock, whose time is the wall's).
+#[derive(Clone)]
+pub struct ProgressReport {
+    pub every: std::time::Duration,
+    pub tell: Arc<dyn Fn(Progress) + Send + Sync>,
+}
+
+impl std::fmt::Debug for ProgressReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ProgressReport every {:?}", self.every)
+    }
+}
 
 impl std::fmt::Debug for StopCheck {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -32,8 +63,9 @@ pub struct RunOptions {
     pub trace: Option<PathBuf>,
     /// Most events the timeline keeps (0: the default of a million).
     pub trace_limit: u64,
-    /// For a run bridged to the real world: asked every tenth of a second (Ctrl-C).
+    /// Asked every tenth of a second (Ctrl-C).
     pub stop: Option<StopCheck>,
+    pub progress: Option<ProgressReport>,
 }
 
 /// Events a timeline keeps unless told otherwise: enough for tens of
@@ -86,6 +118,30 @@ pub enum RunError {
     Input(String),
     #[error("simulation failed: {0}")]
     Sim(#[from] SimError),
+    /// Its `StopCheck` stopped it (at this simulated time); nothing was written.
+    #[error("interrupted at {0} of simulated time")]
+    Interrupted(Time),
+}
+
+/// What a run's watcher does at each look: tell the progress and ask whether
+/// to stop, each when its time has come.
+fn watcher(opts: &RunOptions, until: Option<Time>) -> impl FnMut(Time, u64) -> bool + '_ {
+    let started = Instant::now();
+    let (mut told, mut asked) = (started, started);
+    move |now, events| {
+        let wall = Instant::now();
+        if let Some(p) = opts.progress.as_ref().filter(|p| wall - told >= p.every) {
+            told = wall;
+            (p.tell)(Progress { simulated: now, until, events, wall_seconds: (wall - started).as_secs_f64() });
+        }
+        match &opts.stop {
+            Some(stop) if wall - asked >= STOP_EVERY => {
+                asked = wall;
+                (stop.0)()
+            }
+            _ => false,
+        }
+    }
 }
 
 pub fn run(plan: &Plan, opts: &RunOptions) -> Result<RunResult, RunError> {
@@ -99,7 +155,7 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<RunResult, RunError> {
     let limit = if opts.trace_limit == 0 { TRACE_LIMIT } else { opts.trace_limit };
     let trace = opts.trace.as_deref().map(|p| Trace::create(p, limit)).transpose().map_err(RunError::Input)?;
     let mut sim = assemble(plan, seed, file.as_ref().map(|f| (f, opts.capture.as_slice())), trace.as_ref()).map_err(RunError::Input)?;
-    let until = plan.duration.map(|d| crate::time::Time::ZERO + d);
+    let until = plan.duration.map(|d| Time::ZERO + d);
     let (stats, pacing) = if sim.has_outside_input() {
         let stop = opts.stop.as_ref().map(|s| &*s.0 as &(dyn Fn() -> bool + Sync));
         let pacing = Pacing { idle: idle_of(plan), late_after: LATE_AFTER, stop, say: true };
@@ -114,7 +170,10 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<RunResult, RunError> {
         let (stats, paced) = sim.run_paced(until, &pacing)?;
         (stats, Some(paced))
     } else {
-        (sim.run(until)?, None)
+        match sim.run_watched(until, &mut watcher(opts, until))? {
+            Some(stats) => (stats, None),
+            None => return Err(RunError::Interrupted(sim.now())),
+        }
     };
     let (mut trace_events, mut trace_events_dropped) = (0, 0);
     if let Some(t) = &trace {

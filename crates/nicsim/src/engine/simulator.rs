@@ -108,6 +108,10 @@ pub(super) struct Slot {
     inline: Inline,
 }
 
+/// Events between two looks of a run's watcher: a few milliseconds of work,
+/// so a look (a clock read) costs nothing measurable.
+pub const WATCH_EVERY: u64 = 1 << 14;
+
 pub struct Simulator {
     seed: u64,
     pub(super) slots: Vec<Slot>,
@@ -167,20 +171,39 @@ impl Simulator {
         Ok(())
     }
 
+    /// The simulated time of the event run last.
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
     pub fn name(&self, id: ComponentId) -> &str {
         &self.slots[id].name
     }
 
     /// Run from time zero until no event is left or the next one is after `until`.
     pub fn run(&mut self, until: Option<Time>) -> Result<Stats, SimError> {
+        Ok(self.run_watched(until, &mut |_, _| false)?.expect("never stopped"))
+    }
+
+    /// As `run`, with `watch` told the simulated time and the events so far
+    /// every `WATCH_EVERY` events; if it answers true the run stops there,
+    /// unfinished (`None`). Watching changes nothing else.
+    pub fn run_watched(&mut self, until: Option<Time>, watch: &mut dyn FnMut(Time, u64) -> bool) -> Result<Option<Stats>, SimError> {
         let limit = until.unwrap_or(Time::MAX);
         self.horizon = Some(limit);
         self.start()?;
+        let mut look = self.events + WATCH_EVERY;
         while self.queue.peek_time().is_some_and(|t| t <= limit) {
             self.next_event()?;
+            if self.events >= look {
+                look = self.events + WATCH_EVERY;
+                if watch(self.now, self.events) {
+                    return Ok(None);
+                }
+            }
         }
         // Without a limit the run lasts until its last frame, taken inline or not.
-        self.finish(until.unwrap_or(self.now.max(self.latest_inline)))
+        self.finish(until.unwrap_or(self.now.max(self.latest_inline))).map(Some)
     }
 
     /// Every component's start call, at time zero.

@@ -262,3 +262,31 @@ fn a_port_takes_one_wire() {
     sim.connect(Endpoint { component: a, port: 0 }, Endpoint { component: b, port: 0 }).unwrap();
     assert!(sim.connect(Endpoint { component: c, port: 0 }, Endpoint { component: a, port: 0 }).is_err());
 }
+
+#[test]
+fn a_watcher_looks_every_so_many_events_and_changes_nothing() {
+    let ticks = 3 * WATCH_EVERY as u32;
+    let plain = ticker_into_counter(ticks).run(None).unwrap();
+    let mut looks = Vec::new();
+    let mut sim = ticker_into_counter(ticks);
+    let watched = sim.run_watched(None, &mut |now, events| {
+        looks.push((now, events));
+        false
+    });
+    let watched = watched.unwrap().expect("a watcher that never stops lets the run end");
+    assert_eq!((watched.end, watched.events), (plain.end, plain.events));
+    assert_eq!(sim.reports()[1].2.get("got"), Some(ticks as f64));
+    // Two events a tick (its timer, the counter's message): a look every WATCH_EVERY of them.
+    assert_eq!(looks.len() as u64, plain.events / WATCH_EVERY);
+    assert!(looks.windows(2).all(|w| w[1].0 > w[0].0 && w[1].1 - w[0].1 == WATCH_EVERY), "{looks:?}");
+}
+
+#[test]
+fn a_watcher_that_says_stop_ends_the_run_unfinished() {
+    let mut sim = ticker_into_counter(10 * WATCH_EVERY as u32);
+    let stopped = sim.run_watched(None, &mut |_, events| events >= 2 * WATCH_EVERY).unwrap();
+    assert!(stopped.is_none(), "no stats for an unfinished run");
+    // It stopped at the look that said so, after 2 * WATCH_EVERY events: a tick
+    // every 10 ps and the counter's message 5 ps after each.
+    assert_eq!(sim.now(), Time(WATCH_EVERY * 10 + 5));
+}
