@@ -3,12 +3,25 @@ duration, with the wall time so far and left (tqdm, as for sweeps)."""
 
 from __future__ import annotations
 
-import shutil
+import io
+import os
 import sys
 from typing import Callable, Optional, Tuple
 
 # A run shorter than this shows no bar at all.
 SHOW_AFTER = 1.0
+
+
+def screen(stream) -> dict:
+    """tqdm's size settings for `stream`: follow its terminal, or 80 x 24 where
+    that reports no size (a bare pseudo-terminal), on which tqdm would hide its bar."""
+    try:
+        size = os.get_terminal_size(stream.fileno())
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        size = os.terminal_size((0, 0))
+    if size.columns and size.lines:
+        return {"dynamic_ncols": True}
+    return {"ncols": size.columns or 80, "nrows": size.lines or 24}
 
 
 def run_bar(stream=sys.stderr) -> Tuple[Callable[[float, Optional[float], int, float], None], Callable[[], None]]:
@@ -27,15 +40,10 @@ def run_bar(stream=sys.stderr) -> Tuple[Callable[[float, Optional[float], int, f
                 fmt = "{desc}: {n:.3f} s [{elapsed}]"
             else:
                 fmt = "{desc}: {percentage:3.0f}%|{bar}| {n:.3f} of {total:.3f} s [{elapsed}<{remaining}]"
-            # A terminal that reports no size (a bare pseudo-terminal) gets 80 x 24:
-            # tqdm would hide a bar below a screen of no rows.
-            size = shutil.get_terminal_size((80, 24))
             bar = state["bar"] = tqdm(
                 total=until,
                 desc="simulated",
                 file=stream,
-                ncols=size.columns or 80,
-                nrows=size.lines or 24,
                 leave=False,
                 bar_format=fmt,
                 # It is told every half second: each call shows, and the time left
@@ -44,6 +52,7 @@ def run_bar(stream=sys.stderr) -> Tuple[Callable[[float, Optional[float], int, f
                 smoothing=0,
                 # Nothing shown before its clock is set back to the run's start.
                 delay=1e-9,
+                **screen(stream),
             )
             # Its clock starts with the run, so that its pace and time left are the run's.
             bar.start_t -= wall

@@ -189,12 +189,14 @@ def progress_bar(desc: Optional[str] = None, stream=sys.stderr) -> Callable[[Out
     """A tqdm bar with the time left, fed by sweep progress."""
     from tqdm import tqdm
 
+    from .runbar import screen
+
     state = {}
 
     def update(o: Outcome) -> None:
         bar = state.get("bar")
         if bar is None:
-            bar = state["bar"] = tqdm(total=o.total, initial=o.skipped, desc=desc or o.name, unit="run", file=stream, dynamic_ncols=True)
+            bar = state["bar"] = tqdm(total=o.total, initial=o.skipped, desc=desc or o.name, unit="run", file=stream, **screen(stream))
         bar.update(o.skipped + o.ran - bar.n)
         if o.skipped + o.ran >= o.total:
             bar.close()
