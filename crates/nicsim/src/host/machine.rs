@@ -217,7 +217,7 @@ impl Machine {
         self.stack_held &= !step.holds_stack;
         // Work that others may take goes first to those waiting for it, so
         // this processor stays free for the interrupts bound to it.
-        if step.holds_stack || step.releases_order || released {
+        if (step.holds_stack || step.releases_order || released) && self.others_may_take(k) {
             for other in (k + 1..self.cpus.len()).chain(0..k) {
                 self.dispatch(other, ctx);
             }

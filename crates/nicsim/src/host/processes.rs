@@ -82,6 +82,25 @@ impl Machine {
         }
     }
 
+    /// Whether a processor other than `k` may start work now that `k` let go of
+    /// the stack lock, the order of frames or some shared work: only deferred
+    /// work (its own or shared) or a process can be waiting for those. An idle
+    /// processor is never inside a handler, with an interrupt pending or with a
+    /// step suspended: it runs those as soon as it is free.
+    pub(super) fn others_may_take(&self, k: usize) -> bool {
+        let may = !self.shared.is_empty()
+            || (0..self.cpus.len()).any(|j| j != k && (!self.cpus[j].queue.is_empty() || self.run_queue_of(j).len() > 0));
+        debug_assert!(
+            may || self
+                .cpus
+                .iter()
+                .enumerate()
+                .all(|(j, c)| { j == k || !c.idle() || c.in_handler.is_none() && c.irq_pending.is_empty() && c.suspended.is_empty() }),
+            "an idle processor with work it has not started"
+        );
+        may
+    }
+
     /// Processor `k` has no deferred work, none shared, and no process to run.
     pub(super) fn nothing_queued(&self, k: usize) -> bool {
         self.cpus[k].queue.is_empty() && self.shared.is_empty() && self.run_queue_of(k).len() == 0
