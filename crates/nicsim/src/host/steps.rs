@@ -207,6 +207,9 @@ impl Machine {
         plan.holds_stack = self.cfg.serialized_stack;
         match item {
             Item::Frame(p, order, frame) => {
+                // Set long before the plan is moved: a byte written just before a
+                // move stalls the load of the word around it.
+                plan.releases_order = true;
                 debug_assert_eq!(order, self.ports[p].ring().delivered, "frames go up in ring order");
                 let merged = if self.cfg.driver.gro { self.merge(k, shared, p, order, &frame) } else { Vec::new() };
                 if !merged.is_empty() {
@@ -216,7 +219,6 @@ impl Machine {
                 self.ports[p].ring().delivered += 1 + merged.len() as u64;
                 let gro = if self.cfg.driver.gro { self.cfg.costs.gro_segment * (1 + merged.len() as u64) } else { 0 };
                 plan.cycles = gro + self.protocol(p, frame, merged, ctx, &mut plan.effects.transmit);
-                plan.releases_order = true;
             }
             Item::Poll(p, left) => {
                 // The driver hands buffers back every refill batch as it goes
