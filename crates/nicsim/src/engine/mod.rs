@@ -12,4 +12,4 @@ pub use component::{Component, Ctx, Inline, Msg, Outgoing, PortId};
 pub use paced::{PaceStats, Pacing};
 pub use queue::{EventQueue, Scheduled};
 pub use rng::{component_rng, SimRng};
-pub use simulator::{ComponentId, Endpoint, SimError, Simulator, Stats, SELF_PORT, WATCH_EVERY};
+pub use simulator::{ComponentId, Endpoint, SimError, Simulator, Stats, SELF_PORT};
