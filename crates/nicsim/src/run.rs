@@ -18,9 +18,6 @@ use crate::time::Time;
 #[derive(Clone)]
 pub struct StopCheck(pub Arc<dyn Fn() -> bool + Send + Sync>);
 
-/// How often a run asks its `StopCheck`.
-const STOP_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
-
 /// How far a run has got.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Progress {
@@ -51,6 +48,9 @@ impl std::fmt::Debug for StopCheck {
     }
 }
 
+/// How often a run asks its `StopCheck`.
+const STOP_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
+
 #[derive(Clone, Debug, Default)]
 pub struct RunOptions {
     /// Override the scenario's seed.
@@ -65,6 +65,7 @@ pub struct RunOptions {
     pub trace_limit: u64,
     /// Asked every tenth of a second (Ctrl-C).
     pub stop: Option<StopCheck>,
+    /// Told how far the run has got (not a run paced to the wall clock).
     pub progress: Option<ProgressReport>,
 }
 

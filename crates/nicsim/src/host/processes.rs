@@ -88,14 +88,9 @@ impl Machine {
     /// processor is never inside a handler, with an interrupt pending or with a
     /// step suspended: it runs those as soon as it is free.
     pub(super) fn others_may_take(&self, k: usize) -> bool {
-        let may = !self.shared.is_empty()
-            || (0..self.cpus.len()).any(|j| j != k && (!self.cpus[j].queue.is_empty() || self.run_queue_of(j).len() > 0));
+        let may = (0..self.cpus.len()).any(|j| j != k && !self.nothing_queued(j));
         debug_assert!(
-            may || self
-                .cpus
-                .iter()
-                .enumerate()
-                .all(|(j, c)| { j == k || !c.idle() || c.in_handler.is_none() && c.irq_pending.is_empty() && c.suspended.is_empty() }),
+            may || self.cpus.iter().enumerate().all(|(j, c)| j == k || !c.idle() || c.at_rest()),
             "an idle processor with work it has not started"
         );
         may

@@ -39,7 +39,7 @@ impl Plan {
 impl Machine {
     pub(super) fn dispatch(&mut self, k: usize, ctx: &mut Ctx) {
         let cpu = &self.cpus[k];
-        if !cpu.idle() || cpu.in_handler.is_none() && cpu.irq_pending.is_empty() && cpu.suspended.is_empty() && self.nothing_queued(k) {
+        if !cpu.idle() || cpu.at_rest() && self.nothing_queued(k) {
             return;
         }
         let now = ctx.now();

@@ -61,6 +61,12 @@ impl<S, I> Cpu<S, I> {
         self.step.is_none()
     }
 
+    /// Idle with nothing begun that it must come back to: not inside a handler,
+    /// no interrupt pending, no step suspended.
+    pub fn at_rest(&self) -> bool {
+        self.idle() && self.in_handler.is_none() && self.irq_pending.is_empty() && self.suspended.is_empty()
+    }
+
     /// Whether an interrupt may take this processor now.
     pub fn preemptible(&self) -> bool {
         self.in_handler.is_none() && self.running.is_none_or(|(a, _, _)| a != Activity::Interrupt)
