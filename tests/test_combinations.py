@@ -230,13 +230,6 @@ def test_an_ideal_host_takes_either_end_of_a_ttcp_transfer(scenarios, tmp_path):
     assert host["tcp_data_out"] > 2700 and not any(k.startswith("cpu") for k in ideal)
 
 
-def test_an_ideal_host_runs_a_ttcp_transfer_or_file_sessions_not_both(scenarios, cli):
-    path = scenarios / "papers" / "ibm2001" / "server.toml"
-    sets = ["--set", "host[1].ttcp.role=receive", "--set", "host[1].ttcp.message=8192"]
-    res = cli("check", str(path), *sets)
-    assert res.returncode == 2 and "host[1].ttcp" in res.stderr and "not both" in res.stderr
-
-
 def test_an_ideal_host_refuses_the_keys_of_what_it_does_not_model(scenarios, cli):
     path = scenarios / "papers" / "ibm2001" / "server.toml"
     res = cli("check", str(path), "--set", "host[3].clock=1GHz")
@@ -275,8 +268,46 @@ def test_modelled_hosts_serve_read_and_answer_files_beside_an_ideal_one(scenario
         assert x["tcp_retransmits"] == 0 and x["tcp_bad_payload"] == 0 and x["tcp_out_of_order"] == 0, name
 
 
-def test_a_host_with_a_ttcp_transfer_refuses_file_sessions_from_others(scenarios, cli):
-    path = scenarios / "combinations" / "hosts-serve-hosts.toml"
-    sets = ["--set", "host[1].ttcp.role=receive", "--set", "host[1].ttcp.message=8192"]
-    res = cli("check", str(path), *sets)
-    assert res.returncode == 2 and "host[1].ttcp" in res.stderr and "not both" in res.stderr
+def test_one_host_runs_every_application_over_two_networks(scenarios, tmp_path):
+    pcap = tmp_path / "mixed.pcap"
+    r = nicsim.run(scenarios / "combinations" / "mixed-applications.toml", pcap=pcap)
+    m = {n: r.component(n).metrics for n in ("server", "reader", "asker", "peer-b", "ttcp-rx")}
+    server = m["server"]
+    # It serves blocks and answers requests on network A, and on network B
+    # reads the files it asks for and sends a whole TTCP stream: the
+    # connections it opens left by the adapter that reaches their far end.
+    assert m["reader"]["answers_read"] > 500 and m["asker"]["answers_read"] > 300
+    assert server["requests_answered"] >= m["reader"]["answers_read"] + m["asker"]["answers_read"]
+    assert server["answers_read"] > 500 and m["peer-b"]["requests_answered"] >= server["answers_read"]
+    assert server["ttcp_bytes"] == m["ttcp-rx"]["ttcp_bytes"] == 1_000_000
+    assert server["transfer_complete"] == m["ttcp-rx"]["transfer_complete"] == 1
+    assert r.component("server").text["ttcp_sha256"] == r.component("ttcp-rx").text["ttcp_sha256"]
+    assert server["tcp_connections"] == 6
+    # Its TTCP figures are the TTCP connection's alone, among all its traffic.
+    assert server["data_packets"] == m["ttcp-rx"]["tcp_data_in"] < server["tcp_data_out"] / 10
+    assert server["acks_per_data_packet"] == m["ttcp-rx"]["tcp_acks_out"] / m["ttcp-rx"]["tcp_data_in"]
+    for name, x in m.items():
+        assert x["tcp_retransmits"] == 0 and x["tcp_bad_payload"] == 0 and x["tcp_out_of_order"] == 0, name
+    frames = read_pcap(pcap)
+    assert len(frames) > 50_000
+    for _, f in frames[::50]:
+        check_frame(f)
+
+
+@pytest.mark.parametrize(
+    "sets, words",
+    [
+        # The asker's requests come to port 80, for 20,000-byte files.
+        (["--set", "host[0].file_serve.port=80"], "port 80 is taken twice"),
+        (["--set", "host[0].file_serve.port=40000"], "port 40000 is taken twice, by file sessions answering"),
+    ],
+)
+def test_the_sessions_of_one_host_keep_their_ports_apart(scenarios, cli, sets, words):
+    res = cli("check", str(scenarios / "combinations" / "mixed-applications.toml"), *sets)
+    assert res.returncode == 2 and "host[0]" in res.stderr and words in res.stderr
+
+
+def test_a_host_whose_offload_engine_carries_its_transfer_answers_no_file_requests(scenarios, cli):
+    path = scenarios / "combinations" / "toe-and-ring.toml"
+    res = cli("check", str(path), "--set", 'host[1].file_request={peers = ["server"]}')
+    assert res.returncode == 2 and "host[0].adapter" in res.stderr and "offload engine" in res.stderr

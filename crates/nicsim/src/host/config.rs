@@ -233,6 +233,9 @@ pub struct HostConfig {
     /// file service); no sessions, no stack.
     pub stack: StackConfig,
     pub sessions: Vec<SessionConfig>,
+    /// The adapter that reaches each station (the first, where several do),
+    /// for frames to one not heard from yet; empty with one adapter.
+    pub routes: Vec<([u8; 6], usize)>,
     /// Seeds the stack's initial sequence numbers.
     pub seed: u64,
     pub background: Option<BackgroundConfig>,

@@ -111,11 +111,15 @@ impl Machine {
         }
         let sessions = match &cfg.sessions {
             list if list.is_empty() => None,
-            list => Some(Sessions::new(&cfg.stack, cfg.seed, list.clone(), ports.iter().map(|p| p.segments()).collect())?),
+            list => Some(Sessions::new(&cfg.stack, cfg.seed, list.clone(), ports.iter().map(|p| p.segments()).collect(), &cfg.routes)?),
         };
         let blast = cfg.blast.clone().map(Blast::new).transpose()?;
-        let ttcp = sessions.as_ref().is_some_and(|s| s.ttcp().is_some()) || cfg.adapters.iter().any(|a| a.offload.is_some());
-        let wires = ttcp.then(Wires::default);
+        // An offload engine carries nothing but its TTCP transfer.
+        let wires = match sessions.as_ref().and_then(|s| s.ttcp()) {
+            _ if cfg.adapters.iter().any(|a| a.offload.is_some()) => Some(Wires::default()),
+            Some((.., port)) => Some(Wires { port: Some(port), ..Wires::default() }),
+            None => None,
+        };
         Ok(Machine {
             sink: cfg.sink.then(SinkCount::default),
             buses,
@@ -300,7 +304,7 @@ impl Component for Machine {
                     t.borrow_mut().instant(*track, "frame in", now);
                 }
                 if let Some(w) = &mut self.wires {
-                    w.inbound.add(&frame.bytes, now);
+                    w.received(&frame.bytes, now);
                 }
                 let bus = &mut self.buses[self.ports[p].bus];
                 match &mut self.ports[p].adapter {
@@ -333,7 +337,7 @@ impl Component for Machine {
                     let bus = &mut self.buses[self.ports[p].bus];
                     for (at, frame) in self.ports[p].ring().transmit(now, bus) {
                         if let Some(w) = &mut self.wires {
-                            w.out.add(&frame.bytes, at);
+                            w.sent(&frame.bytes, at);
                         }
                         ctx.send_at(p as PortId, at, Msg::frame(frame));
                     }

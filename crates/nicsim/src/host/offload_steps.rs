@@ -55,7 +55,7 @@ impl Machine {
         for bytes in out.frames {
             let at = o.engine.transmit(now, bytes.len());
             if let Some(w) = &mut self.wires {
-                w.out.add(&bytes, at);
+                w.sent(&bytes, at);
             }
             ctx.send_at(p as PortId, at, Msg::frame(Frame { bytes, meta: FrameMeta::default() }));
         }

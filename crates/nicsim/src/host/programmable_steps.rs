@@ -29,7 +29,7 @@ impl Machine {
         if let Some(w) = &mut self.wires {
             for o in &ctx.sent()[mark..] {
                 if let (Some(_), Msg::Frame(frame)) = (o.port, &o.msg) {
-                    w.out.add(&frame.bytes, o.at);
+                    w.sent(&frame.bytes, o.at);
                 }
             }
         }

@@ -140,7 +140,7 @@ fn transfer_report(m: &Machine, r: &mut Report, wires: &Wires, end: Time) {
                 line_rate_bps: 0,
             },
         ),
-        (None, Some((stream, sender, tally))) => (
+        (None, Some((stream, sender, tally, _))) => (
             0,
             Transfer {
                 sender,

@@ -12,6 +12,7 @@ use crate::host::segment::{matches_pattern, pattern};
 use crate::host::stream::Stream;
 use crate::nic::firmware::tso::cut;
 use crate::observe::Report;
+use crate::stack::tally::Tally;
 use crate::stack::{Sock, SocketConfig, Stack, StackConfig};
 use crate::time::{Duration, Time};
 use crate::wire::{Frame, FrameMeta};
@@ -77,7 +78,8 @@ pub struct Sessions {
     stack: Stack,
     ip: [u8; 4],
     sessions: Vec<Session>,
-    /// The adapter each far end was last heard on (a MAC learned per port).
+    /// The adapter each far end was last heard on (a MAC learned per port), or
+    /// before that the first that reaches it.
     routes: FxHashMap<[u8; 6], usize>,
     /// The next run visits every session (a timer, a request made), not only
     /// those whose sockets the stack polled.
@@ -97,8 +99,15 @@ pub struct Sessions {
 
 impl Sessions {
     /// One adapter per entry of `segments` (whether it segments large sends:
-    /// if any does, the stack makes them); sessions listen or connect at once.
-    pub fn new(stack: &StackConfig, seed: u64, sessions: Vec<SessionConfig>, segments: Vec<bool>) -> Result<Sessions, String> {
+    /// if any does, the stack makes them); `routes`, the adapter that reaches
+    /// a station not heard from yet. Sessions listen or connect at once.
+    pub fn new(
+        stack: &StackConfig,
+        seed: u64,
+        sessions: Vec<SessionConfig>,
+        segments: Vec<bool>,
+        routes: &[([u8; 6], usize)],
+    ) -> Result<Sessions, String> {
         let tso = StackConfig { tso: segments.iter().any(|s| *s), ..stack.clone() };
         let mut s = Stack::new(&tso, seed);
         let mut list = Vec::new();
@@ -114,11 +123,13 @@ impl Sessions {
             };
             list.push(Session { cfg, sock, sent: 0, owed: 0, read: 0, partial: 0, queued: 0, ask_at: None, stream });
         }
+        // A TTCP transfer's figures count its own connection's frames.
+        s.watched = list.iter().find(|x| x.stream.is_some()).map(|x| Tally::of_port(x.cfg.port));
         Ok(Sessions {
             stack: s,
             ip: stack.ip,
             sessions: list,
-            routes: FxHashMap::default(),
+            routes: routes.iter().copied().collect(),
             visit_all: true,
             asks_waiting: 0,
             segments: if segments.is_empty() { vec![false] } else { segments },
@@ -377,13 +388,15 @@ impl Sessions {
             .count("tcp_acks_in", t.acks_in);
     }
 
-    /// The first TTCP end: its stream, whether it sends, and the stack's counts.
-    pub fn ttcp(&self) -> Option<(&Stream, bool, &crate::stack::tally::Tally)> {
+    /// The TTCP end: its stream, whether it sends, the counts of its
+    /// connection's frames and its port.
+    pub fn ttcp(&self) -> Option<(&Stream, bool, &Tally, u16)> {
         let s = self.sessions.iter().find(|s| s.stream.is_some())?;
-        Some((s.stream.as_ref()?, matches!(s.cfg.role, Role::Send { .. }), &self.stack.tally))
+        let tally = self.stack.watched.as_ref()?;
+        Some((s.stream.as_ref()?, matches!(s.cfg.role, Role::Send { .. }), tally, s.cfg.port))
     }
 
-    /// The SHA-256 of the first TTCP stream, for the report's text.
+    /// The SHA-256 of the TTCP stream, for the report's text.
     pub fn text(&self) -> Vec<(&'static str, String)> {
         self.sessions.iter().find_map(|s| s.stream.as_ref()).map(|st| vec![("ttcp_sha256", st.sha256_hex())]).unwrap_or_default()
     }

@@ -4,7 +4,7 @@
 //! processors and its adapter's, per megabyte and per packet.
 
 use crate::observe::Report;
-use crate::stack::tally::{classify, Class, Tally};
+use crate::stack::tally::{classify_on, Class, Tally};
 use crate::time::{Duration, Time};
 use crate::wire::ethernet::wire_bytes;
 
@@ -19,9 +19,10 @@ pub struct WireTally {
 }
 
 impl WireTally {
-    /// A frame that left or arrived at `at`; counted if it carries TCP data.
-    pub fn add(&mut self, frame: &[u8], at: Time) {
-        let Class::Data { len, .. } = classify(frame) else { return };
+    /// A frame that left (`outbound`) or arrived at `at`; counted if it carries
+    /// TCP data of a connection on `port` (of any, without one).
+    fn add(&mut self, frame: &[u8], at: Time, port: Option<u16>, outbound: bool) {
+        let Class::Data { len, .. } = classify_on(frame, port, outbound) else { return };
         if self.first.is_some() {
             self.bytes += wire_bytes(frame.len()) as u64;
             self.payload += len as u64;
@@ -39,11 +40,22 @@ impl WireTally {
     }
 }
 
-/// The data frames of a host's transfer, each way.
+/// The data frames of a host's transfer, each way: those of the connections
+/// on its `port` (a TTCP end beside other sessions), or all.
 #[derive(Debug, Default)]
 pub struct Wires {
     pub out: WireTally,
     pub inbound: WireTally,
+    pub port: Option<u16>,
+}
+
+impl Wires {
+    pub fn sent(&mut self, frame: &[u8], at: Time) {
+        self.out.add(frame, at, self.port, true);
+    }
+    pub fn received(&mut self, frame: &[u8], at: Time) {
+        self.inbound.add(frame, at, self.port, false);
+    }
 }
 
 /// What a transfer's report is made of.

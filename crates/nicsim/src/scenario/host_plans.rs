@@ -3,13 +3,14 @@
 //! server in `file_read` reads blocks from it. Each side's sessions come from
 //! the other side's checked settings.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::host::ideal::IdealConfig;
 use crate::host::segment::Addr;
 use crate::host::sessions::{Role, SessionConfig};
-use crate::scenario::host_schema::HostSpec;
+use crate::scenario::host_schema::{AdapterKindSpec, HostSpec};
 use crate::scenario::host_validate::{file_requests, host_config, ttcp_session, within, Surroundings};
+use crate::scenario::reach::reachable;
 use crate::scenario::schema::Scenario;
 use crate::scenario::ttcp_validate::socket;
 use crate::scenario::validate::{stations_of, Part, PartPlan, Station};
@@ -47,9 +48,6 @@ fn readers<'a>(sc: &'a Scenario, stations: &HashMap<&str, Station>) -> Result<Ha
         let path = format!("host[{i}].file_read");
         if !sc.host.iter().any(|s| s.name == read.from && s.file_serve.is_some()) {
             return err(format!("{path}.from"), format!("no host named {:?} has a file_serve table", read.from));
-        }
-        if !h.ideal && h.adapter_count() > 1 {
-            return err(path, "works through one adapter; this host has several");
         }
         let st = &stations[h.name.as_str()];
         let n = within(format!("{path}.sessions"), read.sessions, 1, 1000)?;
@@ -90,11 +88,54 @@ fn joined(h: &HostSpec, me: &Station, own: &[Own], clients: &HashMap<&str, Vec<A
 
 /// A modelled host given sessions by other hosts must be free to run them.
 fn check_joined(h: &HostSpec, path: &str) -> Result<(), ScenarioError> {
-    if h.ttcp.is_some() {
-        return err(format!("{path}.ttcp"), "a host runs a TTCP transfer or file sessions, not both");
+    if h.adapter.iter().any(|a| a.kind == AdapterKindSpec::Toe) {
+        return err(format!("{path}.adapter"), "a TCP offload engine carries the host's TTCP transfer and no file sessions");
     }
     if h.send.is_some() {
         return err(format!("{path}.send"), "a host runs a `send` workload through its programmable adapter, or file sessions, not both");
+    }
+    Ok(())
+}
+
+/// The adapter of host `h` that reaches each station, the first where several do.
+fn routes(sc: &Scenario, h: &HostSpec, stations: &HashMap<&str, Station>) -> Vec<([u8; 6], usize)> {
+    let mut taken = HashSet::from([h.name.as_str()]);
+    let mut routes = Vec::new();
+    for (port, names) in reachable(sc, &h.name, h.adapter_count()).into_iter().enumerate() {
+        for name in names {
+            if let (true, Some(st)) = (taken.insert(name), stations.get(name)) {
+                routes.push((st.mac, port));
+            }
+        }
+    }
+    routes
+}
+
+/// What a session's application is, for errors.
+fn application(r: &Role) -> String {
+    match r {
+        Role::Answer { request, answer } => format!("file sessions answering {request}-byte requests with {answer} bytes"),
+        Role::Receive { .. } => "a TTCP receiver".into(),
+        Role::Ask { .. } => "a file session".into(),
+        Role::Send { .. } => "a TTCP sender".into(),
+    }
+}
+
+/// One host's sessions keep apart: each port it listens on takes connections
+/// for one application, and each session that connects has a port of its own
+/// (file_serve.port, ttcp.port and the file requests aimed at the host, on
+/// port 80, are where they meet).
+fn check_ports(sessions: &[SessionConfig], path: &str) -> Result<(), ScenarioError> {
+    let mut used: HashMap<u16, &Role> = HashMap::new();
+    for s in sessions {
+        let listens = matches!(s.role, Role::Answer { .. } | Role::Receive { .. });
+        match used.insert(s.port, &s.role) {
+            Some(r) if !(listens && *r == s.role) => {
+                let (a, b) = (application(r), application(&s.role));
+                return err(path, format!("port {} is taken twice, by {a} and by {b}: give one another port", s.port));
+            }
+            _ => {}
+        }
     }
     Ok(())
 }
@@ -131,6 +172,9 @@ pub(super) fn hosts(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<
             bounded: sc.duration.is_some(),
         };
         let mut cfg = host_config(h, &path, &around)?;
+        if h.adapter_count() > 1 {
+            cfg.routes = routes(sc, h, stations);
+        }
         cfg.stack.neighbors = neighbors(cfg.ip);
         for o in cfg.adapters.iter_mut().filter_map(|a| a.offload.as_mut()) {
             o.engine.stack.neighbors = neighbors(cfg.ip);
@@ -173,6 +217,7 @@ pub(super) fn hosts(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<
             check_joined(h, &format!("host[{i}]"))?;
             cfg.sessions.extend(joins[i].iter().cloned());
         }
+        check_ports(&cfg.sessions, &format!("host[{i}]"))?;
     }
     let mut parts = Vec::new();
     for ((k, &(i, p)), mut sessions) in ideal.iter().enumerate().zip(requests) {
@@ -181,12 +226,10 @@ pub(super) fn hosts(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<
         sessions.extend(joins[i].iter().cloned());
         let around = ideal_around(k, &p.name);
         if let Some(t) = &p.ttcp {
-            if !sessions.is_empty() {
-                return err(format!("{path}.ttcp"), "a host runs a TTCP transfer or file sessions, not both");
-            }
             let socket = socket(&p.tcp, &format!("{path}.tcp"), AckPolicy::EverySecondSegment)?;
             sessions.push(ttcp_session(t, &format!("{path}.ttcp"), socket, &around)?);
         }
+        check_ports(&sessions, &path)?;
         let stack = StackConfig { mac: st.mac, ip: st.ipv4, mtu: sc.mtu as usize, neighbors: neighbors(st.ipv4), tso: false };
         let plan = IdealConfig { stack, seed: around.seed, sessions, warmup: p.warmup.0 };
         parts.push(Part { name: p.name.clone(), plan: PartPlan::Ideal(plan) });

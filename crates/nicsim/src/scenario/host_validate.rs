@@ -158,16 +158,10 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
     let mut sessions = Vec::new();
     if let Some(f) = &h.file_request {
         let fp = format!("{path}.file_request");
-        if adapters.len() > 1 {
-            return err(&fp, "works through one adapter; this host has several (use file_serve)");
-        }
         sessions = file_requests(f, &fp, s)?;
     }
     if let Some(f) = &h.file_serve {
         let fp = format!("{path}.file_serve");
-        if h.file_request.is_some() {
-            return err(fp, "a host either requests files or serves them, not both");
-        }
         let port = within(format!("{fp}.port"), f.port, 1, 65_535)? as u16;
         let socket = socket_config(&fp, s.mtu, f.window, f.delayed_ack.0)?;
         let request = within(format!("{fp}.request_bytes"), f.request_bytes, 1, 1 << 30)? as u32;
@@ -178,9 +172,6 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
     if let Some(t) = &h.ttcp {
         let socket = socket(&h.tcp, &format!("{path}.tcp"), AckPolicy::EverySecondSegment)?;
         sessions.push(ttcp_session(t, &format!("{path}.ttcp"), socket, s)?);
-        if sessions.len() > 1 {
-            return err(format!("{path}.ttcp"), "a host runs a TTCP transfer or file sessions, not both");
-        }
     }
     let mut adapters = adapters;
     offload_sessions(h, path, s, &mut adapters, &mut sessions)?;
@@ -233,6 +224,7 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
         adapters: adapters.into_iter().map(|(a, _)| a).collect(),
         stack: StackConfig { mac: s.me.mac, ip: s.me.ipv4, mtu: s.mtu as usize, neighbors: vec![], tso: false },
         sessions,
+        routes: Vec::new(),
         seed: s.seed,
         background,
         sink: h.sink,

@@ -12,6 +12,7 @@ mod ideal_keys;
 mod json_schema;
 mod key_path;
 mod overrides;
+mod reach;
 mod schema;
 mod segments;
 mod smart_schema;

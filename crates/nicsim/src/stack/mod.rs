@@ -132,6 +132,9 @@ pub struct Stack {
     routes: FxHashMap<(u16, [u8; 4], u16), usize>,
     /// Every frame in and out, classified.
     pub tally: Tally,
+    /// The frames of one port's connections alone (a TTCP transfer's, beside
+    /// other sessions), where one is watched.
+    pub watched: Option<Tally>,
 }
 
 impl Stack {
@@ -149,6 +152,7 @@ impl Stack {
             polled: Vec::new(),
             routes: FxHashMap::default(),
             tally: Tally::default(),
+            watched: None,
         }
     }
 
@@ -197,6 +201,9 @@ impl Stack {
     pub fn input(&mut self, frame: Vec<u8>) {
         let seg = Segment::parse(&frame);
         self.tally.inbound_parsed(seg.as_ref());
+        if let Some(w) = &mut self.watched {
+            w.inbound_parsed(seg.as_ref());
+        }
         if self.lanes.is_empty() {
             return;
         }
@@ -274,6 +281,9 @@ impl Stack {
         self.pending = due;
         for f in &out {
             self.tally.outbound(&f.bytes, f.meta.gso);
+            if let Some(w) = &mut self.watched {
+                w.outbound(&f.bytes, f.meta.gso);
+            }
         }
         out
     }

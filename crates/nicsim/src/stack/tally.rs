@@ -23,6 +23,15 @@ pub fn classify(frame: &[u8]) -> Class {
     Segment::parse(frame).map_or(Class::Other, |s| s.class)
 }
 
+/// As `classify`, with a segment of another connection than those on this
+/// host's `port` (its source port going out, its destination coming in) as Other.
+pub fn classify_on(frame: &[u8], port: Option<u16>, outbound: bool) -> Class {
+    match Segment::parse(frame) {
+        Some(s) if port.is_none_or(|p| p == s.local(outbound)) => s.class,
+        _ => Class::Other,
+    }
+}
+
 /// Whether `next` carries on `prev`'s data: both TCP data segments of one
 /// connection, `next` starting where `prev` ends (what GRO merges).
 pub fn continues(prev: &[u8], next: &[u8]) -> bool {
@@ -49,6 +58,15 @@ pub(super) struct Segment {
 }
 
 impl Segment {
+    /// This host's port: the source going out, the destination coming in.
+    fn local(&self, outbound: bool) -> u16 {
+        if outbound {
+            self.src.0
+        } else {
+            self.dst.1
+        }
+    }
+
     /// `None` for anything but an unfragmented TCP segment in IPv4 in Ethernet II.
     pub fn parse(frame: &[u8]) -> Option<Segment> {
         let eth = Ethernet2Slice::from_slice_without_fcs(frame).ok()?;
@@ -80,9 +98,11 @@ impl Segment {
     }
 }
 
-/// Counts of one stack's frames each way.
+/// Counts of one stack's frames each way, or of the connections on one of its
+/// ports alone (`of_port`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Tally {
+    only: Option<u16>,
     pub data_out: u64,
     pub payload_out: u64,
     pub acks_out: u64,
@@ -115,10 +135,24 @@ fn after(a: u32, b: u32) -> bool {
 }
 
 impl Tally {
+    /// A tally of the segments of the connections on local port `port` alone.
+    pub fn of_port(port: u16) -> Tally {
+        Tally { only: Some(port), ..Tally::default() }
+    }
+
+    /// A segment this tally does not count (`None`: not a TCP segment).
+    fn skips(&self, seg: Option<&Segment>, outbound: bool) -> bool {
+        self.only.is_some_and(|p| seg.is_none_or(|s| s.local(outbound) != p))
+    }
+
     /// A frame the stack sent; with `gso`, a large send that leaves as
     /// segments of that size, each counted as a data segment.
     pub fn outbound(&mut self, frame: &[u8], gso: u16) {
-        let Some(seg) = Segment::parse(frame) else {
+        let seg = Segment::parse(frame);
+        if self.skips(seg.as_ref(), true) {
+            return;
+        }
+        let Some(seg) = seg else {
             self.other_out += 1;
             return;
         };
@@ -151,6 +185,9 @@ impl Tally {
 
     /// An incoming frame already parsed (`None`: not a TCP segment).
     pub(super) fn inbound_parsed(&mut self, seg: Option<&Segment>) {
+        if self.skips(seg, false) {
+            return;
+        }
         let Some(seg) = seg else {
             self.other_in += 1;
             return;
@@ -214,6 +251,22 @@ mod tests {
         t.outbound(&syn(b), 0);
         t.outbound(&syn(Addr { port: 3, ..b }), 0);
         assert_eq!((t.syns, t.connections), (3, 2));
+    }
+
+    #[test]
+    fn a_port_tally_counts_the_connections_on_that_port_alone() {
+        let a = Addr { mac: [2, 0, 0, 0, 0, 1], ip: [10, 0, 0, 1], port: 1 };
+        let b = Addr { mac: [2, 0, 0, 0, 0, 2], ip: [10, 0, 0, 2], port: 2 };
+        let other = Addr { port: 3, ..a };
+        let mut t = Tally::of_port(1);
+        t.outbound(&seg(0, 100), 0);
+        t.outbound(&tcp_frame(other, b, 1, 0, 1, 1000, false, &[7; 100]).bytes, 0);
+        t.inbound(&tcp_frame(b, a, 1, 0, 1, 1000, false, &[]).bytes);
+        t.inbound(&tcp_frame(b, other, 1, 0, 1, 1000, false, &[]).bytes);
+        t.inbound(&[0u8; 20]);
+        assert_eq!((t.data_out, t.payload_out, t.acks_in, t.other_in), (1, 100, 1, 0));
+        assert_eq!(classify_on(&seg(0, 100), Some(2), true), Class::Other);
+        assert_eq!(classify_on(&seg(0, 100), Some(2), false), Class::Data { seq: 0, len: 100 }, "port 2 is the receiver's");
     }
 
     #[test]

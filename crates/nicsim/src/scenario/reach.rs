@@ -1,0 +1,71 @@
+//! Which stations each adapter of a host reaches: across links and switches,
+//! not through other hosts. A host with several adapters sends to a station it
+//! has not heard from yet (a connection it opens) by the first that reaches it.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::scenario::schema::Scenario;
+
+/// The station names reachable from each of host `name`'s `ports` adapters.
+pub(super) fn reachable<'a>(sc: &'a Scenario, name: &str, ports: i64) -> Vec<Vec<&'a str>> {
+    let switches: HashSet<&str> = sc.switch.iter().map(|s| s.name.as_str()).collect();
+    // A switch's ports are one node; a station's adapter is its own.
+    let node = |end: &'a str| -> &'a str {
+        let base = end.split_once(':').map_or(end, |(n, _)| n);
+        if switches.contains(base) {
+            base
+        } else {
+            end
+        }
+    };
+    let mut next: HashMap<&str, Vec<&str>> = HashMap::new();
+    for l in &sc.link {
+        next.entry(node(&l.a)).or_default().push(node(&l.b));
+        next.entry(node(&l.b)).or_default().push(node(&l.a));
+    }
+    (0..ports.max(1))
+        .map(|i| {
+            let start = if ports > 1 { format!("{name}:{i}") } else { name.to_string() };
+            let (mut seen, mut found) = (HashSet::from([start.as_str()]), Vec::new());
+            let mut todo: Vec<&str> = next.get(start.as_str()).cloned().unwrap_or_default();
+            while let Some(n) = todo.pop() {
+                if !seen.insert(n) {
+                    continue;
+                }
+                if switches.contains(n) {
+                    todo.extend(next.get(n).into_iter().flatten().copied());
+                } else {
+                    found.push(n.split_once(':').map_or(n, |(s, _)| s));
+                }
+            }
+            found
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_adapter_reaches_what_is_behind_its_switches_and_not_through_other_hosts() {
+        let link = |a: &str, b: &str| format!("[[link]]\nname = \"{a}-{b}\"\na = \"{a}\"\nb = \"{b}\"\nrate = \"1Gbps\"\n");
+        let text = [
+            "[[switch]]\nname = \"a\"\nports = 2\n[[switch]]\nname = \"b\"\nports = 3\n[[switch]]\nname = \"c\"\nports = 2\n".to_string(),
+            link("h:0", "a:0"),
+            link("x", "a:1"),
+            link("h:1", "b:0"),
+            link("b:1", "c:0"),
+            link("y", "c:1"),
+            link("b:2", "g:0"),
+            link("g:1", "z"),
+        ]
+        .concat();
+        let sc = crate::scenario::parse(&text).expect("a scenario");
+        let found = reachable(&sc, "h", 2);
+        assert_eq!(found[0], ["x"]);
+        let mut b = found[1].clone();
+        b.sort();
+        assert_eq!(b, ["g", "y"], "host g is reached, not what is behind it");
+    }
+}
