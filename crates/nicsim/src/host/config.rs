@@ -244,4 +244,7 @@ pub struct HostConfig {
     pub blast: Option<BlastConfig>,
     /// Application throughput is measured from this time on.
     pub warmup: Duration,
+    /// Applications' buffers are pinned: no copy to or from socket buffers
+    /// (the host's stack) or an offload engine's message buffers.
+    pub zero_copy: bool,
 }

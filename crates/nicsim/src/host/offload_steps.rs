@@ -111,7 +111,8 @@ impl Machine {
     /// The application's step with adapter `p`'s engine.
     pub(super) fn offload_step(&mut self, p: usize, step: OffloadStep, ctx: &mut Ctx) -> Plan {
         let now = ctx.now();
-        let (clock, syscall, copy) = (self.cfg.clock, self.cfg.costs.app_request, self.cfg.costs.copy_ns_per_byte);
+        let copy = if self.cfg.zero_copy { 0.0 } else { self.cfg.costs.copy_ns_per_byte };
+        let (clock, syscall) = (self.cfg.clock, self.cfg.costs.app_request);
         let bus = &mut self.buses[self.ports[p].bus];
         let o = self.ports[p].offload_mut().expect("an offload engine's port");
         let call = match step {

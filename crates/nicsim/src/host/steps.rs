@@ -300,7 +300,8 @@ impl Machine {
     fn charge(&self, work: Work, out: &mut Vec<(usize, Frame)>) -> u64 {
         let c = &self.cfg.costs;
         // A copy runs at memory speed: its time, in cycles of this clock.
-        let copy = (work.copied as f64 * c.copy_ns_per_byte * self.cfg.clock.hz() / 1e9).round() as u64;
+        let copied = if self.cfg.zero_copy { 0 } else { work.copied };
+        let copy = (copied as f64 * c.copy_ns_per_byte * self.cfg.clock.hz() / 1e9).round() as u64;
         // Each frame handed to an adapter costs one: a large send to an adapter
         // that segments it (TSO) is one frame.
         let cycles = work.requests * c.app_request + work.out.len() as u64 * c.tx_frame + copy;

@@ -87,8 +87,9 @@ pub struct HostSpec {
     /// firmware makes itself).
     #[serde(default)]
     pub send: Option<SendSpec>,
-    /// Applications own pinned buffers a programmable adapter reads and writes
-    /// (else data is copied through kernel buffers at `copy_ns_per_byte`).
+    /// Applications own pinned buffers the adapters read and write: no copy
+    /// between them and kernel or socket buffers (else `copy_ns_per_byte`), on a
+    /// programmable adapter, an offload engine or the host's own stack.
     #[serde(default)]
     pub zero_copy: bool,
 }

@@ -230,6 +230,7 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
         sink: h.sink,
         blast,
         warmup: h.warmup.0,
+        zero_copy: h.zero_copy,
     })
 }
 
