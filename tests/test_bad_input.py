@@ -116,3 +116,17 @@ def test_unwritable_pcap_path(cli, scenarios, tmp_path):
 def test_unknown_option_is_exit_2(cli, scenarios):
     r = cli("run", scenarios / "switched-udp.toml", "--frobnicate")
     assert r.returncode == 2
+
+
+@pytest.mark.parametrize(
+    "scenario, sets, words",
+    [
+        # Found by fuzzing `--set`: a port count that the segment wiring would
+        # have made one by one, and a memory too slow to move a byte a second.
+        ("papers/novell1995/server.toml", "host[0].adapter[0].count=4294967296", "host[0].adapter: must make 2 to 64 ports"),
+        ("papers/patent-direct-tso/tso.toml", "host[0].adapter[0].programmable.memory_bandwidth=2", "memory_bandwidth: must be at least 8 b/s"),
+    ],
+)
+def test_impossible_settings_are_refused_at_once(cli, scenarios, scenario, sets, words):
+    r = cli("check", scenarios / scenario, "--set", sets, timeout=30)
+    assert r.returncode == 2 and words in r.stderr, r.stderr

@@ -177,7 +177,7 @@ impl HostSpec {
 
     /// How many adapters (ports) the host has, counting each entry's copies.
     pub fn adapter_count(&self) -> i64 {
-        self.adapter.iter().map(|a| a.count.max(0)).sum()
+        self.adapter.iter().fold(0, |n: i64, a| n.saturating_add(a.count.max(0)))
     }
 }
 

@@ -25,6 +25,9 @@ pub fn expand(sc: &mut Scenario) -> Result<(), ScenarioError> {
         }
         let clients = within(format!("{path}.clients"), seg.clients, 1, 4095)?;
         let adapters = h.adapter_count().max(1);
+        if adapters > 64 {
+            return err(&format!("host[{i}].adapter"), format!("must make 2 to 64 ports in all, got {adapters}"));
+        }
         for a in 0..adapters {
             let switch = format!("{}-seg{a}", h.name);
             let me = if adapters > 1 { format!("{}:{a}", h.name) } else { h.name.clone() };

@@ -40,6 +40,12 @@ fn adapter(a: &ProgrammableSpec, path: &str, link_rate: u64, mtu: u32) -> Result
             "\"firmware\" needs the payload in adapter memory, which direct segmentation never puts there: use \"mac\" or \"split\", or segmentation = \"store-and-forward\"",
         );
     }
+    if a.memory_bandwidth.0 < 8 {
+        return err(
+            format!("{path}.memory_bandwidth"),
+            format!("must be at least 8 b/s (a byte a second), got {} b/s", a.memory_bandwidth.0),
+        );
+    }
     Ok(AdapterConfig {
         processors: within(format!("{path}.processors"), a.processors, 1, 64)? as u32,
         clock: a.clock.0,
