@@ -210,8 +210,9 @@ pub struct AdapterSlot {
 #[derive(Clone, Debug, PartialEq)]
 pub struct OffloadConfig {
     pub engine: EngineConfig,
-    /// The TTCP end the host's application runs over it.
-    pub role: crate::host::sessions::Role,
+    /// The session of each of the engine's sockets: the host's TTCP end and
+    /// its file sessions.
+    pub roles: Vec<crate::host::sessions::Role>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -33,6 +33,8 @@ pub enum Item {
 pub enum OffloadStep {
     Open,
     Send,
+    /// A file session on socket `s` asks again after its think time.
+    Ask(usize),
     /// Its part of a message the handler took from the adapter.
     Take(crate::toe::work::Work),
 }

@@ -78,7 +78,7 @@ impl Machine {
             .enumerate()
             .map(|(i, a)| {
                 let adapter = match (&a.offload, &a.programmable) {
-                    (Some(o), _) => Adapter::Offload(Box::new(Offload::new(Engine::new(o.engine.clone()), &o.role))),
+                    (Some(o), _) => Adapter::Offload(Box::new(Offload::new(Engine::new(o.engine.clone()), &o.roles))),
                     (None, Some(c)) => Adapter::Programmable(Box::new(Programmable::new(c.clone(), i))),
                     (None, None) => Adapter::Ring(Box::new(Ring::new(&a.nic))),
                 };
@@ -114,12 +114,10 @@ impl Machine {
             list => Some(Sessions::new(&cfg.stack, cfg.seed, list.clone(), ports.iter().map(|p| p.segments()).collect(), &cfg.routes)?),
         };
         let blast = cfg.blast.clone().map(Blast::new).transpose()?;
-        // An offload engine carries nothing but its TTCP transfer.
-        let wires = match sessions.as_ref().and_then(|s| s.ttcp()) {
-            _ if cfg.adapters.iter().any(|a| a.offload.is_some()) => Some(Wires::default()),
-            Some((.., port)) => Some(Wires { port: Some(port), ..Wires::default() }),
-            None => None,
-        };
+        // The TTCP connection's frames, on an offload engine or the host's stack.
+        let on_engine = ports.iter().find_map(|p| p.offload()).and_then(|o| o.ttcp_port());
+        let wires = on_engine.or(sessions.as_ref().and_then(|s| s.ttcp()).map(|(.., port)| port));
+        let wires = wires.map(|port| Wires { port: Some(port), ..Wires::default() });
         Ok(Machine {
             sink: cfg.sink.then(SinkCount::default),
             buses,
@@ -355,6 +353,10 @@ impl Component for Machine {
                     self.cpus[0].queue.push_back(Item::Offload(p, crate::host::cpu::OffloadStep::Send));
                     self.dispatch(0, ctx);
                 }
+                Some(Tag::OffloadAsk(p, s)) => {
+                    self.cpus[0].queue.push_back(Item::Offload(p, crate::host::cpu::OffloadStep::Ask(s)));
+                    self.dispatch(0, ctx);
+                }
                 Some(Tag::Thread(k)) => {
                     if k == self.cfg.driver.poll_cpu as usize {
                         self.wake_poller(now);
@@ -382,9 +384,8 @@ impl Component for Machine {
         crate::host::report::report(self, end)
     }
     fn text(&self) -> Vec<(&'static str, String)> {
-        let offload = self.ports.iter().find_map(|p| p.offload());
-        match offload {
-            Some(o) => vec![("ttcp_sha256", o.stream.sha256_hex())],
+        match self.ports.iter().find_map(|p| p.offload()) {
+            Some(o) => o.ttcp.iter().map(|t| ("ttcp_sha256", t.stream.sha256_hex())).collect(),
             None => self.sessions.as_ref().map(|s| s.text()).unwrap_or_default(),
         }
     }

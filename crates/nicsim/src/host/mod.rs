@@ -8,6 +8,7 @@ mod handler_runs;
 pub mod ideal;
 pub mod machine;
 mod offload;
+pub mod offload_files;
 mod offload_steps;
 mod port;
 mod processes;

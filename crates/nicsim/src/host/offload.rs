@@ -1,39 +1,61 @@
-//! A host's side of a TCP offload engine adapter (`toe::engine`): the TTCP
-//! application's calls become messages to the adapter, written word by word
+//! A host's side of a TCP offload engine adapter (`toe::engine`): the
+//! applications' calls become messages to the adapter, written word by word
 //! across the bus (small sends inside the message, large ones copied to pinned
-//! buffers the adapter fetches); the adapter's completions and received data
-//! come back as messages the interrupt handler takes, one at a time, and the
-//! application then reads and posts its buffers again.
+//! buffers the adapter fetches, unless the host's buffers are pinned already);
+//! the adapter's completions and received data come back as messages the
+//! interrupt handler takes, one at a time, and the application then reads and
+//! posts its buffers again. Each socket on the engine serves one application:
+//! the TTCP transfer (`Ttcp`) or a file session (`host::offload_files`).
 
 use std::collections::VecDeque;
 
 use crate::bus::HostBus;
+use crate::host::offload_files::FileApp;
 use crate::host::sessions::Role;
 use crate::host::stream::Stream;
 use crate::observe::Report;
+use crate::stack::tally::Tally;
 use crate::time::{Clock, Duration, Time};
-use crate::toe::engine::Engine;
+use crate::toe::engine::{Engine, Open};
 use crate::toe::work::Work;
 
 /// A message to the adapter is a 16-byte header, then any inline data.
 const MESSAGE_HEADER: usize = 16;
 
-pub struct Offload {
-    pub engine: Engine,
-    /// The TTCP stream through the application, the bytes it is to send (none
-    /// for a receiver) and when the sender starts; send calls made.
+/// The TTCP end on the engine: its stream through the application, the bytes
+/// it is to send (none for a receiver) and when the sender starts; send calls
+/// made, and sends the adapter has not completed.
+pub struct Ttcp {
+    pub s: usize,
     pub stream: Stream,
     total: u64,
     pub start: Duration,
     pub calls: u64,
+    outstanding: u32,
+    /// The sender waits for a completion.
+    blocked: bool,
+}
+
+impl Ttcp {
+    pub fn sender(&self) -> bool {
+        self.total > 0
+    }
+
+    /// The sender has handed all its bytes to the adapter.
+    fn all_offered(&self) -> bool {
+        self.stream.bytes == self.total
+    }
+}
+
+pub struct Offload {
+    pub engine: Engine,
+    pub ttcp: Option<Ttcp>,
+    /// The file sessions, by socket.
+    files: Vec<(usize, FileApp)>,
     /// Frames from the wire on their way into adapter memory, in order.
     pub arriving: VecDeque<(Time, Vec<u8>)>,
     /// Messages from the adapter the handler has not taken yet.
     pub events: VecDeque<Work>,
-    /// Send messages the adapter has not completed.
-    pub outstanding: u32,
-    /// The sender waits for a completion.
-    pub blocked: bool,
     pub messages: u64,
     pub completions: u64,
     pub deliveries: u64,
@@ -47,38 +69,56 @@ pub struct Call {
     pub to_adapter: Vec<Work>,
     /// The sender may make its next call at once.
     pub again: bool,
+    /// File sessions that ask (first, or again after their think time) then.
+    pub asks: Vec<(usize, Time)>,
+}
+
+/// What a host call costs: its processor, its copy and its bus.
+pub struct Costs<'a> {
+    pub clock: Clock,
+    pub syscall: u64,
+    pub copy_ns_per_byte: f64,
+    pub bus: &'a mut HostBus,
+}
+
+impl Call {
+    fn at(now: Time) -> Call {
+        Call { cycles: 0, until: now, to_adapter: vec![], again: false, asks: vec![] }
+    }
+
+    /// A call of `syscall` cycles from where this one got to.
+    fn syscall(&mut self, c: &Costs) -> Time {
+        self.cycles += c.syscall;
+        self.until + c.clock.cycles(c.syscall)
+    }
 }
 
 impl Offload {
-    pub fn new(engine: Engine, role: &Role) -> Offload {
-        let (stream, total, start) = match *role {
-            Role::Send { message, bytes, seed, start, .. } => (Stream::new(message, seed), bytes, start),
-            Role::Receive { message } => (Stream::new(message, 0), 0, Duration::ZERO),
-            _ => unreachable!("an offload engine carries a TTCP end"),
-        };
-        Offload {
-            engine,
-            stream,
-            total,
-            start,
-            calls: 0,
-            arriving: VecDeque::new(),
-            events: VecDeque::new(),
-            outstanding: 0,
-            blocked: false,
-            messages: 0,
-            completions: 0,
-            deliveries: 0,
+    /// The engine's socket `i` serves the session of `roles[i]`.
+    pub fn new(engine: Engine, roles: &[Role]) -> Offload {
+        let mut ttcp = None;
+        let mut files = Vec::new();
+        for (s, role) in roles.iter().enumerate() {
+            let (stream, total, start) = match *role {
+                Role::Send { message, bytes, seed, start, .. } => (Stream::new(message, seed), bytes, start),
+                Role::Receive { message } => (Stream::new(message, 0), 0, Duration::ZERO),
+                _ => {
+                    files.push((s, FileApp::new(role)));
+                    continue;
+                }
+            };
+            ttcp = Some(Ttcp { s, stream, total, start, calls: 0, outstanding: 0, blocked: false });
         }
+        let mut engine = engine;
+        if let Some(t) = &ttcp {
+            engine.stack.watched = Some(Tally::of_port(local_port(&engine.cfg.sockets[t.s].open)));
+        }
+        Offload { engine, ttcp, files, arriving: VecDeque::new(), events: VecDeque::new(), messages: 0, completions: 0, deliveries: 0 }
     }
 
-    pub fn sender(&self) -> bool {
-        self.total > 0
-    }
-
-    /// The sender has handed all its bytes to the adapter.
-    fn all_offered(&self) -> bool {
-        self.stream.bytes == self.total
+    /// The TTCP end's port, where there is one.
+    pub fn ttcp_port(&self) -> Option<u16> {
+        self.ttcp.as_ref().map(|t| local_port(&self.engine.cfg.sockets[t.s].open))
     }
 
     /// The time after `at` when a message with `data` inline bytes has been
@@ -92,77 +132,138 @@ impl Offload {
         at
     }
 
-    /// The application opens its socket: listen (posting its receive buffers)
-    /// or connect.
-    pub fn open(&mut self, now: Time, clock: Clock, syscall: u64, bus: &mut HostBus) -> Call {
-        let mut until = self.write_message(bus, now + clock.cycles(syscall), 0);
-        let mut call = Call { cycles: syscall, until, to_adapter: vec![Work::OpenSocket], again: false };
-        if !self.sender() {
-            let depth = self.engine.cfg.adapter.queue_depth;
-            until = self.write_message(bus, until + clock.cycles(syscall), 0);
-            call.cycles += syscall;
-            call.until = until;
-            call.to_adapter.push(Work::PostReceive(depth));
+    /// A message of `w` with no data inside, after a call.
+    fn message(&mut self, call: &mut Call, c: &mut Costs, w: Work) {
+        let at = call.syscall(c);
+        call.until = self.write_message(c.bus, at, 0);
+        call.to_adapter.push(w);
+    }
+
+    /// A send call of `bytes` on socket `s`: inside the message, or copied to a
+    /// pinned buffer the adapter fetches.
+    fn send_bytes(&mut self, call: &mut Call, c: &mut Costs, s: usize, bytes: Vec<u8>) {
+        let inline = bytes.len() <= self.engine.cfg.adapter.inline_max as usize;
+        let at = call.syscall(c);
+        call.until = if inline {
+            self.write_message(c.bus, at, bytes.len())
+        } else {
+            let at = at + copy_time(c.copy_ns_per_byte, bytes.len());
+            self.write_message(c.bus, at, 0)
+        };
+        call.to_adapter.push(Work::SendData { s, bytes, inline });
+    }
+
+    /// The applications open their sockets: listen or connect, posting their
+    /// receive buffers (all but a TTCP sender); a file session that asks makes
+    /// its first request, or does all this at its start.
+    pub fn open(&mut self, now: Time, c: &mut Costs) -> Call {
+        let mut call = Call::at(now);
+        for s in 0..self.engine.cfg.sockets.len() {
+            match self.file(s) {
+                Some(f) if f.start > Duration::ZERO => call.asks.push((s, now + f.start)),
+                Some(_) => self.ask_on(&mut call, c, s),
+                None => {
+                    self.message(&mut call, c, Work::OpenSocket(s));
+                    if !self.ttcp.as_ref().is_some_and(|t| t.s == s && t.sender()) {
+                        let depth = self.engine.cfg.adapter.queue_depth;
+                        self.message(&mut call, c, Work::PostReceive(s, depth));
+                    }
+                }
+            }
         }
         call
     }
 
-    /// One send call: the next message goes to the adapter; the last one is
-    /// followed by the close.
-    pub fn send(&mut self, now: Time, clock: Clock, syscall: u64, copy_ns_per_byte: f64, bus: &mut HostBus) -> Option<Call> {
-        if self.all_offered() || self.blocked {
+    /// File session `s` asks: a listener or an asker that is not open yet
+    /// opens its socket and posts its receive buffers; an asker then requests.
+    fn ask_on(&mut self, call: &mut Call, c: &mut Costs, s: usize) {
+        let f = self.file(s).expect("a file session's socket");
+        if !std::mem::replace(&mut f.opened, true) {
+            self.message(call, c, Work::OpenSocket(s));
+            let depth = self.engine.cfg.adapter.queue_depth;
+            self.message(call, c, Work::PostReceive(s, depth));
+        }
+        if let Some(bytes) = self.file(s).and_then(|f| f.asks().then(|| f.request())) {
+            self.send_bytes(call, c, s, bytes);
+        }
+    }
+
+    fn file(&mut self, s: usize) -> Option<&mut FileApp> {
+        self.files.iter_mut().find(|(i, _)| *i == s).map(|(_, f)| f)
+    }
+
+    /// One TTCP send call: the next message goes to the adapter; the last one
+    /// is followed by the close.
+    pub fn send(&mut self, now: Time, c: &mut Costs) -> Option<Call> {
+        let depth = self.engine.cfg.adapter.queue_depth;
+        let t = self.ttcp.as_mut()?;
+        if t.all_offered() || t.blocked {
             return None;
         }
         // One message per call, the last one shorter when the bytes run out.
-        self.calls += 1;
-        let message = self.stream.message as u64;
-        let bytes = self.stream.next(message.min(self.total - self.stream.bytes) as usize);
-        let inline = bytes.len() <= self.engine.cfg.adapter.inline_max as usize;
-        let mut at = now + clock.cycles(syscall);
-        at = if inline {
-            self.write_message(bus, at, bytes.len())
-        } else {
-            // Into a pinned buffer the adapter will fetch by DMA.
-            let at = at + copy_time(copy_ns_per_byte, bytes.len());
-            self.write_message(bus, at, 0)
-        };
-        self.stream.through(&bytes);
-        self.outstanding += 1;
-        let mut call = Call { cycles: syscall, until: at, to_adapter: vec![Work::SendData { bytes, inline }], again: false };
-        if self.all_offered() {
-            call.until = self.write_message(bus, at, 0);
-            call.to_adapter.push(Work::CloseSocket);
-        } else if self.outstanding < self.engine.cfg.adapter.queue_depth {
+        t.calls += 1;
+        let message = t.stream.message as u64;
+        let bytes = t.stream.next(message.min(t.total - t.stream.bytes) as usize);
+        t.stream.through(&bytes);
+        t.outstanding += 1;
+        let s = t.s;
+        let mut call = Call::at(now);
+        self.send_bytes(&mut call, c, s, bytes);
+        let t = self.ttcp.as_mut().expect("looked at");
+        if t.all_offered() {
+            call.until = self.write_message(c.bus, call.until, 0);
+            call.to_adapter.push(Work::CloseSocket(s));
+        } else if t.outstanding < depth {
             call.again = true;
         } else {
-            self.blocked = true;
+            t.blocked = true;
         }
         Some(call)
     }
 
+    /// A file session asks at its start, or again after its think time.
+    pub fn ask(&mut self, s: usize, now: Time, c: &mut Costs) -> Call {
+        let mut call = Call::at(now);
+        self.ask_on(&mut call, c, s);
+        call
+    }
+
     /// The application's part of a message from the adapter: a completion lets
     /// a blocked sender go on; received data is read (a call per buffer, and
-    /// its copy) and the buffers posted again.
-    pub fn take(&mut self, w: Work, now: Time, clock: Clock, syscall: u64, copy_ns_per_byte: f64, bus: &mut HostBus) -> Call {
-        let mut call = Call { cycles: 0, until: now, to_adapter: vec![], again: false };
+    /// its copy), a file session answers or asks again, and the buffers are
+    /// posted again.
+    pub fn take(&mut self, w: Work, now: Time, c: &mut Costs) -> Call {
+        let mut call = Call::at(now);
         match w {
-            Work::Completion(n) => {
+            Work::Completion(s, n) => {
                 self.completions += n as u64;
-                self.outstanding -= n;
-                call.again = std::mem::take(&mut self.blocked);
+                if let Some(t) = self.ttcp.as_mut().filter(|t| t.s == s) {
+                    t.outstanding -= n;
+                    call.again = std::mem::take(&mut t.blocked);
+                }
             }
-            Work::Delivery { bytes, buffers, fin } => {
+            Work::Delivery { s, bytes, buffers, fin } => {
                 self.deliveries += 1;
-                call.cycles = syscall * (bytes.len() as u64).div_ceil(self.stream.message as u64);
-                let read = now + clock.cycles(call.cycles) + copy_time(copy_ns_per_byte, bytes.len());
-                self.stream.through(&bytes);
+                let Some(t) = self.ttcp.as_mut().filter(|t| t.s == s) else {
+                    call.cycles = c.syscall * buffers as u64;
+                    call.until = now + c.clock.cycles(call.cycles) + copy_time(c.copy_ns_per_byte, bytes.len());
+                    let f = self.file(s).expect("a socket serves an application");
+                    let (replies, think) = f.read(&bytes);
+                    for reply in replies {
+                        self.send_bytes(&mut call, c, s, reply);
+                    }
+                    call.asks.extend(think.map(|t| (s, call.until + t)));
+                    self.message(&mut call, c, Work::PostReceive(s, buffers));
+                    return call;
+                };
+                call.cycles = c.syscall * (bytes.len() as u64).div_ceil(t.stream.message as u64);
+                let read = now + c.clock.cycles(call.cycles) + copy_time(c.copy_ns_per_byte, bytes.len());
+                t.stream.through(&bytes);
                 call.until = read;
                 if fin {
-                    self.stream.done = Some(read);
+                    t.stream.done = Some(read);
                 } else if buffers > 0 {
-                    call.cycles += syscall;
-                    call.until = self.write_message(bus, read + clock.cycles(syscall), 0);
-                    call.to_adapter.push(Work::PostReceive(buffers));
+                    self.message(&mut call, c, Work::PostReceive(s, buffers));
                 }
             }
             other => unreachable!("{other:?} is not a message to the host"),
@@ -172,13 +273,16 @@ impl Offload {
 }
 
 impl Offload {
-    /// The transfer's figures (named as a host stack's sessions name them), the
-    /// engine's TCP counts and its processor's work.
+    /// The applications' figures (named as a host stack's sessions name them),
+    /// the engine's TCP counts and its processor's work.
     pub fn report(&self, r: &mut Report, end: Time) {
-        let sent = self.all_offered() && self.outstanding == 0;
-        let done = if self.sender() { sent } else { self.stream.done.is_some() };
-        r.count("ttcp_bytes", self.stream.bytes).count("transfer_complete", done as u64);
-        r.count("ttcp_messages", self.calls).count("ttcp_digest48", self.stream.digest48());
+        if let Some(t) = &self.ttcp {
+            let sent = t.all_offered() && t.outstanding == 0;
+            let done = if t.sender() { sent } else { t.stream.done.is_some() };
+            r.count("ttcp_bytes", t.stream.bytes).count("transfer_complete", done as u64);
+            r.count("ttcp_messages", t.calls).count("ttcp_digest48", t.stream.digest48());
+        }
+        FileApp::report(self.files.iter().map(|(_, f)| f), r);
         let t = &self.engine.stack.tally;
         r.count("tcp_retransmits", t.retransmits).count("tcp_out_of_order", t.out_of_order).count("tcp_connections", t.connections);
         r.count("tcp_data_out", t.data_out)
@@ -187,6 +291,12 @@ impl Offload {
             .count("tcp_acks_in", t.acks_in);
         self.engine.processor.account.report(r, "adapter_cpu0", end);
         r.count("host_messages", self.messages).count("completions", self.completions).count("deliveries", self.deliveries);
+    }
+}
+
+fn local_port(open: &Open) -> u16 {
+    match *open {
+        Open::Listen(port) | Open::Connect { local: port, .. } => port,
     }
 }
 

@@ -5,7 +5,7 @@
 use crate::engine::{Ctx, Msg, PortId};
 use crate::host::cpu::{Activity, Item, OffloadStep};
 use crate::host::machine::{wake, Machine, Tag};
-use crate::host::offload::{Call, Offload};
+use crate::host::offload::{Call, Costs, Offload};
 use crate::host::steps::Plan;
 use crate::toe::work::Work;
 use crate::wire::{Frame, FrameMeta};
@@ -111,28 +111,32 @@ impl Machine {
     /// The application's step with adapter `p`'s engine.
     pub(super) fn offload_step(&mut self, p: usize, step: OffloadStep, ctx: &mut Ctx) -> Plan {
         let now = ctx.now();
-        let copy = if self.cfg.zero_copy { 0.0 } else { self.cfg.costs.copy_ns_per_byte };
-        let (clock, syscall) = (self.cfg.clock, self.cfg.costs.app_request);
+        let copy_ns_per_byte = if self.cfg.zero_copy { 0.0 } else { self.cfg.costs.copy_ns_per_byte };
         let bus = &mut self.buses[self.ports[p].bus];
+        let c = &mut Costs { clock: self.cfg.clock, syscall: self.cfg.costs.app_request, copy_ns_per_byte, bus };
         let o = self.ports[p].offload_mut().expect("an offload engine's port");
         let call = match step {
             OffloadStep::Open => {
-                let call = o.open(now, clock, syscall, bus);
-                if o.sender() {
-                    wake(ctx, now + o.start, Tag::OffloadSend(p));
+                let call = o.open(now, c);
+                if let Some(t) = o.ttcp.as_ref().filter(|t| t.sender()) {
+                    wake(ctx, now + t.start, Tag::OffloadSend(p));
                 }
                 Some(call)
             }
-            OffloadStep::Send => o.send(now, clock, syscall, copy, bus),
-            OffloadStep::Take(w) => Some(o.take(w, now, clock, syscall, copy, bus)),
+            OffloadStep::Send => o.send(now, c),
+            OffloadStep::Ask(s) => Some(o.ask(s, now, c)),
+            OffloadStep::Take(w) => Some(o.take(w, now, c)),
         };
         let mut plan = Plan::new(Activity::App, 0);
-        if let Some(Call { cycles, until, to_adapter, again }) = call {
+        if let Some(Call { cycles, until, to_adapter, again, asks }) = call {
             plan.cycles = cycles;
             plan.until = Some(until.max(now));
             plan.effects.to_adapter.extend(to_adapter.into_iter().map(|w| (p, w)));
             if again {
                 plan.effects.queue.push(Item::Offload(p, OffloadStep::Send));
+            }
+            for (s, at) in asks {
+                wake(ctx, at.max(now), Tag::OffloadAsk(p, s));
             }
         }
         plan

@@ -125,18 +125,18 @@ pub fn report(m: &Machine, end: Time) -> Report {
 fn transfer_report(m: &Machine, r: &mut Report, wires: &Wires, end: Time) {
     let host_busy = m.cpus.iter().map(|c| c.account.busy()).fold(Duration::ZERO, |a, b| a + b);
     let interrupts = m.ports.iter().map(|p| p.irq.raised).sum();
-    let offload = m.ports.iter().enumerate().find_map(|(i, p)| p.offload().map(|o| (i, o)));
+    let offload = m.ports.iter().enumerate().find_map(|(i, p)| p.offload().and_then(|o| Some((i, o, o.ttcp.as_ref()?))));
     let (port, transfer) = match (offload, m.sessions.as_ref().and_then(|s| s.ttcp())) {
-        (Some((i, o)), _) => (
+        (Some((i, o, t)), _) => (
             i,
             Transfer {
-                sender: o.sender(),
-                tally: &o.engine.stack.tally,
-                bytes: o.stream.bytes,
+                sender: t.sender(),
+                tally: o.engine.stack.watched.as_ref().expect("an offload engine watches its TTCP connection"),
+                bytes: t.stream.bytes,
                 host_busy,
                 interrupts,
                 adapter_cycles: Some(o.engine.processor.account.cycles()),
-                messages: o.calls,
+                messages: t.calls,
                 line_rate_bps: 0,
             },
         ),

@@ -20,9 +20,9 @@ use crate::wire::{Frame, FrameMeta};
 /// What one end of a session does.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Role {
-    /// Connect to `ip`:`port`, send `request` bytes, read `answer` bytes, wait
-    /// `think`, ask again.
-    Ask { ip: [u8; 4], port: u16, request: u32, answer: u32, think: Duration },
+    /// At `start`, connect to `ip`:`port`; send `request` bytes, read `answer`
+    /// bytes, wait `think`, ask again.
+    Ask { ip: [u8; 4], port: u16, request: u32, answer: u32, think: Duration, start: Duration },
     /// Listen; answer each whole `request` bytes with `answer` bytes.
     Answer { request: u32, answer: u32 },
     /// TTCP sender: at `start`, connect to `ip`:`port` and write `bytes`
@@ -115,8 +115,9 @@ impl Sessions {
             let sock = s.open(&cfg.socket);
             debug_assert_eq!(sock.0, list.len(), "session i has socket i");
             let stream = match cfg.role {
-                Role::Ask { ip, port, .. } => s.connect(sock, ip, port, cfg.port).map(|_| None)?,
-                // A sender connects at its start.
+                Role::Ask { ip, port, start, .. } if start == Duration::ZERO => s.connect(sock, ip, port, cfg.port).map(|_| None)?,
+                // A sender, or a session that asks later, connects at its start.
+                Role::Ask { .. } => None,
                 Role::Send { message, seed, .. } => Some(Stream::new(message, seed)),
                 Role::Answer { .. } => s.listen(sock, cfg.port).map(|_| None)?,
                 Role::Receive { message } => s.listen(sock, cfg.port).map(|_| Some(Stream::new(message, 0)))?,
@@ -145,8 +146,7 @@ impl Sessions {
     pub fn start(&mut self, now: Time) -> Work {
         for s in &mut self.sessions {
             let start = match s.cfg.role {
-                Role::Ask { .. } => Duration::ZERO,
-                Role::Send { start, .. } => start,
+                Role::Ask { start, .. } | Role::Send { start, .. } => start,
                 _ => continue,
             };
             s.ask_at = Some(now + start);
@@ -186,7 +186,10 @@ impl Sessions {
                 s.ask_at = None;
                 self.asks_waiting -= 1;
                 match s.cfg.role {
-                    Role::Ask { request, .. } => {
+                    Role::Ask { ip, port, request, .. } => {
+                        if self.stack.closed(s.sock) {
+                            self.stack.connect(s.sock, ip, port, s.cfg.port).expect("addresses are checked with the scenario");
+                        }
                         s.owed += request as u64;
                         work.requests += 1;
                     }

@@ -30,6 +30,8 @@ pub(super) enum Tag {
     OffloadTimer(usize),
     /// The application on an offload engine makes its first send.
     OffloadSend(usize),
+    /// A file session on an offload engine's socket asks again.
+    OffloadAsk(usize, usize),
 }
 
 impl Tag {
@@ -46,6 +48,7 @@ impl Tag {
             Tag::OffloadRunEnd(p) => (9, p, 0),
             Tag::OffloadTimer(p) => (10, p, 0),
             Tag::OffloadSend(p) => (11, p, 0),
+            Tag::OffloadAsk(p, s) => (12, p, s as u64),
         };
         pack(kind, index, value)
     }
@@ -63,6 +66,7 @@ impl Tag {
             9 => Tag::OffloadRunEnd(i),
             10 => Tag::OffloadTimer(i),
             11 => Tag::OffloadSend(i),
+            12 => Tag::OffloadAsk(i, v as usize),
             _ => return None,
         })
     }

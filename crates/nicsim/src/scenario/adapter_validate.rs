@@ -2,6 +2,7 @@
 //! moderation, each offload engine's, and the TTCP session an engine carries.
 
 use crate::host::config::{AdapterSlot, Costs, OffloadConfig};
+use crate::host::offload_files::FileApp;
 use crate::host::sessions::{Role, SessionConfig};
 use crate::nic::{Moderation, NicConfig, ProcessorConfig, Transfer, ITR_UNIT, RDTR_UNIT};
 use crate::scenario::adapter_schema::{TransferSpec, BACKUP_LOW_BUFFERS};
@@ -15,7 +16,7 @@ use crate::scenario::ScenarioError;
 use crate::stack::{AckPolicy, StackConfig};
 use crate::time::Duration;
 use crate::toe::config::AdapterConfig;
-use crate::toe::engine::{EngineConfig, Open};
+use crate::toe::engine::{EngineConfig, Open, SocketPlan};
 
 fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, ScenarioError> {
     Err(ScenarioError::new(path, message))
@@ -123,41 +124,49 @@ pub(crate) fn adapter_slots(
     Ok(slots)
 }
 
-/// A host with a TCP offload engine runs its TTCP transfer on it: the
-/// session moves from the host's stack to the engine's, whose BSD-derived
-/// stack acknowledges on window updates unless `tcp.ack_policy` says otherwise.
-pub(crate) fn offload_sessions(
+/// A host with a TCP offload engine runs its sessions on it (`carry`, once
+/// every session is known): its TTCP end takes the host's `tcp` table, whose
+/// BSD-derived stack acknowledges on window updates unless `tcp.ack_policy`
+/// says otherwise; file sessions keep their tables' settings.
+pub(crate) fn offload_engine(
     h: &HostSpec,
     path: &str,
     s: &Surroundings,
     adapters: &mut [(AdapterSlot, Option<AdapterConfig>)],
-    sessions: &mut Vec<SessionConfig>,
+    sessions: &mut [SessionConfig],
 ) -> Result<(), ScenarioError> {
     let engines: Vec<usize> = (0..adapters.len()).filter(|i| adapters[*i].1.is_some()).collect();
     let Some(&first) = engines.first() else { return Ok(()) };
-    let ap = format!("{path}.adapter");
     if engines.len() > 1 {
-        return err(ap, "one TCP offload engine per host, so far");
+        return err(format!("{path}.adapter"), "one TCP offload engine per host, so far");
     }
-    let (Some(_), None, None) = (&h.ttcp, &h.file_request, &h.file_serve) else {
-        return err(ap, "a TCP offload engine carries the host's TTCP transfer (a ttcp table, and no file sessions)");
-    };
-    let session = sessions.pop().expect("the ttcp table made a session");
-    let (open, buffer) = match session.role {
-        Role::Send { ip, port, message, .. } => (Open::Connect { ip, port, local: session.port }, message),
-        Role::Receive { message } => (Open::Listen(session.port), message),
-        _ => unreachable!("a ttcp table makes a send or receive session"),
-    };
+    let ttcp = socket(&h.tcp, &format!("{path}.tcp"), AckPolicy::WindowUpdate)?;
+    for session in sessions.iter_mut().filter(|x| matches!(x.role, Role::Send { .. } | Role::Receive { .. })) {
+        session.socket = ttcp.clone();
+    }
     let engine = EngineConfig {
         adapter: adapters[first].1.take().expect("found above"),
         stack: StackConfig { mac: s.me.mac, ip: s.me.ipv4, mtu: s.mtu as usize, neighbors: vec![], tso: false },
-        socket: socket(&h.tcp, &format!("{path}.tcp"), AckPolicy::WindowUpdate)?,
-        open,
-        buffer,
+        sockets: Vec::new(),
         seed: s.seed,
     };
-    adapters[first].0.offload = Some(OffloadConfig { engine, role: session.role });
+    adapters[first].0.offload = Some(OffloadConfig { engine, roles: Vec::new() });
     Ok(())
+}
+
+/// Sessions onto an offload engine, a socket each: a TTCP end hands up whole
+/// buffers of its message size, a file session what each run finds.
+pub(crate) fn carry(o: &mut OffloadConfig, sessions: Vec<SessionConfig>) {
+    for x in sessions {
+        let (open, buffer, whole_buffers) = match x.role {
+            Role::Send { ip, port, message, .. } => (Open::Connect { ip, port, local: x.port }, message, true),
+            Role::Receive { message } => (Open::Listen(x.port), message, true),
+            Role::Ask { ip, port, .. } => (Open::Connect { ip, port, local: x.port }, FileApp::buffer(&x.role), false),
+            Role::Answer { .. } => (Open::Listen(x.port), FileApp::buffer(&x.role), false),
+        };
+        o.engine.sockets.push(SocketPlan { socket: x.socket, open, buffer, whole_buffers });
+        o.roles.push(x.role);
+    }
 }
 
 /// `t` in whole units of a hardware timer register (nearest, at least one).

@@ -27,6 +27,10 @@ pub struct FileRequestSpec {
     /// The delayed-ACK limit; "0ns" acknowledges at once.
     #[serde(default = "delayed_ack")]
     pub delayed_ack: TimeSpan,
+    /// When the sessions connect and make their first request (start the
+    /// hosts asked first: one not yet listening answers with a reset).
+    #[serde(default = "crate::scenario::schema::zero_time")]
+    pub start: TimeSpan,
 }
 
 /// Serve blocks to the hosts whose `file_read` names this host.

@@ -8,7 +8,8 @@ use std::collections::{HashMap, HashSet};
 use crate::host::ideal::IdealConfig;
 use crate::host::segment::Addr;
 use crate::host::sessions::{Role, SessionConfig};
-use crate::scenario::host_schema::{AdapterKindSpec, HostSpec};
+use crate::scenario::adapter_validate::carry;
+use crate::scenario::host_schema::HostSpec;
 use crate::scenario::host_validate::{file_requests, host_config, ttcp_session, within, Surroundings};
 use crate::scenario::reach::reachable;
 use crate::scenario::schema::Scenario;
@@ -16,6 +17,7 @@ use crate::scenario::ttcp_validate::socket;
 use crate::scenario::validate::{stations_of, Part, PartPlan, Station};
 use crate::scenario::ScenarioError;
 use crate::stack::{AckPolicy, StackConfig};
+use crate::time::Duration;
 
 fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, ScenarioError> {
     Err(ScenarioError::new(path, message))
@@ -78,7 +80,7 @@ fn joined(h: &HostSpec, me: &Station, own: &[Own], clients: &HashMap<&str, Vec<A
         let Role::Answer { request, answer } = serve.role else { unreachable!("found above") };
         let mine = clients[name].iter().filter(|c| c.ip == me.ipv4);
         sessions.extend(mine.map(|c| SessionConfig {
-            role: Role::Ask { ip, port: serve.port, request, answer, think: read.think.0 },
+            role: Role::Ask { ip, port: serve.port, request, answer, think: read.think.0, start: Duration::ZERO },
             port: c.port,
             socket: serve.socket.clone(),
         }));
@@ -88,9 +90,6 @@ fn joined(h: &HostSpec, me: &Station, own: &[Own], clients: &HashMap<&str, Vec<A
 
 /// A modelled host given sessions by other hosts must be free to run them.
 fn check_joined(h: &HostSpec, path: &str) -> Result<(), ScenarioError> {
-    if h.adapter.iter().any(|a| a.kind == AdapterKindSpec::Toe) {
-        return err(format!("{path}.adapter"), "a TCP offload engine carries the host's TTCP transfer and no file sessions");
-    }
     if h.send.is_some() {
         return err(format!("{path}.send"), "a host runs a `send` workload through its programmable adapter, or file sessions, not both");
     }
@@ -218,6 +217,10 @@ pub(super) fn hosts(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<
             cfg.sessions.extend(joins[i].iter().cloned());
         }
         check_ports(&cfg.sessions, &format!("host[{i}]"))?;
+        // A host with an offload engine runs every session on it.
+        if let Some(o) = cfg.adapters.iter_mut().find_map(|a| a.offload.as_mut()) {
+            carry(o, std::mem::take(&mut cfg.sessions));
+        }
     }
     let mut parts = Vec::new();
     for ((k, &(i, p)), mut sessions) in ideal.iter().enumerate().zip(requests) {

@@ -9,7 +9,7 @@ use crate::host::segment::Addr;
 use crate::host::sessions::{Role, SessionConfig, SEND_BUFFER};
 use crate::link::{Fill, Pattern, Rate, SourceConfig};
 use crate::scenario::adapter_schema::bus_default as D;
-use crate::scenario::adapter_validate::{adapter_slots, offload_sessions};
+use crate::scenario::adapter_validate::{adapter_slots, offload_engine};
 use crate::scenario::host_schema::{BusKind, BusSpec, FileRequestSpec, HostSpec};
 use crate::scenario::tcp_schema::TtcpSpec;
 use crate::scenario::ttcp_validate::{socket, transfer};
@@ -103,7 +103,7 @@ pub(crate) fn file_requests(f: &FileRequestSpec, fp: &str, s: &Surroundings) -> 
         };
         for _ in 0..per_peer {
             let port = 1024 + sessions.len() as u16;
-            let role = Role::Ask { ip: st.ipv4, port: FILE_PORT, request, answer, think: Duration::ZERO };
+            let role = Role::Ask { ip: st.ipv4, port: FILE_PORT, request, answer, think: Duration::ZERO, start: f.start.0 };
             sessions.push(SessionConfig { role, port, socket: socket.clone() });
         }
         if sessions.len() > 60_000 {
@@ -174,7 +174,7 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
         sessions.push(ttcp_session(t, &format!("{path}.ttcp"), socket, s)?);
     }
     let mut adapters = adapters;
-    offload_sessions(h, path, s, &mut adapters, &mut sessions)?;
+    offload_engine(h, path, s, &mut adapters, &mut sessions)?;
     let blast = match &h.blast {
         None => None,
         Some(b) => {

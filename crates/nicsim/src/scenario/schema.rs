@@ -19,7 +19,7 @@ fn default_tx_queue() -> i64 {
 fn default_switch_queue() -> i64 {
     256
 }
-fn zero_time() -> TimeSpan {
+pub(crate) fn zero_time() -> TimeSpan {
     TimeSpan(crate::time::Duration::ZERO)
 }
 

@@ -68,7 +68,7 @@ pub struct SocketConfig {
 }
 
 /// A socket of a stack, by its order of opening.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Sock(pub usize);
 
 /// An ARP reply from `ip` at `mac` to the interface of `cfg`.
@@ -194,6 +194,12 @@ impl Stack {
     pub fn connect(&mut self, s: Sock, ip: [u8; 4], port: u16, local_port: u16) -> Result<(), String> {
         self.mark(s.0);
         self.routes.insert((local_port, ip, port), s.0);
+        // A station it knows needs no ARP request: the lane learns it first, so
+        // a request for another station just before (a reset to a stray
+        // segment) cannot hold the connection in smoltcp's one-a-second limit.
+        if let Some(mac) = self.neighbors.get(&ip) {
+            self.lanes[s.0].queues.rx.push_back(arp_reply(&self.cfg, ip, *mac));
+        }
         self.lanes[s.0].connect(ip, port, local_port)
     }
 

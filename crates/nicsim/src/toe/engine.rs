@@ -18,22 +18,46 @@ use crate::time::{Duration, Time};
 use crate::toe::config::AdapterConfig;
 use crate::toe::work::Work;
 
-/// How the engine's one socket opens when the host asks.
+/// How one of the engine's sockets opens when the host asks.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Open {
     Listen(u16),
     Connect { ip: [u8; 4], port: u16, local: u16 },
 }
 
+/// One socket the host's applications use.
 #[derive(Clone, Debug, PartialEq)]
-pub struct EngineConfig {
-    pub adapter: AdapterConfig,
-    pub stack: StackConfig,
+pub struct SocketPlan {
     pub socket: SocketConfig,
     pub open: Open,
     /// The size of each receive buffer the host posts (its read size).
     pub buffer: u32,
+    /// Received bytes go up in whole buffers (a bulk receiver's, as on the HP
+    /// adapter), else whatever a run finds.
+    pub whole_buffers: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct EngineConfig {
+    pub adapter: AdapterConfig,
+    pub stack: StackConfig,
+    pub sockets: Vec<SocketPlan>,
     pub seed: u64,
+}
+
+/// A socket's state on the engine.
+#[derive(Debug, Default)]
+struct Conn {
+    sock: Sock,
+    /// Host sends waiting for room in the socket, in order.
+    pending_tx: VecDeque<Vec<u8>>,
+    close_requested: bool,
+    closing: bool,
+    posted: u32,
+    fin_delivered: bool,
+    /// The connection has been open (a socket closed before it ever was has
+    /// nothing to finish).
+    connected: bool,
 }
 
 /// What a run hands on when it ends: frames for the MAC, and messages the host
@@ -47,21 +71,13 @@ pub struct RunOut {
 pub struct Engine {
     pub cfg: EngineConfig,
     pub stack: Stack,
-    sock: Sock,
+    conns: Vec<Conn>,
     pub processor: Timeline,
     /// Work waiting for the next run.
     waiting: Vec<Work>,
     pub private_bus: HostBus,
     /// Frames leave the MAC in the order the stack made them.
     tx_free: Time,
-    pending_tx: VecDeque<Vec<u8>>,
-    close_requested: bool,
-    closing: bool,
-    posted: u32,
-    fin_delivered: bool,
-    /// The connection has been open (a socket closed before it ever was has
-    /// nothing to finish).
-    connected: bool,
     /// The run under way, and what it hands on at its end.
     pub running: Option<(Run, RunOut)>,
     pub timer_at: Option<Time>,
@@ -70,20 +86,14 @@ pub struct Engine {
 impl Engine {
     pub fn new(cfg: EngineConfig) -> Engine {
         let mut stack = Stack::new(&cfg.stack, cfg.seed);
-        let sock = stack.open(&cfg.socket);
+        let conns = cfg.sockets.iter().map(|s| Conn { sock: stack.open(&s.socket), ..Conn::default() }).collect();
         Engine {
             processor: Timeline::new(cfg.adapter.clock),
             waiting: Vec::new(),
             private_bus: HostBus::new(cfg.adapter.private_bus.clone(), Duration::from_ms(1)),
             stack,
-            sock,
+            conns,
             tx_free: Time::ZERO,
-            pending_tx: VecDeque::new(),
-            close_requested: false,
-            closing: false,
-            posted: 0,
-            fin_delivered: false,
-            connected: false,
             running: None,
             timer_at: None,
             cfg,
@@ -131,9 +141,9 @@ impl Engine {
     }
 
     /// When the stack next needs a run (retransmission, delayed ACK), unless
-    /// its connection is closed (TIME-WAIT would only stretch the run).
+    /// its connections are all closed (TIME-WAIT would only stretch the run).
     pub fn next_timer(&mut self, now: Time) -> Option<Time> {
-        if self.stack.closed(self.sock) {
+        if self.conns.iter().all(|c| self.stack.closed(c.sock)) {
             return None;
         }
         self.stack.poll_at(now)
@@ -155,64 +165,72 @@ impl Engine {
                     run.cycles(self.frame_cycles(&f));
                     self.stack.input(f);
                 }
-                Work::SendData { bytes, inline } => {
+                Work::SendData { s, bytes, inline } => {
                     run.cycles(message_cycles);
                     if !inline {
                         run.until(host_bus.read(run.at, bytes.len() as u64, Purpose::TxData));
                     }
-                    self.pending_tx.push_back(bytes);
+                    self.conns[s].pending_tx.push_back(bytes);
                 }
-                Work::PostReceive(n) => {
+                Work::PostReceive(s, n) => {
                     run.cycles(message_cycles * n as u64);
-                    self.posted += n;
+                    self.conns[s].posted += n;
                 }
-                Work::OpenSocket => {
+                Work::OpenSocket(s) => {
                     run.cycles(message_cycles);
-                    let opened = match self.cfg.open {
-                        Open::Listen(port) => self.stack.listen(self.sock, port),
-                        Open::Connect { ip, port, local } => self.stack.connect(self.sock, ip, port, local),
+                    let sock = self.conns[s].sock;
+                    let opened = match self.cfg.sockets[s].open {
+                        Open::Listen(port) => self.stack.listen(sock, port),
+                        Open::Connect { ip, port, local } => self.stack.connect(sock, ip, port, local),
                     };
                     opened.expect("addresses are checked with the scenario");
                 }
-                Work::CloseSocket => {
+                Work::CloseSocket(s) => {
                     run.cycles(message_cycles);
-                    self.close_requested = true;
+                    self.conns[s].close_requested = true;
                 }
                 Work::Timer => {}
                 other => unreachable!("{other:?} is host work"),
             }
         }
-        let mut completed = self.fill_socket();
+        let mut completed: Vec<u32> = (0..self.conns.len()).map(|s| self.fill_socket(s)).collect();
         self.poll(run, out);
         // The ACKs just taken in may have made room for more of what waits.
-        let queued = self.stack.send_queue(self.sock);
-        let more = self.fill_socket();
-        if more > 0 || self.stack.send_queue(self.sock) != queued {
-            completed += more;
+        let mut again = false;
+        for (s, done) in completed.iter_mut().enumerate() {
+            let queued = self.stack.send_queue(self.conns[s].sock);
+            let more = self.fill_socket(s);
+            *done += more;
+            again |= more > 0 || self.stack.send_queue(self.conns[s].sock) != queued;
+        }
+        if again {
             self.poll(run, out);
         }
-        self.deliver(run, out, host_bus);
-        if completed > 0 {
+        for s in 0..self.conns.len() {
+            self.deliver(s, run, out, host_bus);
+        }
+        for (s, n) in completed.into_iter().enumerate().filter(|(_, n)| *n > 0) {
             run.until(host_bus.write(run.at, 16, Fill::Ready, Purpose::RxStatus));
-            out.to_host.push(Work::Completion(completed));
+            out.to_host.push(Work::Completion(s, n));
         }
     }
 
-    /// Move queued send data into the socket; returns the messages finished.
-    fn fill_socket(&mut self) -> u32 {
+    /// Move socket `s`'s queued send data into it; returns the messages finished.
+    fn fill_socket(&mut self, s: usize) -> u32 {
+        let c = &mut self.conns[s];
         let mut completed = 0;
-        while let Some(front) = self.pending_tx.front_mut() {
-            let n = self.stack.send(self.sock, front);
+        while let Some(front) = c.pending_tx.front_mut() {
+            let n = self.stack.send(c.sock, front);
             front.drain(..n);
             if !front.is_empty() {
                 break;
             }
-            self.pending_tx.pop_front();
+            c.pending_tx.pop_front();
             completed += 1;
         }
-        if self.close_requested && self.pending_tx.is_empty() && !self.closing {
-            self.closing = true;
-            self.stack.close(self.sock);
+        if c.close_requested && c.pending_tx.is_empty() && !c.closing {
+            c.closing = true;
+            self.stack.close(c.sock);
         }
         completed
     }
@@ -228,27 +246,37 @@ impl Engine {
     /// take another segment or the sender has finished (BRIEF.md: the adapter
     /// releases buffer space only when it hands a batch to the host). Freeing
     /// the socket buffer may open the window, so the stack runs again.
-    fn deliver(&mut self, run: &mut Run, out: &mut RunOut, host_bus: &mut HostBus) {
-        self.connected |= self.stack.established(self.sock);
-        let finished = self.connected && self.stack.peer_finished(self.sock);
-        let buffer = self.cfg.buffer as usize;
-        let readable = self.stack.readable(self.sock);
-        let stuck = self.stack.recv_room(self.sock) < self.cfg.stack.mtu - 40 || self.stack.peer_closed(self.sock);
-        let whole = (readable / buffer).min(self.posted as usize) * buffer;
-        let n = if whole == 0 && stuck { readable.min(self.posted as usize * buffer) } else { whole };
-        if n == 0 && (self.fin_delivered || !finished) {
+    fn deliver(&mut self, s: usize, run: &mut Run, out: &mut RunOut, host_bus: &mut HostBus) {
+        let (c, plan) = (&mut self.conns[s], &self.cfg.sockets[s]);
+        c.connected |= self.stack.established(c.sock);
+        let finished = c.connected && self.stack.peer_finished(c.sock);
+        let buffer = plan.buffer as usize;
+        let readable = self.stack.readable(c.sock);
+        let room = readable.min(c.posted as usize * buffer);
+        let n = if plan.whole_buffers {
+            let stuck = self.stack.recv_room(c.sock) < self.cfg.stack.mtu - 40 || self.stack.peer_closed(c.sock);
+            let whole = (readable / buffer).min(c.posted as usize) * buffer;
+            if whole == 0 && stuck {
+                room
+            } else {
+                whole
+            }
+        } else {
+            room
+        };
+        if n == 0 && (c.fin_delivered || !finished) {
             return;
         }
-        let bytes = self.stack.recv(self.sock, n);
-        let fin = !self.fin_delivered && self.connected && self.stack.peer_finished(self.sock);
+        let bytes = self.stack.recv(c.sock, n);
+        let fin = !c.fin_delivered && c.connected && self.stack.peer_finished(c.sock);
         let buffers = bytes.len().div_ceil(buffer) as u32;
-        self.posted -= buffers;
+        c.posted -= buffers;
         run.until(host_bus.write(run.at, bytes.len() as u64 + 16, Fill::Ready, Purpose::RxData));
         if fin {
-            self.fin_delivered = true;
-            self.stack.close(self.sock);
+            c.fin_delivered = true;
+            self.stack.close(c.sock);
         }
-        out.to_host.push(Work::Delivery { bytes, buffers, fin });
+        out.to_host.push(Work::Delivery { s, bytes, buffers, fin });
         self.poll(run, out);
     }
 }

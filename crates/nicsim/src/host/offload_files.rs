@@ -1,0 +1,121 @@
+//! A file session on a TCP offload engine, as the host's application sees it:
+//! it asks for a file and reads it whole before asking again (after a think
+//! time), or answers each whole request with a file. Bytes follow the pattern
+//! of `host::segment`, so every byte read is checked, as over the host's own
+//! stack (`host::sessions`).
+
+use crate::host::segment::{matches_pattern, pattern};
+use crate::host::sessions::Role;
+use crate::observe::Report;
+use crate::time::Duration;
+
+pub struct FileApp {
+    asks: bool,
+    request: u32,
+    answer: u32,
+    think: Duration,
+    /// When an asking session opens its socket and asks first.
+    pub start: Duration,
+    pub opened: bool,
+    /// Bytes written and read so far, and of the request or answer now arriving.
+    sent: u64,
+    read: u64,
+    partial: u64,
+    answers_read: u64,
+    requests_answered: u64,
+    bad_payload: u64,
+}
+
+impl FileApp {
+    pub fn new(role: &Role) -> FileApp {
+        let (asks, request, answer, think, start) = match *role {
+            Role::Ask { request, answer, think, start, .. } => (true, request, answer, think, start),
+            Role::Answer { request, answer } => (false, request, answer, Duration::ZERO, Duration::ZERO),
+            _ => unreachable!("a TTCP end is not a file session"),
+        };
+        FileApp {
+            asks,
+            request,
+            answer,
+            think,
+            start,
+            opened: false,
+            sent: 0,
+            read: 0,
+            partial: 0,
+            answers_read: 0,
+            requests_answered: 0,
+            bad_payload: 0,
+        }
+    }
+
+    /// The receive buffer it posts: a request, or an answer (at most 64 KB).
+    pub fn buffer(role: &Role) -> u32 {
+        match *role {
+            Role::Ask { answer, .. } => answer.min(65_536),
+            Role::Answer { request, .. } => request,
+            _ => unreachable!("a TTCP end is not a file session"),
+        }
+    }
+
+    /// The next `len` bytes of what it writes.
+    fn next(&mut self, len: u32) -> Vec<u8> {
+        let mut bytes = Vec::with_capacity(len as usize);
+        while bytes.len() < len as usize {
+            let n = (len as usize - bytes.len()).min(65_536);
+            bytes.extend_from_slice(pattern(self.sent + bytes.len() as u64, n));
+        }
+        self.sent += len as u64;
+        bytes
+    }
+
+    pub fn asks(&self) -> bool {
+        self.asks
+    }
+
+    pub fn request(&mut self) -> Vec<u8> {
+        self.next(self.request)
+    }
+
+    /// Bytes read: what it writes in reply (an answer to each whole request,
+    /// the next request after each whole answer), or the think time after
+    /// which it asks again.
+    pub fn read(&mut self, bytes: &[u8]) -> (Vec<Vec<u8>>, Option<Duration>) {
+        self.bad_payload += !matches_pattern(self.read, bytes) as u64;
+        self.read += bytes.len() as u64;
+        self.partial += bytes.len() as u64;
+        let (mut replies, mut think) = (Vec::new(), None);
+        if self.asks {
+            while self.partial >= self.answer as u64 {
+                self.partial -= self.answer as u64;
+                self.answers_read += 1;
+                if self.think == Duration::ZERO {
+                    replies.push(self.next(self.request));
+                } else {
+                    think = Some(self.think);
+                }
+            }
+        } else {
+            while self.partial >= self.request as u64 {
+                self.partial -= self.request as u64;
+                self.requests_answered += 1;
+                replies.push(self.next(self.answer));
+            }
+        }
+        (replies, think)
+    }
+
+    /// The sessions' figures, named as the host stack's are (none without sessions).
+    pub fn report<'a>(apps: impl Iterator<Item = &'a FileApp> + Clone, r: &mut Report) {
+        if apps.clone().next().is_none() {
+            return;
+        }
+        if apps.clone().any(|a| a.asks) {
+            r.count("answers_read", apps.clone().map(|a| a.answers_read).sum());
+        }
+        if apps.clone().any(|a| !a.asks) {
+            r.count("requests_answered", apps.clone().map(|a| a.requests_answered).sum());
+        }
+        r.count("tcp_bad_payload", apps.map(|a| a.bad_payload).sum());
+    }
+}
