@@ -125,6 +125,12 @@ def test_unknown_option_is_exit_2(cli, scenarios):
         # have made one by one, and a memory too slow to move a byte a second.
         ("papers/novell1995/server.toml", "host[0].adapter[0].count=4294967296", "host[0].adapter: must make 2 to 64 ports"),
         ("papers/patent-direct-tso/tso.toml", "host[0].adapter[0].programmable.memory_bandwidth=2", "memory_bandwidth: must be at least 8 b/s"),
+        # A rate as a plain number is held to the range text is; a source
+        # cannot offer more than its link carries (it made a frame a picosecond).
+        ("switched-udp.toml", "source[0].rate=9223372036854775807", "outside 1 b/s to 1 Pb/s"),
+        ("switched-udp.toml", 'source[0].rate="1000Tbps"', "source[0].rate: offers 1000000000 Mb/s on the wire, above its link's 1000 Mb/s"),
+        ("switched-udp.toml", 'source[0].rate="2Mpps"', "above its link's 1000 Mb/s"),
+        ("papers/ibm2001/server.toml", "host[0].clock=1", "outside 1 kHz to 100 GHz"),
     ],
 )
 def test_impossible_settings_are_refused_at_once(cli, scenarios, scenario, sets, words):

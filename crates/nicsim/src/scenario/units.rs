@@ -221,11 +221,12 @@ unit_schema!(SourceRate, "SourceRate", "\"line\", a bit rate such as \"500Mbps\"
 unit_schema!(Frequency, "Frequency", "a frequency: \"400MHz\", \"2.4GHz\", or hertz", true);
 unit_schema!(TimeSpan, "TimeSpan", "a time: \"500ns\", \"10us\", \"2ms\", \"1s\"", false);
 
-from_text_or_int!(BitRate, "a bit rate such as \"10Gbps\"", parse_bit_rate, |v| Ok::<_, String>(BitRate(v)));
-from_text_or_int!(SourceRate, "\"line\" or a rate such as \"500Mbps\" or \"1Mpps\"", parse_source_rate, |v| Ok::<_, String>(
-    SourceRate::Bits(v)
-));
-from_text_or_int!(Frequency, "a frequency such as \"400MHz\"", parse_frequency, |v| Ok::<_, String>(Frequency(Clock::from_hz(v))));
+// A plain number is in the base unit, and held to the same range as text.
+from_text_or_int!(BitRate, "a bit rate such as \"10Gbps\"", parse_bit_rate, |v| parse_bit_rate(&format!("{v}bps")));
+from_text_or_int!(SourceRate, "\"line\" or a rate such as \"500Mbps\" or \"1Mpps\"", parse_source_rate, |v| parse_source_rate(&format!(
+    "{v}bps"
+)));
+from_text_or_int!(Frequency, "a frequency such as \"400MHz\"", parse_frequency, |v| parse_frequency(&format!("{v}Hz")));
 from_text_or_int!(TimeSpan, "a time such as \"10us\"", parse_time, |_v| Err::<TimeSpan, String>(
     "write a time with its unit, as a string such as \"10us\"".to_string()
 ));

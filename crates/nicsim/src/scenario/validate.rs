@@ -6,13 +6,14 @@ use std::collections::HashMap;
 use crate::engine::PortId;
 use crate::host::config::HostConfig;
 use crate::host::ideal::IdealConfig;
-use crate::link::{Impairment, LinkConfig, SourceConfig, SwitchConfig};
+use crate::link::{Impairment, LinkConfig, Rate, SourceConfig, SwitchConfig};
 use crate::scenario::host_plans::hosts;
 use crate::scenario::schema::{LinkSpec, Scenario};
 use crate::scenario::source_validate::source_config;
 use crate::scenario::tap_validate::{tap_plans, TapPlan};
 use crate::scenario::ScenarioError;
 use crate::time::{Duration, Time};
+use crate::wire::ethernet::wire_bytes;
 
 /// An EtherType reserved for local experiments (IEEE 802), for raw frames.
 pub const RAW_ETHER_TYPE: u16 = 0x88b5;
@@ -148,6 +149,25 @@ pub fn part_names(sc: &Scenario) -> Vec<(String, &str)> {
     stations.chain(switches).chain(sc.link.iter().enumerate().map(|(i, l)| (format!("link[{i}]"), l.name.as_str()))).collect()
 }
 
+/// A source (the `i`-th part, sources first) offers no more than its link
+/// carries: "line" is back to back.
+fn check_offered(src: &SourceConfig, i: usize, link_bps: u64) -> Result<(), ScenarioError> {
+    let wire_bits = 8.0 * wire_bytes(src.headers.header_len() + src.payload_len) as f64;
+    let offered = match src.rate {
+        Rate::Line => return Ok(()),
+        Rate::BitsPerSecond(bps) => bps as f64,
+        Rate::FramesPerSecond(fps) => fps * wire_bits,
+    };
+    if offered > link_bps as f64 * (1.0 + 1e-9) {
+        let (offered, line) = (offered / 1e6, link_bps as f64 / 1e6);
+        return err(
+            format!("source[{i}].rate"),
+            format!("offers {offered:.0} Mb/s on the wire, above its link's {line:.0} Mb/s: use \"line\" for frames back to back"),
+        );
+    }
+    Ok(())
+}
+
 pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
     if let Some(sweep) = &sc.sweep {
         crate::scenario::sweep_validate::check_sweep(sweep)?;
@@ -240,7 +260,10 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
                         *rate = l.rate.0;
                     }
                 }
-                Some(PartPlan::Source(src)) => src.link_bps = l.rate.0,
+                Some(PartPlan::Source(src)) => {
+                    src.link_bps = l.rate.0;
+                    check_offered(src, target.0, l.rate.0)?;
+                }
                 _ => {}
             }
             wires.push(((me, port), target));
