@@ -3,9 +3,11 @@
 //! stack behind a socket-level message interface. Host messages, received
 //! frames and the stack's timer wait in one queue; when the processor is free
 //! it takes everything waiting as one run (`processor::run`), handled to
-//! completion, so a busy processor batches by itself. The stack then runs once, what the host asked to send goes
-//! into the socket as room allows, received bytes go to the host's posted
-//! buffers by DMA, and completions go back in one message per run.
+//! completion, so a busy processor batches by itself. The stack then runs
+//! once, what the host asked to send goes into each socket as room allows,
+//! received bytes go to the host's posted buffers by DMA, and completions go
+//! back in one message per socket and run. Each socket serves one of the
+//! host's sessions.
 
 use std::collections::VecDeque;
 
