@@ -351,3 +351,22 @@ def test_file_sessions_that_start_late_connect_then(scenarios):
     # Half the run left: about half the files, on the same connections.
     assert 0.3 < late["answers_read"] / early["answers_read"] < 0.7
     assert late["tcp_connections"] == early["tcp_connections"] and late["tcp_retransmits"] == 0
+
+
+def test_a_programmable_adapters_workload_runs_beside_the_hosts_sessions(scenarios, cli, tmp_path):
+    pcap = tmp_path / "w.pcap"
+    r = nicsim.run(scenarios / "combinations" / "workload-beside-sessions.toml", pcap=pcap)
+    server, client = r.component("server").metrics, r.component("client").metrics
+    # The programmable adapter segments all 64 MB onto its link while the
+    # host's stack serves files over the ring adapter, which also takes the flood.
+    assert server["adapter0_tx_payload_bytes"] == 64 * 2**20
+    assert client["answers_read"] > 1000 and server["requests_answered"] >= client["answers_read"]
+    assert server["sink_frames"] > 10_000
+    for x in (server, client):
+        assert x["tcp_retransmits"] == 0 and x["tcp_bad_payload"] == 0 and x["tcp_out_of_order"] == 0
+    for _, f in read_pcap(pcap)[::200]:
+        check_frame(f)
+    # With no other adapter, the sessions have nothing to run over.
+    tso = scenarios / "papers" / "patent-direct-tso" / "tso.toml"
+    res = cli("check", str(tso), "--set", 'host[0].ttcp={role = "receive", message = 8192}')
+    assert res.returncode == 2 and "host[0].send" in res.stderr and "another adapter" in res.stderr

@@ -32,7 +32,7 @@ pub struct IdealHost {
 impl IdealHost {
     pub fn new(cfg: IdealConfig) -> Result<Self, String> {
         Ok(IdealHost {
-            sessions: Sessions::new(&cfg.stack, cfg.seed, cfg.sessions, vec![false], &[])?,
+            sessions: Sessions::new(&cfg.stack, cfg.seed, cfg.sessions, vec![Some(false)], &[])?,
             armed: None,
             foreign: 0,
             warmup: Time::ZERO + cfg.warmup,

@@ -111,7 +111,9 @@ impl Machine {
         }
         let sessions = match &cfg.sessions {
             list if list.is_empty() => None,
-            list => Some(Sessions::new(&cfg.stack, cfg.seed, list.clone(), ports.iter().map(|p| p.segments()).collect(), &cfg.routes)?),
+            list => {
+                Some(Sessions::new(&cfg.stack, cfg.seed, list.clone(), ports.iter().map(|p| p.stack_segments()).collect(), &cfg.routes)?)
+            }
         };
         let blast = cfg.blast.clone().map(Blast::new).transpose()?;
         // The TTCP connection's frames, on an offload engine or the host's stack.

@@ -108,13 +108,15 @@ impl Port {
         }
     }
 
-    /// Whether it cuts the stack's large sends into segments and sums TCP
-    /// checksums: a ring adapter with `tso`, a programmable adapter.
-    pub fn segments(&self) -> bool {
+    /// For an adapter that carries the host's stack (all but a programmable
+    /// adapter that runs the host's `send` workload), whether it cuts the
+    /// stack's large sends into segments and sums TCP checksums: a ring adapter
+    /// with `tso`, a programmable adapter.
+    pub fn stack_segments(&self) -> Option<bool> {
         match &self.adapter {
-            Adapter::Ring(r) => r.tso,
-            Adapter::Offload(_) => false,
-            Adapter::Programmable(_) => true,
+            Adapter::Ring(r) => Some(r.tso),
+            Adapter::Offload(_) => Some(false),
+            Adapter::Programmable(p) => p.stack_frames().then_some(true),
         }
     }
 

@@ -88,8 +88,11 @@ pub struct Sessions {
     /// timer does not walk every session when none waits.
     asks_waiting: usize,
     /// Per adapter: whether it segments large sends and sums TCP checksums
-    /// (TSO); the driver does both in software for the others (GSO).
-    segments: Vec<bool>,
+    /// (TSO; the driver does both in software for the others, GSO), or `None`
+    /// for one that does not carry the stack (it runs a workload of its own).
+    segments: Vec<Option<bool>>,
+    /// The first adapter that carries the stack.
+    first: usize,
     answers_read: u64,
     requests_answered: u64,
     measured_read: u64,
@@ -99,16 +102,17 @@ pub struct Sessions {
 
 impl Sessions {
     /// One adapter per entry of `segments` (whether it segments large sends:
-    /// if any does, the stack makes them); `routes`, the adapter that reaches
-    /// a station not heard from yet. Sessions listen or connect at once.
+    /// if any does, the stack makes them; `None` if it does not carry the
+    /// stack); `routes`, the adapter that reaches a station not heard from
+    /// yet. Sessions listen or connect at once.
     pub fn new(
         stack: &StackConfig,
         seed: u64,
         sessions: Vec<SessionConfig>,
-        segments: Vec<bool>,
+        segments: Vec<Option<bool>>,
         routes: &[([u8; 6], usize)],
     ) -> Result<Sessions, String> {
-        let tso = StackConfig { tso: segments.iter().any(|s| *s), ..stack.clone() };
+        let tso = StackConfig { tso: segments.iter().flatten().any(|s| *s), ..stack.clone() };
         let mut s = Stack::new(&tso, seed);
         let mut list = Vec::new();
         for cfg in sessions {
@@ -133,7 +137,8 @@ impl Sessions {
             routes: routes.iter().copied().collect(),
             visit_all: true,
             asks_waiting: 0,
-            segments: if segments.is_empty() { vec![false] } else { segments },
+            first: segments.iter().position(Option::is_some).unwrap_or(0),
+            segments: if segments.is_empty() { vec![Some(false)] } else { segments },
             answers_read: 0,
             requests_answered: 0,
             measured_read: 0,
@@ -337,14 +342,14 @@ impl Sessions {
     fn route(&self, frame: Frame, out: &mut Vec<(usize, Frame)>) {
         let dst: [u8; 6] = frame.bytes[..6].try_into().expect("an Ethernet header");
         if dst == [0xff; 6] {
-            for p in 1..self.segments.len() {
+            for p in (0..self.segments.len()).filter(|p| *p != self.first && self.segments[*p].is_some()) {
                 out.push((p, frame.clone()));
             }
-            out.push((0, frame));
+            out.push((self.first, frame));
             return;
         }
-        let p = self.routes.get(&dst).copied().unwrap_or(0);
-        if self.stack.tso() && !self.segments[p] {
+        let p = self.routes.get(&dst).copied().filter(|p| self.segments[*p].is_some()).unwrap_or(self.first);
+        if self.stack.tso() && self.segments[p] != Some(true) {
             let meta = FrameMeta { gso: 0, ..frame.meta };
             out.extend(cut(&frame.bytes, frame.meta.gso).into_iter().map(|bytes| (p, Frame { bytes, meta })));
         } else {

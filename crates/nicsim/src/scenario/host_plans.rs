@@ -88,10 +88,14 @@ fn joined(h: &HostSpec, me: &Station, own: &[Own], clients: &HashMap<&str, Vec<A
     sessions
 }
 
-/// A modelled host given sessions by other hosts must be free to run them.
-fn check_joined(h: &HostSpec, path: &str) -> Result<(), ScenarioError> {
-    if h.send.is_some() {
-        return err(format!("{path}.send"), "a host runs a `send` workload through its programmable adapter, or file sessions, not both");
+/// A host's sessions need an adapter that carries its stack: not the
+/// programmable adapter that runs its `send` workload.
+fn check_carried(h: &HostSpec, sessions: &[SessionConfig], path: &str) -> Result<(), ScenarioError> {
+    if h.send.is_some() && !sessions.is_empty() && h.adapter_count() < 2 {
+        return err(
+            format!("{path}.send"),
+            "its programmable adapter runs this workload, so the host's TCP sessions need another adapter to carry its stack",
+        );
     }
     Ok(())
 }
@@ -212,10 +216,8 @@ pub(super) fn hosts(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<
     let joins: Vec<Vec<SessionConfig>> = sc.host.iter().map(|h| joined(h, &stations[h.name.as_str()], &own, &clients)).collect();
     for (&(i, h), part) in modelled.iter().zip(hosts.iter_mut()) {
         let PartPlan::Host(cfg) = &mut part.plan else { unreachable!("hosts are host plans") };
-        if !joins[i].is_empty() {
-            check_joined(h, &format!("host[{i}]"))?;
-            cfg.sessions.extend(joins[i].iter().cloned());
-        }
+        cfg.sessions.extend(joins[i].iter().cloned());
+        check_carried(h, &cfg.sessions, &format!("host[{i}]"))?;
         check_ports(&cfg.sessions, &format!("host[{i}]"))?;
         // A host with an offload engine runs every session on it.
         if let Some(o) = cfg.adapters.iter_mut().find_map(|a| a.offload.as_mut()) {

@@ -146,11 +146,8 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
     if needs_end && !s.bounded {
         return err("duration", format!("needed: {path}.send has no count and would run for ever"));
     }
-    if h.send.is_some() && (h.file_request.is_some() || h.file_serve.is_some() || h.ttcp.is_some() || h.blast.is_some()) {
-        return err(
-            format!("{path}.send"),
-            "a host runs a `send` workload through its programmable adapter, or sessions and blasts over its stack, not both",
-        );
+    if h.send.is_some() && h.blast.is_some() {
+        return err(format!("{path}.send"), "a host runs a `send` workload through its programmable adapter, or a blast, not both");
     }
     if let Some((a, _)) = adapters.iter().find(|(a, _)| driver.refill_batch >= a.nic.rx_ring) {
         return err(format!("{dp}.refill_batch"), format!("must be below the receive ring of {} descriptors", a.nic.rx_ring));
