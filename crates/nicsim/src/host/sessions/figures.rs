@@ -1,0 +1,55 @@
+//! What the sessions report: application bytes and requests, the TTCP
+//! transfer, and the stack's TCP counts.
+
+use super::{Role, Sessions};
+use crate::host::stream::Stream;
+use crate::observe::Report;
+use crate::stack::tally::Tally;
+
+impl Sessions {
+    pub fn report(&self, r: &mut Report, seconds: f64) {
+        let rate = |b: u64| if seconds > 0.0 { b as f64 / seconds } else { 0.0 };
+        let asks = self.sessions.iter().any(|s| matches!(s.cfg.role, Role::Ask { .. }));
+        let answers = self.sessions.iter().any(|s| matches!(s.cfg.role, Role::Answer { .. }));
+        if asks {
+            r.count("answers_read", self.answers_read);
+        }
+        if answers {
+            r.count("requests_answered", self.requests_answered);
+        }
+        r.count("app_received_bytes", self.measured_read);
+        r.count("app_sent_bytes", self.measured_acked);
+        r.real("app_received_mbytes_per_s", rate(self.measured_read) / 1e6);
+        r.real("app_sent_mbytes_per_s", rate(self.measured_acked) / 1e6);
+        r.real("app_goodput_mbps", rate(self.measured_read + self.measured_acked) * 8.0 / 1e6);
+        let streams: Vec<&Stream> = self.sessions.iter().filter_map(|s| s.stream.as_ref()).collect();
+        if !streams.is_empty() {
+            r.count("ttcp_bytes", streams.iter().map(|s| s.bytes).sum());
+            r.count("transfer_complete", streams.iter().all(|s| s.done.is_some()) as u64);
+            r.count("ttcp_messages", streams.iter().map(|s| s.bytes.div_ceil(s.message as u64)).sum());
+            r.count("ttcp_digest48", streams[0].digest48());
+        }
+        let t = &self.stack.tally;
+        r.count("tcp_retransmits", t.retransmits);
+        r.count("tcp_out_of_order", t.out_of_order);
+        r.count("tcp_bad_payload", self.bad_payload);
+        r.count("tcp_connections", t.connections);
+        r.count("tcp_data_out", t.data_out)
+            .count("tcp_data_in", t.data_in)
+            .count("tcp_acks_out", t.acks_out)
+            .count("tcp_acks_in", t.acks_in);
+    }
+
+    /// The TTCP end: its stream, whether it sends, the counts of its
+    /// connection's frames and its port.
+    pub fn ttcp(&self) -> Option<(&Stream, bool, &Tally, u16)> {
+        let s = self.sessions.iter().find(|s| s.stream.is_some())?;
+        let tally = self.stack.watched.as_ref()?;
+        Some((s.stream.as_ref()?, matches!(s.cfg.role, Role::Send { .. }), tally, s.cfg.port))
+    }
+
+    /// The SHA-256 of the TTCP stream, for the report's text.
+    pub fn text(&self) -> Vec<(&'static str, String)> {
+        self.sessions.iter().find_map(|s| s.stream.as_ref()).map(|st| vec![("ttcp_sha256", st.sha256_hex())]).unwrap_or_default()
+    }
+}
