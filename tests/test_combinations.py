@@ -370,3 +370,20 @@ def test_a_programmable_adapters_workload_runs_beside_the_hosts_sessions(scenari
     tso = scenarios / "papers" / "patent-direct-tso" / "tso.toml"
     res = cli("check", str(tso), "--set", 'host[0].ttcp={role = "receive", message = 8192}')
     assert res.returncode == 2 and "host[0].send" in res.stderr and "another adapter" in res.stderr
+
+
+def test_an_ideal_host_serves_files_to_modelled_and_ideal_readers(scenarios, tmp_path):
+    text = (scenarios / "combinations" / "hosts-serve-hosts.toml").read_text()
+    start = text.index('[[host]]\nname = "server"')
+    end = text.index("[[host]]", start + 1)
+    ideal = '[[host]]\nname = "server"\nideal = true\n[host.file_serve]\nread_bytes = 65536\n\n'
+    path = tmp_path / "ideal-server.toml"
+    path.write_text(text[:start] + ideal + text[end:])
+    r = nicsim.run(path)
+    server, client, other = (r.component(n).metrics for n in ("server", "client", "ideal-client"))
+    # It costs nothing, so the modelled reader's own path is all that limits it.
+    assert not any(k.startswith("cpu") for k in server)
+    assert client["answers_read"] > 50 and other["answers_read"] > 50
+    # The ideal client's answers also count the files it asks the requester for.
+    assert client["answers_read"] + 50 < server["requests_answered"] <= client["answers_read"] + other["answers_read"] + 3
+    assert server["tcp_connections"] == 3 and server["tcp_retransmits"] == 0

@@ -10,7 +10,7 @@ use crate::host::segment::Addr;
 use crate::host::sessions::{Role, SessionConfig};
 use crate::scenario::adapter_validate::carry;
 use crate::scenario::host_schema::HostSpec;
-use crate::scenario::host_validate::{file_requests, host_config, ttcp_session, within, Surroundings};
+use crate::scenario::host_validate::{file_requests, file_serves, host_config, ttcp_session, within, Surroundings};
 use crate::scenario::reach::reachable;
 use crate::scenario::schema::Scenario;
 use crate::scenario::ttcp_validate::socket;
@@ -184,25 +184,29 @@ pub(super) fn hosts(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<
         }
         hosts.push(Part { name: h.name.clone(), plan: PartPlan::Host(Box::new(cfg)) });
     }
-    // The k-th ideal host's surroundings: no adapters, no clients of its own.
+    // The k-th ideal host's surroundings: no adapters.
     let ideal_around = |k: usize, name: &str| Surroundings {
         me: &stations[name],
         link_rates: Vec::new(),
         mtu: sc.mtu,
         station: &lookup,
         flow: 0,
-        clients: &[],
+        clients: clients.get(name).map_or(&[][..], |c| c.as_slice()),
         seed: station_seed(sc.seed, sc.source.len() + sc.sink.len() + modelled.len() + k),
         bounded: sc.duration.is_some(),
     };
-    // An ideal host's own sessions: its file requests.
+    // An ideal host's own sessions: its file requests, and serving its readers.
     let mut requests = Vec::new();
     for (k, &(i, p)) in ideal.iter().enumerate() {
         let around = ideal_around(k, &p.name);
-        requests.push(match &p.file_request {
+        let mut own = match &p.file_request {
             Some(f) => file_requests(f, &format!("host[{i}].file_request"), &around)?,
             None => Vec::new(),
-        });
+        };
+        if let Some(f) = &p.file_serve {
+            own.extend(file_serves(f, &format!("host[{i}].file_serve"), &around)?);
+        }
+        requests.push(own);
     }
     // Every host's joined sessions from the hosts' own, before any is added.
     let mut own: Vec<Own> = hosts

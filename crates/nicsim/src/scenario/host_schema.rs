@@ -144,7 +144,7 @@ fn one_adapter() -> Vec<AdapterSpec> {
 }
 
 /// The keys an ideal host may have: the rest describe what it does not model.
-pub const IDEAL_KEYS: [&str; 7] = ["name", "ideal", "warmup", "file_request", "file_read", "ttcp", "tcp"];
+pub const IDEAL_KEYS: [&str; 8] = ["name", "ideal", "warmup", "file_request", "file_serve", "file_read", "ttcp", "tcp"];
 
 impl HostSpec {
     /// An ideal host (`ideal = true`) with nothing but a name and what it reads.

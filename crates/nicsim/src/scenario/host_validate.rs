@@ -10,6 +10,7 @@ use crate::host::sessions::{Role, SessionConfig, SEND_BUFFER};
 use crate::link::{Fill, Pattern, Rate, SourceConfig};
 use crate::scenario::adapter_schema::bus_default as D;
 use crate::scenario::adapter_validate::{adapter_slots, offload_engine};
+use crate::scenario::file_schema::FileServeSpec;
 use crate::scenario::host_schema::{BusKind, BusSpec, FileRequestSpec, HostSpec};
 use crate::scenario::tcp_schema::TtcpSpec;
 use crate::scenario::ttcp_validate::{socket, transfer};
@@ -113,6 +114,16 @@ pub(crate) fn file_requests(f: &FileRequestSpec, fp: &str, s: &Surroundings) -> 
     Ok(sessions)
 }
 
+/// The sessions of a host's `[host.file_serve]` (at `fp`): a listening socket
+/// per session of the hosts that read from it.
+pub(crate) fn file_serves(f: &FileServeSpec, fp: &str, s: &Surroundings) -> Result<Vec<SessionConfig>, ScenarioError> {
+    let port = within(format!("{fp}.port"), f.port, 1, 65_535)? as u16;
+    let socket = socket_config(fp, s.mtu, f.window, f.delayed_ack.0)?;
+    let request = within(format!("{fp}.request_bytes"), f.request_bytes, 1, 1 << 30)? as u32;
+    let answer = within(format!("{fp}.read_bytes"), f.read_bytes, 1, 1 << 30)? as u32;
+    Ok(s.clients.iter().map(|_| SessionConfig { role: Role::Answer { request, answer }, port, socket: socket.clone() }).collect())
+}
+
 /// A key that every host but an ideal one needs.
 fn needed<'h, T>(v: &'h Option<T>, path: &str, key: &str) -> Result<&'h T, ScenarioError> {
     v.as_ref().ok_or_else(|| ScenarioError::new(format!("{path}.{key}"), "missing: a host needs it unless it is ideal (ideal = true)"))
@@ -158,13 +169,7 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
         sessions = file_requests(f, &fp, s)?;
     }
     if let Some(f) = &h.file_serve {
-        let fp = format!("{path}.file_serve");
-        let port = within(format!("{fp}.port"), f.port, 1, 65_535)? as u16;
-        let socket = socket_config(&fp, s.mtu, f.window, f.delayed_ack.0)?;
-        let request = within(format!("{fp}.request_bytes"), f.request_bytes, 1, 1 << 30)? as u32;
-        let answer = within(format!("{fp}.read_bytes"), f.read_bytes, 1, 1 << 30)? as u32;
-        // One listening socket per client session.
-        sessions.extend(s.clients.iter().map(|_| SessionConfig { role: Role::Answer { request, answer }, port, socket: socket.clone() }));
+        sessions.extend(file_serves(f, &format!("{path}.file_serve"), s)?);
     }
     if let Some(t) = &h.ttcp {
         let socket = socket(&h.tcp, &format!("{path}.tcp"), AckPolicy::EverySecondSegment)?;
