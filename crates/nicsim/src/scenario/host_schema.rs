@@ -24,7 +24,7 @@ pub struct HostSpec {
     /// Unique among all parts; no `:`.
     pub name: String,
     /// A host whose processors, bus and adapter cost nothing: only its
-    /// applications, TCP and link remain (`name`, `warmup`, `file_request`,
+    /// applications, TCP and link remain (`name`, `warmup`, `file_request`, `file_serve`,
     /// `file_read`, `ttcp` and `tcp` are its keys).
     #[serde(default)]
     pub ideal: bool,
