@@ -1,5 +1,7 @@
 """Every frame a scenario writes to pcap parses in dpkt with valid checksums."""
 
+import nicsim
+
 from frames import check_frame, read_pcap
 
 
@@ -44,3 +46,14 @@ def test_timestamps_follow_the_line_rate(cli, scenarios, tmp_path):
     ts = [t for t, _ in read_pcap(pcap)]
     gaps = {round(float(b - a) * 1e9, 3) for a, b in zip(ts, ts[1:])}
     assert gaps == {12288.0}, "1536 true bytes at 1 Gb/s are 12.288 us apart"
+
+
+def test_a_switch_with_ports_left_unlinked_floods_the_linked_ones(scenarios, tmp_path):
+    # Found by fuzzing: a flood to a port with no link stopped the run.
+    pcap = tmp_path / "spare.pcap"
+    spare = nicsim.run(scenarios / "switched-udp.toml", overrides={"switch[0].ports": 8}, pcap=pcap).component("sw").metrics
+    full = nicsim.run(scenarios / "switched-udp.toml").component("sw").metrics
+    assert spare["flooded"] > 1000 and all(spare[f"port{p}_forwarded"] == 0 for p in range(3, 8))
+    assert {k: v for k, v in spare.items() if not k.startswith(("port3", "port4", "port5", "port6", "port7"))} == full
+    for _, f in read_pcap(pcap)[::50]:
+        check_frame(f)

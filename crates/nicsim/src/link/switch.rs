@@ -93,9 +93,13 @@ impl Switch {
             None => {
                 self.flooded += 1;
                 // A copy only for each port that takes it (a full one drops the
-                // frame anyway); the last taker gets the frame itself.
+                // frame anyway, one with no link has nowhere to send it); the
+                // last taker gets the frame itself.
                 let mut takers = Vec::new();
                 for out in (0..self.cfg.ports).filter(|&p| p != port) {
+                    if self.outputs[out as usize].rate_bps == 0 {
+                        continue;
+                    }
                     if self.takes(out, ctx.now()) {
                         takers.push(out);
                     } else {
@@ -175,6 +179,14 @@ mod tests {
         assert_eq!(step(&mut sw, 0, frame(9, 1)), vec![1, 2, 3], "unknown destination floods");
         assert_eq!(step(&mut sw, 2, frame(1, 9)), vec![0], "learned from the first frame");
         assert_eq!(step(&mut sw, 0, frame(9, 1)), vec![2]);
+    }
+
+    #[test]
+    fn a_flood_skips_ports_with_no_link() {
+        let mut sw = switch(4, 8);
+        sw.outputs[2].rate_bps = 0;
+        assert_eq!(step(&mut sw, 0, frame(9, 1)), vec![1, 3]);
+        assert_eq!(sw.report(Time::ZERO).get("port2_drops"), Some(0.0), "nothing was there to drop");
     }
 
     #[test]
