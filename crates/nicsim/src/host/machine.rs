@@ -386,8 +386,8 @@ impl Component for Machine {
         crate::host::report::report(self, end)
     }
     fn text(&self) -> Vec<(&'static str, String)> {
-        match self.ports.iter().find_map(|p| p.offload()) {
-            Some(o) => o.ttcp.iter().map(|t| ("ttcp_sha256", t.stream.sha256_hex())).collect(),
+        match self.ports.iter().find_map(|p| p.offload()?.ttcp.as_ref()) {
+            Some(t) => vec![("ttcp_sha256", t.stream.sha256_hex())],
             None => self.sessions.as_ref().map(|s| s.text()).unwrap_or_default(),
         }
     }

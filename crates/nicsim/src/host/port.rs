@@ -108,14 +108,15 @@ impl Port {
         }
     }
 
-    /// For an adapter that carries the host's stack (all but a programmable
-    /// adapter that runs the host's `send` workload), whether it cuts the
-    /// stack's large sends into segments and sums TCP checksums: a ring adapter
-    /// with `tso`, a programmable adapter.
+    /// For an adapter that carries the host's stack (all but an offload
+    /// engine, which runs a stack of its own, and a programmable adapter that
+    /// runs the host's `send` workload), whether it cuts the stack's large
+    /// sends into segments and sums TCP checksums: a ring adapter with `tso`,
+    /// a programmable adapter.
     pub fn stack_segments(&self) -> Option<bool> {
         match &self.adapter {
             Adapter::Ring(r) => Some(r.tso),
-            Adapter::Offload(_) => Some(false),
+            Adapter::Offload(_) => None,
             Adapter::Programmable(p) => p.stack_frames().then_some(true),
         }
     }

@@ -40,9 +40,16 @@ pub fn report(m: &Machine, end: Time) -> Report {
     if let Some(b) = &m.blast {
         b.report(&mut r, seconds);
     }
-    for (p, o) in m.ports.iter().filter_map(|p| p.offload().map(|o| (p, o))) {
-        o.report(&mut r, end);
-        r.count("engine_interrupts", p.irq.raised);
+    // An engine's figures are the host's, unless another engine's or the
+    // host's own stack's would share their names.
+    let engines = m.ports.iter().filter(|p| p.offload().is_some()).count();
+    for (i, p) in m.ports.iter().enumerate() {
+        let Some(o) = p.offload() else { continue };
+        let mut e = Report::default();
+        o.report(&mut e, end);
+        e.count("engine_interrupts", p.irq.raised);
+        let prefix = if engines > 1 || m.sessions.is_some() { format!("adapter{i}_") } else { String::new() };
+        prefixed(&mut r, &prefix, &e);
     }
     if let Some(w) = &m.wires {
         transfer_report(m, &mut r, w, end);

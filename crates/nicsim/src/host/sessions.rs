@@ -39,6 +39,9 @@ pub struct SessionConfig {
     /// This end's port.
     pub port: u16,
     pub socket: SocketConfig,
+    /// The far end's address, where it is known before it connects: which of
+    /// a host's adapters carries the session.
+    pub peer: Option<[u8; 4]>,
 }
 
 /// A session's state beyond its socket.

@@ -11,9 +11,8 @@ use crate::scenario::host_validate::{within, Surroundings};
 use crate::scenario::smart_validate::programmable_config;
 use crate::scenario::tcp_schema::OffloadSpec;
 use crate::scenario::tcp_validate::offload_adapter;
-use crate::scenario::ttcp_validate::socket;
 use crate::scenario::ScenarioError;
-use crate::stack::{AckPolicy, StackConfig};
+use crate::stack::{SocketConfig, StackConfig};
 use crate::time::Duration;
 use crate::toe::config::AdapterConfig;
 use crate::toe::engine::{EngineConfig, Open, SocketPlan};
@@ -124,49 +123,32 @@ pub(crate) fn adapter_slots(
     Ok(slots)
 }
 
-/// A host with a TCP offload engine runs its sessions on it (`carry`, once
-/// every session is known): its TTCP end takes the host's `tcp` table, whose
-/// BSD-derived stack acknowledges on window updates unless `tcp.ack_policy`
-/// says otherwise; file sessions keep their tables' settings.
-pub(crate) fn offload_engine(
-    h: &HostSpec,
-    path: &str,
-    s: &Surroundings,
-    adapters: &mut [(AdapterSlot, Option<AdapterConfig>)],
-    sessions: &mut [SessionConfig],
-) -> Result<(), ScenarioError> {
-    let engines: Vec<usize> = (0..adapters.len()).filter(|i| adapters[*i].1.is_some()).collect();
-    let Some(&first) = engines.first() else { return Ok(()) };
-    if engines.len() > 1 {
-        return err(format!("{path}.adapter"), "one TCP offload engine per host, so far");
+/// Each TCP offload engine of a host, with no sessions yet: `carry` gives
+/// each the sessions whose far end it reaches, once every session is known.
+pub(crate) fn offload_engines(s: &Surroundings, adapters: &mut [(AdapterSlot, Option<AdapterConfig>)]) {
+    for (slot, engine) in adapters.iter_mut() {
+        if let Some(adapter) = engine.take() {
+            let stack = StackConfig { mac: s.me.mac, ip: s.me.ipv4, mtu: s.mtu as usize, neighbors: vec![], tso: false };
+            let engine = EngineConfig { adapter, stack, sockets: Vec::new(), seed: s.seed };
+            slot.offload = Some(OffloadConfig { engine, roles: Vec::new() });
+        }
     }
-    let ttcp = socket(&h.tcp, &format!("{path}.tcp"), AckPolicy::WindowUpdate)?;
-    for session in sessions.iter_mut().filter(|x| matches!(x.role, Role::Send { .. } | Role::Receive { .. })) {
-        session.socket = ttcp.clone();
-    }
-    let engine = EngineConfig {
-        adapter: adapters[first].1.take().expect("found above"),
-        stack: StackConfig { mac: s.me.mac, ip: s.me.ipv4, mtu: s.mtu as usize, neighbors: vec![], tso: false },
-        sockets: Vec::new(),
-        seed: s.seed,
-    };
-    adapters[first].0.offload = Some(OffloadConfig { engine, roles: Vec::new() });
-    Ok(())
 }
 
-/// Sessions onto an offload engine, a socket each: a TTCP end hands up whole
-/// buffers of its message size, a file session what each run finds.
-pub(crate) fn carry(o: &mut OffloadConfig, sessions: Vec<SessionConfig>) {
-    for x in sessions {
-        let (open, buffer, whole_buffers) = match x.role {
-            Role::Send { ip, port, message, .. } => (Open::Connect { ip, port, local: x.port }, message, true),
-            Role::Receive { message } => (Open::Listen(x.port), message, true),
-            Role::Ask { ip, port, .. } => (Open::Connect { ip, port, local: x.port }, FileApp::buffer(&x.role), false),
-            Role::Answer { .. } => (Open::Listen(x.port), FileApp::buffer(&x.role), false),
-        };
-        o.engine.sockets.push(SocketPlan { socket: x.socket, open, buffer, whole_buffers });
-        o.roles.push(x.role);
-    }
+/// A session onto an offload engine, a socket of its own: a TTCP end takes
+/// the host's `tcp` table (`ttcp`, whose BSD-derived stack acknowledges on
+/// window updates unless `tcp.ack_policy` says otherwise) and hands up whole
+/// buffers of its message size; a file session keeps its table's socket and
+/// hands up what each run finds.
+pub(crate) fn carry(o: &mut OffloadConfig, x: SessionConfig, ttcp: &SocketConfig) {
+    let (open, buffer, whole_buffers, socket) = match x.role {
+        Role::Send { ip, port, message, .. } => (Open::Connect { ip, port, local: x.port }, message, true, ttcp.clone()),
+        Role::Receive { message } => (Open::Listen(x.port), message, true, ttcp.clone()),
+        Role::Ask { ip, port, .. } => (Open::Connect { ip, port, local: x.port }, FileApp::buffer(&x.role), false, x.socket),
+        Role::Answer { .. } => (Open::Listen(x.port), FileApp::buffer(&x.role), false, x.socket),
+    };
+    o.engine.sockets.push(SocketPlan { socket, open, buffer, whole_buffers });
+    o.roles.push(x.role);
 }
 
 /// `t` in whole units of a hardware timer register (nearest, at least one).

@@ -5,6 +5,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::host::config::HostConfig;
 use crate::host::ideal::IdealConfig;
 use crate::host::segment::Addr;
 use crate::host::sessions::{Role, SessionConfig};
@@ -71,7 +72,8 @@ fn joined(h: &HostSpec, me: &Station, own: &[Own], clients: &HashMap<&str, Vec<A
         for s in theirs {
             if let Role::Ask { ip: to, port, request, answer, .. } = s.role {
                 if to == me.ipv4 {
-                    sessions.push(SessionConfig { role: Role::Answer { request, answer }, port, socket: s.socket.clone() });
+                    let answer = Role::Answer { request, answer };
+                    sessions.push(SessionConfig { role: answer, port, socket: s.socket.clone(), peer: Some(ip) });
                 }
             }
         }
@@ -83,6 +85,7 @@ fn joined(h: &HostSpec, me: &Station, own: &[Own], clients: &HashMap<&str, Vec<A
             role: Role::Ask { ip, port: serve.port, request, answer, think: read.think.0, start: Duration::ZERO },
             port: c.port,
             socket: serve.socket.clone(),
+            peer: Some(ip),
         }));
     }
     sessions
@@ -112,6 +115,40 @@ fn routes(sc: &Scenario, h: &HostSpec, stations: &HashMap<&str, Station>) -> Vec
         }
     }
     routes
+}
+
+/// A host's sessions whose far end an offload engine reaches run on that
+/// engine, the rest on the host's stack; a listening session whose far end is
+/// not known (a TTCP receiver of Linux) goes to the first engine.
+fn onto_engines(
+    sc: &Scenario,
+    h: &HostSpec,
+    path: &str,
+    cfg: &mut HostConfig,
+    stations: &HashMap<&str, Station>,
+) -> Result<(), ScenarioError> {
+    let Some(first) = cfg.adapters.iter().position(|a| a.offload.is_some()) else { return Ok(()) };
+    let ttcp = socket(&h.tcp, &format!("{path}.tcp"), AckPolicy::WindowUpdate)?;
+    // The adapter that reaches each address; a TTCP receiver's far end is the
+    // host whose transfer names it.
+    let mac: HashMap<[u8; 4], [u8; 6]> = stations.values().map(|s| (s.ipv4, s.mac)).collect();
+    let by_mac: HashMap<[u8; 6], usize> = cfg.routes.iter().copied().collect();
+    let sender = sc.host.iter().find(|o| o.ttcp.as_ref().is_some_and(|t| t.to.as_deref() == Some(h.name.as_str())));
+    let sender = sender.map(|o| stations[o.name.as_str()].ipv4);
+    let mut kept = Vec::new();
+    for x in std::mem::take(&mut cfg.sessions) {
+        let peer = x.peer.or(if matches!(x.role, Role::Receive { .. }) { sender } else { None });
+        let port = match peer.and_then(|ip| mac.get(&ip)).and_then(|m| by_mac.get(m)) {
+            Some(&p) if cfg.adapters.len() > 1 => p,
+            _ => first,
+        };
+        match cfg.adapters[port].offload.as_mut() {
+            Some(o) => carry(o, x, &ttcp),
+            None => kept.push(x),
+        }
+    }
+    cfg.sessions = kept;
+    Ok(())
 }
 
 /// What a session's application is, for errors.
@@ -223,10 +260,7 @@ pub(super) fn hosts(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<
         cfg.sessions.extend(joins[i].iter().cloned());
         check_carried(h, &cfg.sessions, &format!("host[{i}]"))?;
         check_ports(&cfg.sessions, &format!("host[{i}]"))?;
-        // A host with an offload engine runs every session on it.
-        if let Some(o) = cfg.adapters.iter_mut().find_map(|a| a.offload.as_mut()) {
-            carry(o, std::mem::take(&mut cfg.sessions));
-        }
+        onto_engines(sc, h, &format!("host[{i}]"), cfg, stations)?;
     }
     let mut parts = Vec::new();
     for ((k, &(i, p)), mut sessions) in ideal.iter().enumerate().zip(requests) {

@@ -9,7 +9,7 @@ use crate::host::segment::Addr;
 use crate::host::sessions::{Role, SessionConfig, SEND_BUFFER};
 use crate::link::{Fill, Pattern, Rate, SourceConfig};
 use crate::scenario::adapter_schema::bus_default as D;
-use crate::scenario::adapter_validate::{adapter_slots, offload_engine};
+use crate::scenario::adapter_validate::{adapter_slots, offload_engines};
 use crate::scenario::file_schema::FileServeSpec;
 use crate::scenario::host_schema::{BusKind, BusSpec, FileRequestSpec, HostSpec};
 use crate::scenario::tcp_schema::TtcpSpec;
@@ -83,7 +83,11 @@ pub(crate) fn ttcp_session(t: &TtcpSpec, tp: &str, socket: SocketConfig, s: &Sur
     };
     // The sender's own port is the first above the well-known ones.
     let port = if x.send { 40_000 } else { x.port };
-    Ok(SessionConfig { role, port, socket })
+    let peer = match role {
+        Role::Send { ip, .. } => Some(ip),
+        _ => None,
+    };
+    Ok(SessionConfig { role, port, socket, peer })
 }
 
 /// The sessions of a host's `[host.file_request]` (at `fp`): `sessions` to each
@@ -105,7 +109,7 @@ pub(crate) fn file_requests(f: &FileRequestSpec, fp: &str, s: &Surroundings) -> 
         for _ in 0..per_peer {
             let port = 1024 + sessions.len() as u16;
             let role = Role::Ask { ip: st.ipv4, port: FILE_PORT, request, answer, think: Duration::ZERO, start: f.start.0 };
-            sessions.push(SessionConfig { role, port, socket: socket.clone() });
+            sessions.push(SessionConfig { role, port, socket: socket.clone(), peer: Some(st.ipv4) });
         }
         if sessions.len() > 60_000 {
             return err(format!("{fp}.sessions"), "more than 60000 sessions in all");
@@ -121,7 +125,8 @@ pub(crate) fn file_serves(f: &FileServeSpec, fp: &str, s: &Surroundings) -> Resu
     let socket = socket_config(fp, s.mtu, f.window, f.delayed_ack.0)?;
     let request = within(format!("{fp}.request_bytes"), f.request_bytes, 1, 1 << 30)? as u32;
     let answer = within(format!("{fp}.read_bytes"), f.read_bytes, 1, 1 << 30)? as u32;
-    Ok(s.clients.iter().map(|_| SessionConfig { role: Role::Answer { request, answer }, port, socket: socket.clone() }).collect())
+    let answer = |c: &Addr| SessionConfig { role: Role::Answer { request, answer }, port, socket: socket.clone(), peer: Some(c.ip) };
+    Ok(s.clients.iter().map(answer).collect())
 }
 
 /// A key that every host but an ideal one needs.
@@ -176,7 +181,7 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
         sessions.push(ttcp_session(t, &format!("{path}.ttcp"), socket, s)?);
     }
     let mut adapters = adapters;
-    offload_engine(h, path, s, &mut adapters, &mut sessions)?;
+    offload_engines(s, &mut adapters);
     let blast = match &h.blast {
         None => None,
         Some(b) => {
