@@ -131,6 +131,8 @@ def test_unknown_option_is_exit_2(cli, scenarios):
         ("switched-udp.toml", 'source[0].rate="1000Tbps"', "source[0].rate: offers 1000000000 Mb/s on the wire, above its link's 1000 Mb/s"),
         ("switched-udp.toml", 'source[0].rate="2Mpps"', "above its link's 1000 Mb/s"),
         ("papers/ibm2001/server.toml", "host[0].clock=1", "outside 1 kHz to 100 GHz"),
+        # A blast on a host with no ring adapter panicked.
+        ("papers/patent-direct-tso/tso.toml", 'host[0].blast={to = "x", frame_size = 64}', "host[0].blast: runs through a ring adapter"),
     ],
 )
 def test_impossible_settings_are_refused_at_once(cli, scenarios, scenario, sets, words):

@@ -407,3 +407,23 @@ def test_each_session_runs_on_the_adapter_that_reaches_its_far_end(scenarios, tm
         assert x["tcp_retransmits"] == 0 and x["tcp_bad_payload"] == 0, name
     for _, f in read_pcap(pcap)[::10]:
         check_frame(f)
+
+
+def test_a_blast_leaves_by_the_ring_adapter_that_reaches_its_sink(scenarios, cli, tmp_path):
+    # The host of workload-beside-sessions.toml also blasts 64-byte UDP frames
+    # at a sink on its ring adapter's network, beside its workload and sessions.
+    text = (scenarios / "combinations" / "workload-beside-sessions.toml").read_text()
+    text = text.replace('name = "switch"\nports = 3', 'name = "switch"\nports = 4')
+    text += '\n[[sink]]\nname = "counter"\n\n[[link]]\nname = "counter-switch"\na = "counter"\nb = "switch:3"\nrate = "10 Gb/s"\n'
+    text = text.replace("[host.send]", '[host.blast]\nto = "counter"\nframe_size = 64\ncount = 20000\ncpu = 1\n\n[host.send]')
+    path = tmp_path / "blast.toml"
+    path.write_text(text)
+    r = nicsim.run(path)
+    server = r.component("server").metrics
+    assert r.metric("counter", "frames") == 20_000 and server["adapter0_tx_payload_bytes"] == 64 * 2**20
+    assert r.component("client").metrics["answers_read"] > 500
+    # The programmable adapter's network has no ring adapter to blast from.
+    bad = tmp_path / "bad.toml"
+    bad.write_text(text.replace('[host.blast]\nto = "counter"', '[host.blast]\nto = "receiver"'))
+    res = cli("check", str(bad))
+    assert res.returncode == 2 and "host[0].blast.to" in res.stderr and "no ring adapter" in res.stderr

@@ -192,6 +192,8 @@ pub struct BlastConfig {
     pub burst: u32,
     /// Frames to send in all (`None`: for ever).
     pub count: Option<u64>,
+    /// The ring adapter it leaves by (the first that reaches its sink).
+    pub port: usize,
 }
 
 /// One adapter of a host and the peer bus it sits on.

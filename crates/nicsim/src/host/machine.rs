@@ -38,6 +38,8 @@ pub struct Machine {
     pub(super) blast: Option<Blast>,
     /// The sender waits for transmit descriptors to be reclaimed.
     pub(super) blast_waiting: bool,
+    /// The ring adapter the blast leaves by: the one that reaches its sink.
+    pub(super) blast_port: usize,
     pub(super) sessions_armed: Option<Time>,
     /// The poll loop found nothing booked and sleeps from this time.
     pub(super) poll_asleep_since: Option<Time>,
@@ -116,6 +118,7 @@ impl Machine {
             }
         };
         let blast = cfg.blast.clone().map(Blast::new).transpose()?;
+        let blast_port = cfg.blast.as_ref().map_or(0, |b| b.port);
         // The TTCP connection's frames, on an offload engine or the host's stack.
         let on_engine = ports.iter().find_map(|p| p.offload()).and_then(|o| o.ttcp_port());
         let wires = on_engine.or(sessions.as_ref().and_then(|s| s.ttcp()).map(|(.., port)| port));
@@ -131,6 +134,7 @@ impl Machine {
             sessions,
             blast,
             blast_waiting: false,
+            blast_port,
             sessions_armed: None,
             poll_asleep_since: None,
             trace,

@@ -177,7 +177,7 @@ impl Machine {
     fn sender_step(&mut self, k: usize, ctx: &mut Ctx) -> Option<Plan> {
         let now = ctx.now();
         let blast = self.blast.as_mut()?;
-        let tx = &mut self.ports[0].ring().tx;
+        let tx = &mut self.ports[self.blast_port].ring().tx;
         tx.reclaim(now);
         let left = blast.cfg.count.map_or(u64::MAX, |c| c.saturating_sub(blast.sent));
         if left == 0 {
@@ -197,7 +197,7 @@ impl Machine {
         let measuring = now >= Time::ZERO + self.cfg.warmup;
         let mut plan = Plan::new(Activity::App, self.cfg.costs.poll + want as u64 * (self.cfg.costs.tx_frame + self.cfg.costs.app_request));
         for _ in 0..want {
-            plan.effects.transmit.push((0, blast.next(now, measuring, ctx.rng())));
+            plan.effects.transmit.push((self.blast_port, blast.next(now, measuring, ctx.rng())));
         }
         Some(plan)
     }

@@ -151,6 +151,18 @@ fn onto_engines(
     Ok(())
 }
 
+/// A blast leaves by the first ring adapter that reaches its sink.
+fn blast_port(sc: &Scenario, h: &HostSpec, cfg: &mut HostConfig, path: &str) -> Result<(), ScenarioError> {
+    let (Some(spec), Some(b)) = (&h.blast, cfg.blast.as_mut()) else { return Ok(()) };
+    let ring = |p: usize| cfg.adapters[p].offload.is_none() && cfg.adapters[p].programmable.is_none();
+    let reach = reachable(sc, &h.name, h.adapter_count());
+    match (0..reach.len()).find(|&p| ring(p) && reach[p].contains(&spec.to.as_str())) {
+        Some(p) => b.port = p,
+        None => return err(format!("{path}.blast.to"), "no ring adapter of the host reaches it (a blast runs through a ring adapter)"),
+    }
+    Ok(())
+}
+
 /// What a session's application is, for errors.
 fn application(r: &Role) -> String {
     match r {
@@ -214,6 +226,7 @@ pub(super) fn hosts(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<
         let mut cfg = host_config(h, &path, &around)?;
         if h.adapter_count() > 1 {
             cfg.routes = routes(sc, h, stations);
+            blast_port(sc, h, &mut cfg, &path)?;
         }
         cfg.stack.neighbors = neighbors(cfg.ip);
         for o in cfg.adapters.iter_mut().filter_map(|a| a.offload.as_mut()) {

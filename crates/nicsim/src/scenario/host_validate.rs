@@ -11,7 +11,7 @@ use crate::link::{Fill, Pattern, Rate, SourceConfig};
 use crate::scenario::adapter_schema::bus_default as D;
 use crate::scenario::adapter_validate::{adapter_slots, offload_engines};
 use crate::scenario::file_schema::FileServeSpec;
-use crate::scenario::host_schema::{BusKind, BusSpec, FileRequestSpec, HostSpec};
+use crate::scenario::host_schema::{AdapterKindSpec, BusKind, BusSpec, FileRequestSpec, HostSpec};
 use crate::scenario::tcp_schema::TtcpSpec;
 use crate::scenario::ttcp_validate::{socket, transfer};
 use crate::scenario::units::{parse_frequency, parse_time};
@@ -162,8 +162,8 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
     if needs_end && !s.bounded {
         return err("duration", format!("needed: {path}.send has no count and would run for ever"));
     }
-    if h.send.is_some() && h.blast.is_some() {
-        return err(format!("{path}.send"), "a host runs a `send` workload through its programmable adapter, or a blast, not both");
+    if h.blast.is_some() && h.adapter.iter().all(|a| a.kind != AdapterKindSpec::Ring) {
+        return err(format!("{path}.blast"), "runs through a ring adapter: give the host one (kind = \"ring\")");
     }
     if let Some((a, _)) = adapters.iter().find(|(a, _)| driver.refill_batch >= a.nic.rx_ring) {
         return err(format!("{dp}.refill_batch"), format!("must be below the receive ring of {} descriptors", a.nic.rx_ring));
@@ -215,6 +215,7 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
                 cpu: within(format!("{bp}.cpu"), b.cpu, 0, cpus as i64 - 1)? as u32,
                 burst: within(format!("{bp}.burst"), b.burst, 1, 4096)? as u32,
                 count: b.count.map(|c| within(format!("{bp}.count"), c, 0, i64::MAX)).transpose()?,
+                port: 0,
             })
         }
     };
