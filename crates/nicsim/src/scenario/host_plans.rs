@@ -104,11 +104,11 @@ fn check_carried(h: &HostSpec, sessions: &[SessionConfig], path: &str) -> Result
 }
 
 /// The adapter of host `h` that reaches each station, the first where several do.
-fn routes(sc: &Scenario, h: &HostSpec, stations: &HashMap<&str, Station>) -> Vec<([u8; 6], usize)> {
+fn routes(h: &HostSpec, reach: &[Vec<&str>], stations: &HashMap<&str, Station>) -> Vec<([u8; 6], usize)> {
     let mut taken = HashSet::from([h.name.as_str()]);
     let mut routes = Vec::new();
-    for (port, names) in reachable(sc, &h.name, h.adapter_count()).into_iter().enumerate() {
-        for name in names {
+    for (port, names) in reach.iter().enumerate() {
+        for &name in names {
             if let (true, Some(st)) = (taken.insert(name), stations.get(name)) {
                 routes.push((st.mac, port));
             }
@@ -152,10 +152,9 @@ fn onto_engines(
 }
 
 /// A blast leaves by the first ring adapter that reaches its sink.
-fn blast_port(sc: &Scenario, h: &HostSpec, cfg: &mut HostConfig, path: &str) -> Result<(), ScenarioError> {
+fn blast_port(h: &HostSpec, reach: &[Vec<&str>], cfg: &mut HostConfig, path: &str) -> Result<(), ScenarioError> {
     let (Some(spec), Some(b)) = (&h.blast, cfg.blast.as_mut()) else { return Ok(()) };
     let ring = |p: usize| cfg.adapters[p].offload.is_none() && cfg.adapters[p].programmable.is_none();
-    let reach = reachable(sc, &h.name, h.adapter_count());
     match (0..reach.len()).find(|&p| ring(p) && reach[p].contains(&spec.to.as_str())) {
         Some(p) => b.port = p,
         None => return err(format!("{path}.blast.to"), "no ring adapter of the host reaches it (a blast runs through a ring adapter)"),
@@ -225,8 +224,9 @@ pub(super) fn hosts(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<
         };
         let mut cfg = host_config(h, &path, &around)?;
         if h.adapter_count() > 1 {
-            cfg.routes = routes(sc, h, stations);
-            blast_port(sc, h, &mut cfg, &path)?;
+            let reach = reachable(sc, &h.name, h.adapter_count());
+            cfg.routes = routes(h, &reach, stations);
+            blast_port(h, &reach, &mut cfg, &path)?;
         }
         cfg.stack.neighbors = neighbors(cfg.ip);
         for o in cfg.adapters.iter_mut().filter_map(|a| a.offload.as_mut()) {
