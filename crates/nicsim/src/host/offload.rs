@@ -110,7 +110,9 @@ impl Offload {
             ttcp = Some(Ttcp { s, stream, total, start, calls: 0, outstanding: 0, blocked: false });
         }
         let mut engine = engine;
-        if let Some(t) = &ttcp {
+        // The TTCP figures count its own connection's frames: those of the
+        // whole engine, unless other sessions share it.
+        if let Some(t) = ttcp.as_ref().filter(|_| roles.len() > 1) {
             engine.stack.watched = Some(Tally::of_port(local_port(&engine.cfg.sockets[t.s].open)));
         }
         Offload { engine, ttcp, files, arriving: VecDeque::new(), events: VecDeque::new(), messages: 0, completions: 0, deliveries: 0 }

@@ -132,8 +132,11 @@ impl Sessions {
             };
             list.push(Session { cfg, sock, sent: 0, owed: 0, read: 0, partial: 0, queued: 0, ask_at: None, stream });
         }
-        // A TTCP transfer's figures count its own connection's frames.
-        s.watched = list.iter().find(|x| x.stream.is_some()).map(|x| Tally::of_port(x.cfg.port));
+        // A TTCP transfer's figures count its own connection's frames: those
+        // of the whole stack, unless other sessions share it.
+        if list.len() > 1 {
+            s.watched = list.iter().find(|x| x.stream.is_some()).map(|x| Tally::of_port(x.cfg.port));
+        }
         Ok(Sessions {
             stack: s,
             ip: stack.ip,

@@ -286,9 +286,10 @@ impl Stack {
         due.clear();
         self.pending = due;
         for f in &out {
-            self.tally.outbound(&f.bytes, f.meta.gso);
+            let seg = Segment::parse(&f.bytes);
+            self.tally.outbound_parsed(seg.as_ref(), f.meta.gso);
             if let Some(w) = &mut self.watched {
-                w.outbound(&f.bytes, f.meta.gso);
+                w.outbound_parsed(seg.as_ref(), f.meta.gso);
             }
         }
         out

@@ -148,8 +148,12 @@ impl Tally {
     /// A frame the stack sent; with `gso`, a large send that leaves as
     /// segments of that size, each counted as a data segment.
     pub fn outbound(&mut self, frame: &[u8], gso: u16) {
-        let seg = Segment::parse(frame);
-        if self.skips(seg.as_ref(), true) {
+        self.outbound_parsed(Segment::parse(frame).as_ref(), gso);
+    }
+
+    /// A frame sent, already parsed (`None`: not a TCP segment).
+    pub(super) fn outbound_parsed(&mut self, seg: Option<&Segment>, gso: u16) {
+        if self.skips(seg, true) {
             return;
         }
         let Some(seg) = seg else {

@@ -44,7 +44,7 @@ impl Sessions {
     /// connection's frames and its port.
     pub fn ttcp(&self) -> Option<(&Stream, bool, &Tally, u16)> {
         let s = self.sessions.iter().find(|s| s.stream.is_some())?;
-        let tally = self.stack.watched.as_ref()?;
+        let tally = self.stack.watched.as_ref().unwrap_or(&self.stack.tally);
         Some((s.stream.as_ref()?, matches!(s.cfg.role, Role::Send { .. }), tally, s.cfg.port))
     }
 
