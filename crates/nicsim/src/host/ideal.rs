@@ -41,7 +41,7 @@ impl IdealHost {
 
     fn send(&mut self, work: Work, ctx: &mut Ctx) {
         for (_, f) in work.out {
-            ctx.send_after(0, Duration::ZERO, Msg::frame(f));
+            ctx.send_after(0, Duration::ZERO, Msg::Frame(f));
         }
         if let Some(t) = self.sessions.next_timer(ctx.now()) {
             if self.armed.is_none_or(|a| t < a || a < ctx.now()) {
@@ -69,7 +69,7 @@ impl Component for IdealHost {
                     self.foreign += 1;
                     return;
                 }
-                self.sessions.input(0, *f);
+                self.sessions.input(0, f);
                 self.sessions.run(ctx.now(), ctx.now() >= self.warmup, Work::default())
             }
             Msg::Timer(_) if self.armed == Some(ctx.now()) => {

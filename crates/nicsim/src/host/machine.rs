@@ -313,7 +313,7 @@ impl Component for Machine {
                 let bus = &mut self.buses[self.ports[p].bus];
                 match &mut self.ports[p].adapter {
                     Adapter::Ring(r) => r.rx.arrive(frame, now, bus, &mut self.visible),
-                    Adapter::Offload(_) => return self.offload_frame(p, frame.bytes, ctx),
+                    Adapter::Offload(_) => return self.offload_frame(p, frame, ctx),
                     Adapter::Programmable(_) => return self.programmable_frame(p, frame.bytes, ctx),
                 };
                 self.completed(p, ctx);

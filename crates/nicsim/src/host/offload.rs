@@ -18,6 +18,7 @@ use crate::stack::tally::Tally;
 use crate::time::{Clock, Duration, Time};
 use crate::toe::engine::{Engine, Open};
 use crate::toe::work::Work;
+use crate::wire::Frame;
 
 /// A message to the adapter is a 16-byte header, then any inline data.
 const MESSAGE_HEADER: usize = 16;
@@ -53,7 +54,7 @@ pub struct Offload {
     /// The file sessions, by socket.
     files: Vec<(usize, FileApp)>,
     /// Frames from the wire on their way into adapter memory, in order.
-    pub arriving: VecDeque<(Time, Vec<u8>)>,
+    pub arriving: VecDeque<(Time, Box<Frame>)>,
     /// Messages from the adapter the handler has not taken yet.
     pub events: VecDeque<Work>,
     pub messages: u64,

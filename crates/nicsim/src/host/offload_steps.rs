@@ -17,11 +17,11 @@ impl Machine {
 
     /// A frame from the wire: the MAC writes it to adapter memory, then the
     /// engine's processor takes it.
-    pub(super) fn offload_frame(&mut self, p: usize, bytes: Vec<u8>, ctx: &mut Ctx) {
+    pub(super) fn offload_frame(&mut self, p: usize, frame: Box<Frame>, ctx: &mut Ctx) {
         let now = ctx.now();
         let o = self.offload(p);
-        let at = o.engine.receive(now, bytes.len());
-        o.arriving.push_back((at, bytes));
+        let at = o.engine.receive(now, frame.len());
+        o.arriving.push_back((at, frame));
         wake(ctx, at, Tag::OffloadArrive(p));
     }
 
@@ -31,8 +31,8 @@ impl Machine {
             if *at > now {
                 break;
             }
-            let (_, bytes) = self.offload(p).arriving.pop_front().expect("looked at");
-            self.hand_to_engine(p, Work::Frame(bytes), ctx);
+            let (_, frame) = self.offload(p).arriving.pop_front().expect("looked at");
+            self.hand_to_engine(p, Work::Frame(frame), ctx);
         }
     }
 

@@ -67,7 +67,7 @@ struct Session {
 #[derive(Debug, Default)]
 pub struct Work {
     /// Frames to send, each with the adapter it leaves by.
-    pub out: Vec<(usize, Frame)>,
+    pub out: Vec<(usize, Box<Frame>)>,
     /// Requests made or answered.
     pub requests: u64,
     /// Bytes a TTCP end copied between its buffers and the socket's.
@@ -178,14 +178,14 @@ impl Sessions {
     }
 
     /// A frame that came in by adapter `port`; the stack takes it in at `run`.
-    pub fn input(&mut self, port: usize, frame: Frame) {
+    pub fn input(&mut self, port: usize, frame: Box<Frame>) {
         // With one adapter every frame leaves by it: nothing to learn.
         if self.segments.len() > 1 {
             if let Some(src) = frame.bytes.get(6..12) {
                 self.routes.insert(src.try_into().expect("six bytes"), port);
             }
         }
-        self.stack.input(frame.bytes);
+        self.stack.input(frame);
     }
 
     /// Requests due by `now` are made, then the stack runs (a timer may concern
@@ -346,7 +346,7 @@ impl Sessions {
     /// A frame from the stack to the adapter its far end is on; a broadcast
     /// (an ARP request) to every adapter. An adapter that does not segment gets
     /// a large send cut, and TCP checksums summed, by the driver (GSO).
-    fn route(&self, frame: Frame, out: &mut Vec<(usize, Frame)>) {
+    fn route(&self, frame: Box<Frame>, out: &mut Vec<(usize, Box<Frame>)>) {
         let dst: [u8; 6] = frame.bytes[..6].try_into().expect("an Ethernet header");
         if dst == [0xff; 6] {
             for p in (0..self.segments.len()).filter(|p| *p != self.first && self.segments[*p].is_some()) {
@@ -358,7 +358,7 @@ impl Sessions {
         let p = self.routes.get(&dst).copied().filter(|p| self.segments[*p].is_some()).unwrap_or(self.first);
         if self.stack.tso() && self.segments[p] != Some(true) {
             let meta = FrameMeta { gso: 0, ..frame.meta };
-            out.extend(cut(&frame.bytes, frame.meta.gso).into_iter().map(|bytes| (p, Frame { bytes, meta })));
+            out.extend(cut(&frame.bytes, frame.meta.gso).into_iter().map(|bytes| (p, Box::new(Frame { bytes, meta }))));
         } else {
             out.push((p, frame));
         }

@@ -305,7 +305,7 @@ impl Machine {
         // Each frame handed to an adapter costs one: a large send to an adapter
         // that segments it (TSO) is one frame.
         let cycles = work.requests * c.app_request + work.out.len() as u64 * c.tx_frame + copy;
-        out.extend(work.out);
+        out.extend(work.out.into_iter().map(|(p, f)| (p, *f)));
         cycles
     }
 
@@ -340,9 +340,9 @@ impl Machine {
         let now = ctx.now();
         let measuring = self.measuring(now);
         if let Some(s) = self.sessions.as_mut().filter(|s| s.claims(&frame.bytes)) {
-            s.input(p, *frame);
+            s.input(p, frame);
             for f in merged {
-                s.input(p, *f);
+                s.input(p, f);
             }
             let work = s.run(now, measuring, Work::default());
             let cycles = self.cfg.costs.protocol_segment + self.charge(work, out);

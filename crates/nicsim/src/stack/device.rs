@@ -9,7 +9,7 @@ use std::num::NonZeroUsize;
 
 use smoltcp::phy::{self, Checksum, Device, DeviceCapabilities, Medium, PacketMeta};
 
-use crate::wire::{Frame, FrameMeta};
+use crate::wire::{spare, Frame, FrameMeta};
 
 /// The largest send handed over for segmentation, Ethernet header included: its
 /// IPv4 total length still fits in 16 bits.
@@ -17,34 +17,34 @@ pub const TSO_MAX: usize = 65_536;
 
 #[derive(Default)]
 pub(super) struct Queues {
-    pub rx: VecDeque<Vec<u8>>,
-    pub tx: Vec<Frame>,
+    pub rx: VecDeque<Box<Frame>>,
+    pub tx: Vec<Box<Frame>>,
     pub mtu: usize,
     /// The adapters segment large sends and sum TCP checksums.
     pub tso: bool,
 }
 
-pub(super) struct Rx(Vec<u8>);
+pub(super) struct Rx(Box<Frame>);
 pub(super) struct Tx<'a> {
-    out: &'a mut Vec<Frame>,
+    out: &'a mut Vec<Box<Frame>>,
     /// The segment size smoltcp asked for (0: send as it is).
     gso: u16,
 }
 
 impl phy::RxToken for Rx {
     fn consume<R, F: FnOnce(&[u8]) -> R>(self, f: F) -> R {
-        f(&self.0)
+        let r = f(&self.0.bytes);
+        // Taken in: its buffer serves the next frame sent (`wire::spare`).
+        spare::give(self.0);
+        r
     }
 }
 
 impl phy::TxToken for Tx<'_> {
     fn consume<R, F: FnOnce(&mut [u8]) -> R>(self, len: usize, f: F) -> R {
-        // Not vec![0; len]: mimalloc's zeroed aligned allocation takes its slow path.
-        #[allow(clippy::slow_vector_initialization)]
-        let mut bytes = Vec::with_capacity(len);
-        bytes.resize(len, 0);
-        let r = f(&mut bytes);
-        self.out.push(Frame { bytes, meta: FrameMeta { gso: self.gso, ..Default::default() } });
+        let mut frame = spare::take(FrameMeta { gso: self.gso, ..Default::default() }, |b| b.resize(len, 0));
+        let r = f(&mut frame.bytes);
+        self.out.push(frame);
         r
     }
 

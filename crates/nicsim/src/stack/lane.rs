@@ -56,7 +56,16 @@ impl Lane {
     /// An ARP request that `answer` knows the reply to never reaches the wire:
     /// the reply comes back at once (the station's static ARP entry), and the
     /// interface runs again to send what waited for it.
-    pub fn poll(&mut self, now: Time, out: &mut Vec<Frame>, answer: impl Fn(&[u8]) -> Option<Vec<u8>>) {
+    pub fn poll(&mut self, now: Time, out: &mut Vec<Box<Frame>>, answer: impl Fn(&[u8]) -> Option<Box<Frame>>) {
+        // Nothing to take in and nothing due (the application wrote what the
+        // window cannot take yet): a poll would send nothing, so it is spared.
+        if self.queues.rx.is_empty() {
+            let at = self.iface.poll_at(instant(now), &self.sockets);
+            if at.is_none_or(|at| at > instant(now)) {
+                self.next = next_poll(now, at);
+                return;
+            }
+        }
         self.iface.poll(instant(now), &mut self.queues, &mut self.sockets);
         let mut replies = Vec::new();
         self.queues.tx.retain(|f| match answer(&f.bytes) {
@@ -71,15 +80,7 @@ impl Lane {
             self.iface.poll(instant(now), &mut self.queues, &mut self.sockets);
         }
         out.append(&mut self.queues.tx);
-        self.next = self.iface.poll_at(instant(now), &self.sockets).map(|at| {
-            // smoltcp counts whole microseconds: a time not after `now` means "at once".
-            let t = Time(at.total_micros().max(0) as u64 * 1_000_000);
-            if t > now {
-                t
-            } else {
-                now + Duration::from_us(1)
-            }
-        });
+        self.next = next_poll(now, self.iface.poll_at(instant(now), &self.sockets));
     }
 
     /// Whether a segment from `remote` to local `port` is this lane's.
@@ -94,4 +95,17 @@ impl Lane {
         let t = self.tcp_ref();
         t.state() == tcp::State::Listen && t.listen_endpoint().port == port
     }
+}
+
+/// When a lane next needs a poll, from smoltcp's answer at `now`.
+fn next_poll(now: Time, at: Option<smoltcp::time::Instant>) -> Option<Time> {
+    at.map(|at| {
+        // smoltcp counts whole microseconds: a time not after `now` means "at once".
+        let t = Time(at.total_micros().max(0) as u64 * 1_000_000);
+        if t > now {
+            t
+        } else {
+            now + Duration::from_us(1)
+        }
+    })
 }

@@ -72,7 +72,7 @@ pub struct SocketConfig {
 pub struct Sock(pub usize);
 
 /// An ARP reply from `ip` at `mac` to the interface of `cfg`.
-fn arp_reply(cfg: &StackConfig, ip: [u8; 4], mac: [u8; 6]) -> Vec<u8> {
+fn arp_reply(cfg: &StackConfig, ip: [u8; 4], mac: [u8; 6]) -> Box<Frame> {
     let arp = ArpRepr::EthernetIpv4 {
         operation: ArpOperation::Reply,
         source_hardware_addr: EthernetAddress(mac),
@@ -85,12 +85,12 @@ fn arp_reply(cfg: &StackConfig, ip: [u8; 4], mac: [u8; 6]) -> Vec<u8> {
     let mut frame = EthernetFrame::new_unchecked(&mut bytes);
     eth.emit(&mut frame);
     arp.emit(&mut ArpPacket::new_unchecked(frame.payload_mut()));
-    bytes
+    Box::new(Frame { bytes, meta: Default::default() })
 }
 
 /// The reply to `frame` if it is an ARP request for a station of the static
 /// table `neighbors`.
-fn answer_arp(cfg: &StackConfig, neighbors: &FxHashMap<[u8; 4], [u8; 6]>, frame: &[u8]) -> Option<Vec<u8>> {
+fn answer_arp(cfg: &StackConfig, neighbors: &FxHashMap<[u8; 4], [u8; 6]>, frame: &[u8]) -> Option<Box<Frame>> {
     // Nearly every frame is IPv4: look at the EtherType before parsing.
     if !crate::wire::arp::is_arp(frame) {
         return None;
@@ -204,8 +204,8 @@ impl Stack {
     }
 
     /// A frame from the wire, taken in at the next poll by the lanes it concerns.
-    pub fn input(&mut self, frame: Vec<u8>) {
-        let seg = Segment::parse(&frame);
+    pub fn input(&mut self, frame: Box<Frame>) {
+        let seg = Segment::parse(&frame.bytes);
         self.tally.inbound_parsed(seg.as_ref());
         if let Some(w) = &mut self.watched {
             w.inbound_parsed(seg.as_ref());
@@ -213,7 +213,7 @@ impl Stack {
         if self.lanes.is_empty() {
             return;
         }
-        match self.route(&frame, seg.as_ref()) {
+        match self.route(&frame.bytes, seg.as_ref()) {
             Some(i) => {
                 self.lanes[i].queues.rx.push_back(frame);
                 self.mark(i);
@@ -258,7 +258,8 @@ impl Stack {
 
     /// Run the stack at `now`: each lane with input, socket work or a timer due
     /// takes in what waits and sends what is due.
-    pub fn poll(&mut self, now: Time) -> Vec<Frame> {
+    #[allow(clippy::vec_box, reason = "frames travel boxed, and the boxes are reused")]
+    pub fn poll(&mut self, now: Time) -> Vec<Box<Frame>> {
         let mut out = Vec::new();
         let mut due = std::mem::take(&mut self.pending);
         while let Some(&Reverse((t, i))) = self.timers.peek().filter(|e| e.0 .0 <= now) {

@@ -40,11 +40,11 @@ fn exchange(a: &mut Stack, b: &mut Stack, bytes: &[u8], drop: impl Fn(usize) -> 
         for f in out_a {
             n += 1;
             if !drop(n) {
-                b.input(f.bytes);
+                b.input(f);
             }
         }
         for f in out_b {
-            a.input(f.bytes);
+            a.input(f);
         }
         got.extend(b.recv(S, 1 << 20));
         if b.peer_finished(S) {
@@ -105,10 +105,10 @@ fn a_new_connection_is_not_held_by_the_delayed_ack() {
     while now < Time::ZERO + Duration::from_ms(20) {
         sent += a.send(S, &data[sent..]);
         for f in a.poll(now) {
-            b.input(f.bytes);
+            b.input(f);
         }
         for f in b.poll(now) {
-            a.input(f.bytes);
+            a.input(f);
         }
         got += b.recv(S, 1 << 20).len();
         now += Duration::from_us(10);
@@ -144,10 +144,10 @@ fn many_sockets_share_one_interface_each_with_its_own_connection() {
             }
         }
         for f in a.poll(now) {
-            b.input(f.bytes);
+            b.input(f);
         }
         for f in b.poll(now) {
-            a.input(f.bytes);
+            a.input(f);
         }
         for (i, g) in got.iter_mut().enumerate() {
             let bytes = b.recv(Sock(i), 1 << 20);
@@ -179,10 +179,10 @@ fn acks_for_two_segments(policy: AckPolicy, read: usize) -> u64 {
             acks = Some(b.tally.acks_out);
         }
         for f in a.poll(now) {
-            b.input(f.bytes);
+            b.input(f);
         }
         for f in b.poll(now) {
-            a.input(f.bytes);
+            a.input(f);
         }
         if !done && b.readable(S) == 2 * 1460 {
             done = true;
@@ -217,10 +217,10 @@ fn a_listener_on_another_lane_resolves_a_new_station_without_a_retransmission() 
     let mut now = Time::ZERO;
     while !a.established(S) && now < Time::ZERO + Duration::from_ms(100) {
         for f in a.poll(now) {
-            b.input(f.bytes);
+            b.input(f);
         }
         for f in b.poll(now) {
-            a.input(f.bytes);
+            a.input(f);
         }
         now += Duration::from_us(10);
     }
@@ -251,11 +251,11 @@ fn with_segmentation_offload_the_stack_hands_over_large_sends_of_whole_segments(
                     segments += 1;
                     full += (len == 1460) as u32;
                 }
-                b.input(seg);
+                b.input(Box::new(Frame { bytes: seg, meta: Default::default() }));
             }
         }
         for f in b.poll(now) {
-            a.input(f.bytes);
+            a.input(f);
         }
         got.extend(b.recv(S, 1 << 20));
         now += Duration::from_us(10);

@@ -164,7 +164,7 @@ impl Engine {
         for w in batch {
             match w {
                 Work::Frame(f) => {
-                    run.cycles(self.frame_cycles(&f));
+                    run.cycles(self.frame_cycles(&f.bytes));
                     self.stack.input(f);
                 }
                 Work::SendData { s, bytes, inline } => {

@@ -6,7 +6,7 @@
 #[derive(Debug)]
 pub enum Work {
     /// A received frame for the stack on this processor.
-    Frame(Vec<u8>),
+    Frame(Box<crate::wire::Frame>),
     /// The stack's timer fell due (retransmission, delayed ACK).
     Timer,
     /// Host to adapter: data for socket `s` to send, inside the message or by reference.
