@@ -16,6 +16,7 @@ use crate::wire::{spare, Frame, FrameMeta};
 pub const TSO_MAX: usize = 65_536;
 
 #[derive(Default)]
+#[allow(clippy::vec_box, reason = "frames travel boxed, and the boxes are reused")]
 pub(super) struct Queues {
     pub rx: VecDeque<Box<Frame>>,
     pub tx: Vec<Box<Frame>>,
@@ -25,6 +26,7 @@ pub(super) struct Queues {
 }
 
 pub(super) struct Rx(Box<Frame>);
+#[allow(clippy::vec_box, reason = "frames travel boxed, and the boxes are reused")]
 pub(super) struct Tx<'a> {
     out: &'a mut Vec<Box<Frame>>,
     /// The segment size smoltcp asked for (0: send as it is).

@@ -56,6 +56,7 @@ impl Lane {
     /// An ARP request that `answer` knows the reply to never reaches the wire:
     /// the reply comes back at once (the station's static ARP entry), and the
     /// interface runs again to send what waited for it.
+    #[allow(clippy::vec_box, reason = "frames travel boxed, and the boxes are reused")]
     pub fn poll(&mut self, now: Time, out: &mut Vec<Box<Frame>>, answer: impl Fn(&[u8]) -> Option<Box<Frame>>) {
         // Nothing to take in and nothing due (the application wrote what the
         // window cannot take yet): a poll would send nothing, so it is spared.
