@@ -48,6 +48,8 @@ CASES = {
     "number too large for its key": (("count = 10", "count = 99999999999999999999999"), "line 7: source[0].count", "too large"),
     "impossible rate with an exponent": (('b = "rx"\nrate = "1Gbps"', 'b = "rx"\nrate = "1e30Gbps"'), "link[1].rate", "outside 1 b/s to 1 Pb/s"),
     "a name used twice": (('name = "l1"', 'name = "gen"'), "link[1].name", "already the name of source[0]"),
+    "a link without a name": (('name = "l1"', 'name = ""'), "link[1].name", "must be non-empty"),
+    "a link name with a colon": (('name = "l0"', 'name = "l:0"'), "link[0].name", "without ':'"),
 }
 
 

@@ -141,6 +141,14 @@ fn noun(kind: &str) -> &str {
     }
 }
 
+/// A part's name names it in results, traces and `name:port` endpoints.
+fn check_name(path: &str, name: &str) -> Result<(), ScenarioError> {
+    if name.is_empty() || name.contains(':') {
+        return err(format!("{path}.name"), format!("must be non-empty and without ':', got {name:?}"));
+    }
+    Ok(())
+}
+
 /// Every part's path and name (`source[0]`, `"gen"`), stations, switches and
 /// links in that order.
 pub fn part_names(sc: &Scenario) -> Vec<(String, &str)> {
@@ -186,9 +194,7 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
     let named = stations.iter().map(|(kind, path, name)| (*kind, path.clone(), *name, adapters(kind, name)));
     let named = named.chain(sc.switch.iter().enumerate().map(|(i, s)| ("switch", format!("switch[{i}]"), &s.name, Some(s.ports))));
     for (part, (table, path, name, ports)) in named.enumerate() {
-        if name.is_empty() || name.contains(':') {
-            return err(format!("{path}.name"), format!("must be non-empty and without ':', got {name:?}"));
-        }
+        check_name(&path, name)?;
         if let Some(other) = paths.get(name.as_str()) {
             return err(format!("{path}.name"), format!("{name:?} is already the name of {other}"));
         }
@@ -241,6 +247,7 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
     let mut used: HashMap<(usize, PortId), String> = HashMap::new();
     for (i, l) in sc.link.iter().enumerate() {
         let path = format!("link[{i}]");
+        check_name(&path, &l.name)?;
         if let Some((other, _)) = part_names(sc).into_iter().find(|(p, n)| *n == l.name && *p != path) {
             return err(format!("{path}.name"), format!("{:?} is already the name of {other}", l.name));
         }
