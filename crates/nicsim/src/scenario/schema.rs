@@ -210,7 +210,7 @@ pub struct SwitchSpec {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LinkSpec {
-    /// Unique among all parts.
+    /// Unique among all parts; no `:`.
     pub name: String,
     /// One end: a station's name (a source, sink, host or tap;
     /// "HOST:I" for adapter I of a host with several), or "SWITCH:PORT".
