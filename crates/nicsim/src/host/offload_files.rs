@@ -10,10 +10,7 @@ use crate::observe::Report;
 use crate::time::Duration;
 
 pub struct FileApp {
-    asks: bool,
-    request: u32,
-    answer: u32,
-    think: Duration,
+    role: Role,
     /// When an asking session opens its socket and asks first.
     pub start: Duration,
     pub opened: bool,
@@ -28,16 +25,13 @@ pub struct FileApp {
 
 impl FileApp {
     pub fn new(role: &Role) -> FileApp {
-        let (asks, request, answer, think, start) = match *role {
-            Role::Ask { request, answer, think, start, .. } => (true, request, answer, think, start),
-            Role::Answer { request, answer } => (false, request, answer, Duration::ZERO, Duration::ZERO),
+        let start = match *role {
+            Role::Ask { start, .. } => start,
+            Role::Answer { .. } => Duration::ZERO,
             _ => unreachable!("a TTCP end is not a file session"),
         };
         FileApp {
-            asks,
-            request,
-            answer,
-            think,
+            role: role.clone(),
             start,
             opened: false,
             sent: 0,
@@ -70,11 +64,12 @@ impl FileApp {
     }
 
     pub fn asks(&self) -> bool {
-        self.asks
+        matches!(self.role, Role::Ask { .. })
     }
 
     pub fn request(&mut self) -> Vec<u8> {
-        self.next(self.request)
+        let Role::Ask { request, .. } = self.role else { unreachable!("only an asking session requests") };
+        self.next(request)
     }
 
     /// Bytes read: what it writes in reply (an answer to each whole request,
@@ -84,25 +79,14 @@ impl FileApp {
         self.bad_payload += !matches_pattern(self.read, bytes) as u64;
         self.read += bytes.len() as u64;
         self.partial += bytes.len() as u64;
-        let (mut replies, mut think) = (Vec::new(), None);
-        if self.asks {
-            while self.partial >= self.answer as u64 {
-                self.partial -= self.answer as u64;
-                self.answers_read += 1;
-                if self.think == Duration::ZERO {
-                    replies.push(self.next(self.request));
-                } else {
-                    think = Some(self.think);
-                }
-            }
+        let turns = self.role.turns(&mut self.partial);
+        if self.asks() {
+            self.answers_read += turns.whole;
         } else {
-            while self.partial >= self.request as u64 {
-                self.partial -= self.request as u64;
-                self.requests_answered += 1;
-                replies.push(self.next(self.answer));
-            }
+            self.requests_answered += turns.whole;
         }
-        (replies, think)
+        let replies = (0..turns.writes).map(|_| self.next(turns.each)).collect();
+        (replies, turns.think)
     }
 
     /// The sessions' figures, named as the host stack's are (none without sessions).
@@ -110,10 +94,10 @@ impl FileApp {
         if apps.clone().next().is_none() {
             return;
         }
-        if apps.clone().any(|a| a.asks) {
+        if apps.clone().any(|a| a.asks()) {
             r.count("answers_read", apps.clone().map(|a| a.answers_read).sum());
         }
-        if apps.clone().any(|a| !a.asks) {
+        if apps.clone().any(|a| !a.asks()) {
             r.count("requests_answered", apps.clone().map(|a| a.requests_answered).sum());
         }
         r.count("tcp_bad_payload", apps.map(|a| a.bad_payload).sum());

@@ -7,6 +7,9 @@
 //! `Work` says what happened and the caller charges its processors for it.
 
 mod figures;
+mod turns;
+
+pub use turns::Turns;
 
 use rustc_hash::FxHashMap;
 
@@ -250,29 +253,16 @@ impl Sessions {
             if measuring {
                 self.measured_read += n;
             }
+            let turns = s.cfg.role.turns(&mut s.partial);
             match s.cfg.role {
-                Role::Answer { request, answer } => {
-                    while s.partial >= request as u64 {
-                        s.partial -= request as u64;
-                        s.owed += answer as u64;
-                        work.requests += 1;
-                        self.requests_answered += 1;
-                    }
-                }
-                Role::Ask { request, answer, think, .. } => {
-                    while s.partial >= answer as u64 {
-                        s.partial -= answer as u64;
-                        self.answers_read += 1;
-                        if think == Duration::ZERO {
-                            s.owed += request as u64;
-                            work.requests += 1;
-                        } else {
-                            self.asks_waiting += s.ask_at.is_none() as usize;
-                            s.ask_at = Some(now + think);
-                        }
-                    }
-                }
-                Role::Send { .. } | Role::Receive { .. } => {}
+                Role::Answer { .. } => self.requests_answered += turns.whole,
+                _ => self.answers_read += turns.whole,
+            }
+            s.owed += turns.writes * turns.each as u64;
+            work.requests += turns.writes;
+            if let Some(think) = turns.think {
+                self.asks_waiting += s.ask_at.is_none() as usize;
+                s.ask_at = Some(now + think);
             }
             // Without Nagle a stack outputs at every send call, so each call's
             // bytes leave as their own segment when the window allows.
