@@ -369,6 +369,17 @@ def test_a_programmable_adapters_workload_runs_beside_the_hosts_sessions(scenari
     tso = scenarios / "papers" / "patent-direct-tso" / "tso.toml"
     res = cli("check", str(tso), "--set", 'host[0].ttcp={role = "receive", message = 8192}')
     assert res.returncode == 2 and "host[0].send" in res.stderr and "another adapter" in res.stderr
+    # Nor with offload engines beside it: an engine carries only the sessions
+    # whose far end it reaches (this one panicked before it was refused).
+    engines = scenarios / "combinations" / "engines-and-stack.toml"
+    programmable = '{processors = 2, clock = "88MHz", memory = 1048576, memory_bandwidth = "5.632Gb/s"}'
+    res = cli(
+        "check", str(engines),
+        "--set", 'host[0].adapter[1].kind="programmable"',
+        "--set", f"host[0].adapter[1].programmable={programmable}",
+        "--set", 'host[0].send={kind = "dma", direction = "to-host", length = 1512, count = 2000}',
+    )
+    assert res.returncode == 2 and "host[0].send" in res.stderr and "another adapter" in res.stderr
 
 
 def test_an_ideal_host_serves_files_to_modelled_and_ideal_readers(scenarios, tmp_path):

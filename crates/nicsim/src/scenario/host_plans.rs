@@ -5,10 +5,11 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::host::config::HostConfig;
+use crate::host::config::{AdapterSlot, HostConfig};
 use crate::host::ideal::IdealConfig;
 use crate::host::segment::Addr;
 use crate::host::sessions::{Role, SessionConfig};
+use crate::nic::smart::config::Workload;
 use crate::scenario::adapter_validate::carry;
 use crate::scenario::host_schema::HostSpec;
 use crate::scenario::host_validate::{file_requests, file_serves, host_config, ttcp_session, within, Surroundings};
@@ -91,13 +92,16 @@ fn joined(h: &HostSpec, me: &Station, own: &[Own], clients: &HashMap<&str, Vec<A
     sessions
 }
 
-/// A host's sessions need an adapter that carries its stack: not the
-/// programmable adapter that runs its `send` workload.
-fn check_carried(h: &HostSpec, sessions: &[SessionConfig], path: &str) -> Result<(), ScenarioError> {
-    if h.send.is_some() && !sessions.is_empty() && h.adapter_count() < 2 {
+/// A host's own stack needs an adapter to carry it: a ring adapter, or a
+/// programmable one that runs no `send` workload (an offload engine carries
+/// only the sessions it runs). Checked once the engines have taken theirs.
+fn check_carried(h: &HostSpec, cfg: &HostConfig, path: &str) -> Result<(), ScenarioError> {
+    let carries = |a: &AdapterSlot| a.offload.is_none() && a.programmable.as_ref().is_none_or(|p| p.workload == Workload::Idle);
+    if h.send.is_some() && !cfg.sessions.is_empty() && !cfg.adapters.iter().any(carries) {
         return err(
             format!("{path}.send"),
-            "its programmable adapter runs this workload, so the host's TCP sessions need another adapter to carry its stack",
+            "its programmable adapter runs this workload, so the host's TCP sessions need another adapter to carry its stack \
+             (a ring adapter, or another programmable one; an offload engine carries only the sessions whose far end it reaches)",
         );
     }
     Ok(())
@@ -271,9 +275,9 @@ pub(super) fn hosts(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<
     for (&(i, h), part) in modelled.iter().zip(hosts.iter_mut()) {
         let PartPlan::Host(cfg) = &mut part.plan else { unreachable!("hosts are host plans") };
         cfg.sessions.extend(joins[i].iter().cloned());
-        check_carried(h, &cfg.sessions, &format!("host[{i}]"))?;
         check_ports(&cfg.sessions, &format!("host[{i}]"))?;
         onto_engines(sc, h, &format!("host[{i}]"), cfg, stations)?;
+        check_carried(h, cfg, &format!("host[{i}]"))?;
     }
     let mut parts = Vec::new();
     for ((k, &(i, p)), mut sessions) in ideal.iter().enumerate().zip(requests) {
