@@ -140,3 +140,73 @@ def test_unknown_option_is_exit_2(cli, scenarios):
 def test_impossible_settings_are_refused_at_once(cli, scenarios, scenario, sets, words):
     r = cli("check", scenarios / scenario, "--set", sets, timeout=30)
     assert r.returncode == 2 and words in r.stderr, r.stderr
+
+
+APART = """
+name = "apart"
+duration = "20ms"
+[[host]]
+name = "server"
+clock = "2GHz"
+[host.costs]
+interrupt_entry = 1000
+interrupt_exit = 500
+rx_frame = 300
+protocol_segment = 700
+tx_frame = 1000
+app_request = 2000
+[host.bus]
+kind = "pcie"
+[[host]]
+name = "near"
+ideal = true
+[[host]]
+name = "far"
+ideal = true
+[host.file_serve]
+[[sink]]
+name = "far-sink"
+[[switch]]
+name = "sw"
+ports = 3
+[[link]]
+name = "a"
+a = "server"
+b = "near"
+rate = "1Gbps"
+[[link]]
+name = "b0"
+a = "far"
+b = "sw:0"
+rate = "1Gbps"
+[[link]]
+name = "b1"
+a = "far-sink"
+b = "sw:1"
+rate = "1Gbps"
+"""
+
+
+@pytest.mark.parametrize(
+    "app, key, reached",
+    [
+        ('host[0].file_request={peers = ["far"]}', "host[0].file_request.peers[0]", 'host[0].file_request={peers = ["near"]}'),
+        ('host[0].file_read={from = "far"}', "host[0].file_read.from", None),
+        (
+            'host[0].ttcp={role = "send", message = 8192, bytes = 100000, to = "far"}',
+            "host[0].ttcp.to",
+            'host[0].ttcp={role = "send", message = 8192, bytes = 100000, to = "near"}',
+        ),
+        ('host[0].blast={to = "far-sink", frame_size = 64}', "host[0].blast.to", None),
+        ('host[1].file_request={peers = ["far"]}', "host[1].file_request.peers[0]", 'host[1].file_request={peers = ["server"]}'),
+    ],
+)
+def test_an_application_naming_a_station_its_host_cannot_reach_is_refused(cli, tmp_path, app, key, reached):
+    path = tmp_path / "apart.toml"
+    path.write_text(APART)
+    res = cli("run", path, "--set", app)
+    assert res.returncode == 2, res.stderr
+    assert key in res.stderr and "is on no network that" in res.stderr
+    if reached:  # the same application towards a station it reaches is accepted
+        ok = cli("check", path, "--set", reached)
+        assert ok.returncode == 0, ok.stderr

@@ -13,7 +13,7 @@ use crate::nic::smart::config::Workload;
 use crate::scenario::adapter_validate::carry;
 use crate::scenario::host_schema::HostSpec;
 use crate::scenario::host_validate::{file_requests, file_serves, host_config, ttcp_session, within, Surroundings};
-use crate::scenario::reach::reachable;
+use crate::scenario::reach::{check_reached, reachable};
 use crate::scenario::schema::Scenario;
 use crate::scenario::ttcp_validate::socket;
 use crate::scenario::validate::{stations_of, Part, PartPlan, Station};
@@ -213,6 +213,7 @@ pub(super) fn hosts(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<
     for (k, &(i, h)) in modelled.iter().enumerate() {
         let path = format!("host[{i}]");
         let link_rates = port_rates(sc, &h.name, h.adapter_count(), &path)?;
+        check_reached(sc, h, &path, stations)?;
         let me = &stations[h.name.as_str()];
         let served = clients.get(h.name.as_str()).map_or(&[][..], |c| c.as_slice());
         let seed = station_seed(sc.seed, sc.source.len() + sc.sink.len() + k);
@@ -252,6 +253,7 @@ pub(super) fn hosts(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<
     // An ideal host's own sessions: its file requests, and serving its readers.
     let mut requests = Vec::new();
     for (k, &(i, p)) in ideal.iter().enumerate() {
+        check_reached(sc, p, &format!("host[{i}]"), stations)?;
         let around = ideal_around(k, &p.name);
         let mut own = match &p.file_request {
             Some(f) => file_requests(f, &format!("host[{i}].file_request"), &around)?,

@@ -4,7 +4,10 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::scenario::host_schema::HostSpec;
 use crate::scenario::schema::Scenario;
+use crate::scenario::validate::Station;
+use crate::scenario::ScenarioError;
 
 /// The station names reachable from each of host `name`'s `ports` adapters.
 pub(super) fn reachable<'a>(sc: &'a Scenario, name: &str, ports: i64) -> Vec<Vec<&'a str>> {
@@ -41,6 +44,39 @@ pub(super) fn reachable<'a>(sc: &'a Scenario, name: &str, ports: i64) -> Vec<Vec
             found
         })
         .collect()
+}
+
+/// Each station a host's applications name (the hosts it asks for files, the
+/// file server it reads from, its TTCP receiver, its blast's sink) is on a
+/// network one of its adapters reaches: else the sessions would wait for ever
+/// and the run would say nothing. Names that are no station are left to the
+/// checks that say so.
+pub(super) fn check_reached(sc: &Scenario, h: &HostSpec, path: &str, stations: &HashMap<&str, Station>) -> Result<(), ScenarioError> {
+    let mut named: Vec<(String, &str)> = Vec::new();
+    if let Some(f) = &h.file_request {
+        named.extend(f.peers.iter().enumerate().map(|(k, p)| (format!("{path}.file_request.peers[{k}]"), p.as_str())));
+    }
+    if let Some(r) = &h.file_read {
+        named.push((format!("{path}.file_read.from"), &r.from));
+    }
+    if let Some(to) = h.ttcp.as_ref().and_then(|t| t.to.as_deref()) {
+        named.push((format!("{path}.ttcp.to"), to));
+    }
+    if let Some(b) = &h.blast {
+        named.push((format!("{path}.blast.to"), &b.to));
+    }
+    named.retain(|(_, name)| stations.contains_key(name) && *name != h.name);
+    if named.is_empty() {
+        return Ok(());
+    }
+    let reach = reachable(sc, &h.name, h.adapter_count());
+    match named.into_iter().find(|(_, name)| !reach.iter().any(|r| r.contains(name))) {
+        Some((key, name)) => Err(ScenarioError::new(
+            key,
+            format!("{name:?} is on no network that {:?} reaches: link them, or name a station it reaches", h.name),
+        )),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]
