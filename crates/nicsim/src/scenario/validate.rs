@@ -245,10 +245,15 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
 
     let mut wires = Vec::new();
     let mut used: HashMap<(usize, PortId), String> = HashMap::new();
+    // Every part's paths by name, in part order: looked up once a link.
+    let mut named: HashMap<&str, Vec<String>> = HashMap::new();
+    for (p, n) in part_names(sc) {
+        named.entry(n).or_default().push(p);
+    }
     for (i, l) in sc.link.iter().enumerate() {
         let path = format!("link[{i}]");
         check_name(&path, &l.name)?;
-        if let Some((other, _)) = part_names(sc).into_iter().find(|(p, n)| *n == l.name && *p != path) {
+        if let Some(other) = named[l.name.as_str()].iter().find(|p| **p != path) {
             return err(format!("{path}.name"), format!("{:?} is already the name of {other}", l.name));
         }
         let (cfg, impairment) = link_config(l, &path)?;
