@@ -128,7 +128,7 @@ pub(crate) fn adapter_slots(
 pub(crate) fn offload_engines(s: &Surroundings, adapters: &mut [(AdapterSlot, Option<AdapterConfig>)]) {
     for (slot, engine) in adapters.iter_mut() {
         if let Some(adapter) = engine.take() {
-            let stack = StackConfig { mac: s.me.mac, ip: s.me.ipv4, mtu: s.mtu as usize, neighbors: vec![], tso: false };
+            let stack = StackConfig { mac: s.me.mac, ip: s.me.ipv4, mtu: s.mtu as usize, neighbors: Default::default(), tso: false };
             let engine = EngineConfig { adapter, stack, sockets: Vec::new(), seed: s.seed };
             slot.offload = Some(OffloadConfig { engine, roles: Vec::new() });
         }

@@ -4,6 +4,7 @@
 //! the other side's checked settings.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use crate::host::config::{AdapterSlot, HostConfig};
 use crate::host::ideal::IdealConfig;
@@ -13,12 +14,12 @@ use crate::nic::smart::config::Workload;
 use crate::scenario::adapter_validate::carry;
 use crate::scenario::host_schema::HostSpec;
 use crate::scenario::host_validate::{file_requests, file_serves, host_config, ttcp_session, within, Surroundings};
-use crate::scenario::reach::{check_reached, reachable};
+use crate::scenario::reach::{check_reached, Networks};
 use crate::scenario::schema::Scenario;
 use crate::scenario::ttcp_validate::socket;
 use crate::scenario::validate::{stations_of, Part, PartPlan, Station};
 use crate::scenario::ScenarioError;
-use crate::stack::{AckPolicy, StackConfig};
+use crate::stack::{AckPolicy, Neighbors, StackConfig};
 use crate::time::Duration;
 
 fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, ScenarioError> {
@@ -202,18 +203,17 @@ pub(super) fn hosts(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<
     // Static ARP entries: the simulated stations know each other from the
     // start, as a benchmark set-up configures them. A tap's Linux side has a
     // MAC of its own, learned by ARP.
-    let mut everyone: Vec<([u8; 4], [u8; 6])> =
-        stations.iter().filter(|(n, _)| kinds.get(*n) != Some(&"tap")).map(|(_, s)| (s.ipv4, s.mac)).collect();
-    everyone.sort();
-    let neighbors = |me: [u8; 4]| everyone.iter().copied().filter(|(ip, _)| *ip != me).collect::<Vec<_>>();
+    let everyone: Neighbors =
+        Arc::new(stations.iter().filter(|(n, _)| kinds.get(*n) != Some(&"tap")).map(|(_, s)| (s.ipv4, s.mac)).collect());
     let (ideal, modelled): (Vec<_>, Vec<_>) = sc.host.iter().enumerate().partition(|(_, h)| h.ideal);
     let clients = readers(sc, stations)?;
+    let nets = Networks::new(sc);
     let mut hosts = Vec::new();
     // Seeds and flow numbers by rank among hosts of the same kind.
     for (k, &(i, h)) in modelled.iter().enumerate() {
         let path = format!("host[{i}]");
         let link_rates = port_rates(sc, &h.name, h.adapter_count(), &path)?;
-        check_reached(sc, h, &path, stations)?;
+        check_reached(&nets, h, &path, stations)?;
         let me = &stations[h.name.as_str()];
         let served = clients.get(h.name.as_str()).map_or(&[][..], |c| c.as_slice());
         let seed = station_seed(sc.seed, sc.source.len() + sc.sink.len() + k);
@@ -229,13 +229,13 @@ pub(super) fn hosts(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<
         };
         let mut cfg = host_config(h, &path, &around)?;
         if h.adapter_count() > 1 {
-            let reach = reachable(sc, &h.name, h.adapter_count());
+            let reach = nets.reachable(&h.name, h.adapter_count());
             cfg.routes = routes(h, &reach, stations);
             blast_port(h, &reach, &mut cfg, &path)?;
         }
-        cfg.stack.neighbors = neighbors(cfg.ip);
+        cfg.stack.neighbors = everyone.clone();
         for o in cfg.adapters.iter_mut().filter_map(|a| a.offload.as_mut()) {
-            o.engine.stack.neighbors = neighbors(cfg.ip);
+            o.engine.stack.neighbors = everyone.clone();
         }
         hosts.push(Part { name: h.name.clone(), plan: PartPlan::Host(Box::new(cfg)) });
     }
@@ -253,7 +253,7 @@ pub(super) fn hosts(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<
     // An ideal host's own sessions: its file requests, and serving its readers.
     let mut requests = Vec::new();
     for (k, &(i, p)) in ideal.iter().enumerate() {
-        check_reached(sc, p, &format!("host[{i}]"), stations)?;
+        check_reached(&nets, p, &format!("host[{i}]"), stations)?;
         let around = ideal_around(k, &p.name);
         let mut own = match &p.file_request {
             Some(f) => file_requests(f, &format!("host[{i}].file_request"), &around)?,
@@ -292,7 +292,7 @@ pub(super) fn hosts(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<
             sessions.push(ttcp_session(t, &format!("{path}.ttcp"), socket, &around)?);
         }
         check_ports(&sessions, &path)?;
-        let stack = StackConfig { mac: st.mac, ip: st.ipv4, mtu: sc.mtu as usize, neighbors: neighbors(st.ipv4), tso: false };
+        let stack = StackConfig { mac: st.mac, ip: st.ipv4, mtu: sc.mtu as usize, neighbors: everyone.clone(), tso: false };
         let plan = IdealConfig { stack, seed: around.seed, sessions, warmup: p.warmup.0 };
         parts.push(Part { name: p.name.clone(), plan: PartPlan::Ideal(plan) });
     }

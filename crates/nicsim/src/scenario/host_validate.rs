@@ -230,7 +230,7 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
         bus,
         buses,
         adapters: adapters.into_iter().map(|(a, _)| a).collect(),
-        stack: StackConfig { mac: s.me.mac, ip: s.me.ipv4, mtu: s.mtu as usize, neighbors: vec![], tso: false },
+        stack: StackConfig { mac: s.me.mac, ip: s.me.ipv4, mtu: s.mtu as usize, neighbors: Default::default(), tso: false },
         sessions,
         routes: Vec::new(),
         seed: s.seed,

@@ -9,41 +9,76 @@ use crate::scenario::schema::Scenario;
 use crate::scenario::validate::Station;
 use crate::scenario::ScenarioError;
 
-/// The station names reachable from each of host `name`'s `ports` adapters.
-pub(super) fn reachable<'a>(sc: &'a Scenario, name: &str, ports: i64) -> Vec<Vec<&'a str>> {
-    let switches: HashSet<&str> = sc.switch.iter().map(|s| s.name.as_str()).collect();
-    // A switch's ports are one node; a station's adapter is its own.
-    let node = |end: &'a str| -> &'a str {
-        let base = end.split_once(':').map_or(end, |(n, _)| n);
-        if switches.contains(base) {
-            base
-        } else {
-            end
-        }
-    };
-    let mut next: HashMap<&str, Vec<&str>> = HashMap::new();
-    for l in &sc.link {
-        next.entry(node(&l.a)).or_default().push(node(&l.b));
-        next.entry(node(&l.b)).or_default().push(node(&l.a));
-    }
-    (0..ports.max(1))
-        .map(|i| {
-            let start = if ports > 1 { format!("{name}:{i}") } else { name.to_string() };
-            let (mut seen, mut found) = (HashSet::from([start.as_str()]), Vec::new());
-            let mut todo: Vec<&str> = next.get(start.as_str()).cloned().unwrap_or_default();
-            while let Some(n) = todo.pop() {
-                if !seen.insert(n) {
-                    continue;
-                }
-                if switches.contains(n) {
-                    todo.extend(next.get(n).into_iter().flatten().copied());
-                } else {
-                    found.push(n.split_once(':').map_or(n, |(s, _)| s));
-                }
+/// The networks of a scenario: link ends joined by links and switches, not
+/// through stations. Worked out once, so that asking what each host reaches
+/// costs the size of its network, not of the scenario.
+pub(super) struct Networks<'a> {
+    /// Each station end's network (`NAME`, or `NAME:I` for adapter I of several).
+    network: HashMap<&'a str, usize>,
+    /// Each network's station ends, with the station each belongs to.
+    members: Vec<Vec<(&'a str, &'a str)>>,
+}
+
+impl<'a> Networks<'a> {
+    pub fn new(sc: &'a Scenario) -> Self {
+        let switches: HashSet<&str> = sc.switch.iter().map(|s| s.name.as_str()).collect();
+        // A switch's ports are one node; a station's end is its own.
+        let node = |end: &'a str| -> &'a str {
+            let base = end.split_once(':').map_or(end, |(n, _)| n);
+            if switches.contains(base) {
+                base
+            } else {
+                end
             }
-            found
-        })
-        .collect()
+        };
+        // Union-find over the nodes, in the order links name them.
+        let mut index: HashMap<&str, usize> = HashMap::new();
+        let mut parent: Vec<usize> = Vec::new();
+        let mut nodes: Vec<&str> = Vec::new();
+        fn root(parent: &mut [usize], mut i: usize) -> usize {
+            while parent[i] != i {
+                parent[i] = parent[parent[i]];
+                i = parent[i];
+            }
+            i
+        }
+        for l in &sc.link {
+            let [a, b] = [node(&l.a), node(&l.b)].map(|n| {
+                *index.entry(n).or_insert_with(|| {
+                    parent.push(parent.len());
+                    nodes.push(n);
+                    parent.len() - 1
+                })
+            });
+            let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+            parent[ra.max(rb)] = ra.min(rb);
+        }
+        let (mut network, mut numbers, mut members) = (HashMap::new(), HashMap::new(), Vec::new());
+        for (i, &n) in nodes.iter().enumerate() {
+            if switches.contains(n) {
+                continue;
+            }
+            let r = root(&mut parent, i);
+            let k = *numbers.entry(r).or_insert_with(|| {
+                members.push(Vec::new());
+                members.len() - 1
+            });
+            network.insert(n, k);
+            members[k].push((n, n.split_once(':').map_or(n, |(s, _)| s)));
+        }
+        Networks { network, members }
+    }
+
+    /// The station names reachable from each of host `name`'s `ports` adapters.
+    pub fn reachable(&self, name: &str, ports: i64) -> Vec<Vec<&'a str>> {
+        (0..ports.max(1))
+            .map(|i| {
+                let start = if ports > 1 { format!("{name}:{i}") } else { name.to_string() };
+                let Some(&k) = self.network.get(start.as_str()) else { return Vec::new() };
+                self.members[k].iter().filter(|(end, _)| *end != start).map(|&(_, station)| station).collect()
+            })
+            .collect()
+    }
 }
 
 /// Each station a host's applications name (the hosts it asks for files, the
@@ -51,7 +86,7 @@ pub(super) fn reachable<'a>(sc: &'a Scenario, name: &str, ports: i64) -> Vec<Vec
 /// network one of its adapters reaches: else the sessions would wait for ever
 /// and the run would say nothing. Names that are no station are left to the
 /// checks that say so.
-pub(super) fn check_reached(sc: &Scenario, h: &HostSpec, path: &str, stations: &HashMap<&str, Station>) -> Result<(), ScenarioError> {
+pub(super) fn check_reached(nets: &Networks, h: &HostSpec, path: &str, stations: &HashMap<&str, Station>) -> Result<(), ScenarioError> {
     let mut named: Vec<(String, &str)> = Vec::new();
     if let Some(f) = &h.file_request {
         named.extend(f.peers.iter().enumerate().map(|(k, p)| (format!("{path}.file_request.peers[{k}]"), p.as_str())));
@@ -69,7 +104,7 @@ pub(super) fn check_reached(sc: &Scenario, h: &HostSpec, path: &str, stations: &
     if named.is_empty() {
         return Ok(());
     }
-    let reach = reachable(sc, &h.name, h.adapter_count());
+    let reach = nets.reachable(&h.name, h.adapter_count());
     match named.into_iter().find(|(_, name)| !reach.iter().any(|r| r.contains(name))) {
         Some((key, name)) => Err(ScenarioError::new(
             key,
@@ -98,8 +133,9 @@ mod tests {
         ]
         .concat();
         let sc = crate::scenario::parse(&text).expect("a scenario");
-        let found = reachable(&sc, "h", 2);
+        let found = Networks::new(&sc).reachable("h", 2);
         assert_eq!(found[0], ["x"]);
+        assert_eq!(Networks::new(&sc).reachable("x", 1), [["h"]], "a station reaches the host's adapter on its network");
         let mut b = found[1].clone();
         b.sort();
         assert_eq!(b, ["g", "y"], "host g is reached, not what is behind it");

@@ -22,6 +22,7 @@ pub mod tally;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
@@ -41,16 +42,23 @@ pub struct StackConfig {
     pub ip: [u8; 4],
     /// Largest IP packet; the MSS is this less 40 bytes.
     pub mtu: usize,
-    /// Static ARP entries (address, MAC): the stations of a scenario know each
-    /// other from the start, as a benchmark set-up configures them. smoltcp
+    /// Static ARP entries (address to MAC): the stations of a scenario know
+    /// each other from the start, as a benchmark set-up configures them. smoltcp
     /// sends one ARP request a second for the whole interface, so a host that
     /// opens sessions to ten peers at once would otherwise wait ten seconds.
     /// Others are still learned by ARP (a tap's Linux side).
-    pub neighbors: Vec<([u8; 4], [u8; 6])>,
+    pub neighbors: Neighbors,
     /// Its adapters segment large sends (TSO): smoltcp hands them TCP sends of
     /// up to 64 KB, each frame's `gso` naming the segment size, and leaves the
     /// TCP checksums to them.
     pub tso: bool,
+}
+
+impl StackConfig {
+    /// The MAC of another station of the static table.
+    fn neighbor(&self, ip: [u8; 4]) -> Option<[u8; 6]> {
+        self.neighbors.get(&ip).copied().filter(|_| ip != self.ip)
+    }
 }
 
 /// One socket's settings.
@@ -66,6 +74,10 @@ pub struct SocketConfig {
     /// When, besides that, this end acknowledges.
     pub ack_policy: AckPolicy,
 }
+
+/// A scenario's static ARP table, one shared by all its stacks (a table per
+/// host grew with the square of the number of hosts).
+pub type Neighbors = Arc<FxHashMap<[u8; 4], [u8; 6]>>;
 
 /// A socket of a stack, by its order of opening.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -88,9 +100,9 @@ fn arp_reply(cfg: &StackConfig, ip: [u8; 4], mac: [u8; 6]) -> Box<Frame> {
     Box::new(Frame { bytes, meta: Default::default() })
 }
 
-/// The reply to `frame` if it is an ARP request for a station of the static
-/// table `neighbors`.
-fn answer_arp(cfg: &StackConfig, neighbors: &FxHashMap<[u8; 4], [u8; 6]>, frame: &[u8]) -> Option<Box<Frame>> {
+/// The reply to `frame` if it is an ARP request for another station of the
+/// static table.
+fn answer_arp(cfg: &StackConfig, frame: &[u8]) -> Option<Box<Frame>> {
     // Nearly every frame is IPv4: look at the EtherType before parsing.
     if !crate::wire::arp::is_arp(frame) {
         return None;
@@ -104,7 +116,7 @@ fn answer_arp(cfg: &StackConfig, neighbors: &FxHashMap<[u8; 4], [u8; 6]>, frame:
         return None;
     }
     let ip: [u8; 4] = arp.target_protocol_addr().try_into().ok()?;
-    neighbors.get(&ip).map(|mac| arp_reply(cfg, ip, *mac))
+    cfg.neighbor(ip).map(|mac| arp_reply(cfg, ip, mac))
 }
 
 fn instant(t: Time) -> smoltcp::time::Instant {
@@ -114,8 +126,6 @@ fn instant(t: Time) -> smoltcp::time::Instant {
 pub struct Stack {
     cfg: StackConfig,
     seed: u64,
-    /// The static ARP entries, answered when a lane asks (`answer_arp`).
-    neighbors: FxHashMap<[u8; 4], [u8; 6]>,
     lanes: Vec<Lane>,
     /// Lanes with input or socket work since their last poll: a flag per lane,
     /// and the flagged ones.
@@ -144,7 +154,6 @@ impl Stack {
         Stack {
             cfg: cfg.clone(),
             seed,
-            neighbors: cfg.neighbors.iter().copied().collect(),
             lanes: Vec::new(),
             dirty: Vec::new(),
             pending: Vec::new(),
@@ -197,8 +206,8 @@ impl Stack {
         // A station it knows needs no ARP request: the lane learns it first, so
         // a request for another station just before (a reset to a stray
         // segment) cannot hold the connection in smoltcp's one-a-second limit.
-        if let Some(mac) = self.neighbors.get(&ip) {
-            self.lanes[s.0].queues.rx.push_back(arp_reply(&self.cfg, ip, *mac));
+        if let Some(mac) = self.cfg.neighbor(ip) {
+            self.lanes[s.0].queues.rx.push_back(arp_reply(&self.cfg, ip, mac));
         }
         self.lanes[s.0].connect(ip, port, local_port)
     }
@@ -276,8 +285,8 @@ impl Stack {
             self.dirty[i] = false;
             let lane = &mut self.lanes[i];
             let before = lane.next;
-            let (cfg, neighbors) = (&self.cfg, &self.neighbors);
-            lane.poll(now, &mut out, |f| answer_arp(cfg, neighbors, f));
+            let cfg = &self.cfg;
+            lane.poll(now, &mut out, |f| answer_arp(cfg, f));
             // A timer that moved is filed anew; one still due was taken off above.
             if let Some(t) = lane.next.filter(|t| lane.next != before || *t <= now) {
                 self.timers.push(Reverse((t, i)));

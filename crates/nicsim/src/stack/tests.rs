@@ -6,7 +6,7 @@ use super::*;
 const S: Sock = Sock(0);
 
 fn cfg(last: u8) -> StackConfig {
-    StackConfig { mac: [2, 0, 0, 0, 0, last], ip: [10, 0, 0, last], mtu: 1500, neighbors: vec![], tso: false }
+    StackConfig { mac: [2, 0, 0, 0, 0, last], ip: [10, 0, 0, last], mtu: 1500, neighbors: Default::default(), tso: false }
 }
 
 fn socket() -> SocketConfig {
