@@ -29,6 +29,17 @@ def test_bad_sizes_are_refused_and_nothing_is_written(cli, tmp_path):
         assert r.returncode == 2 and "--hosts" in r.stderr and not out.exists(), r.stderr
     r = cli("generate", "two-tier", "--hosts", "4", "--per-edge", "0", "-o", str(out))
     assert r.returncode == 2 and "--per-edge" in r.stderr and not out.exists()
+    # A value the model refuses is blamed on its option, not on a key of a file
+    # the user never wrote, and no scenario is written.
+    for option, value in [("--rate", "0Gbps"), ("--uplink", "-1Gbps"), ("--duration", "soon"), ("--seed", "-1")]:
+        r = cli("generate", "two-tier", "--hosts", "4", f"{option}={value}", "-o", str(out))
+        assert r.returncode == 2 and f"nicsim: error: {option}: " in r.stderr and not out.exists(), r.stderr
+    r = cli("generate", "two-tier", "--hosts", "4", "--traffic", "udp", "--source-rate", "20Gbps", "-o", str(out))
+    assert r.returncode == 2 and "--source-rate: " in r.stderr and "above its link" in r.stderr and not out.exists()
+    # An output that cannot be written is an input error, not a traceback.
+    (tmp_path / "file").write_text("")
+    r = cli("generate", "two-tier", "--hosts", "4", "-o", str(tmp_path / "file" / "net.toml"))
+    assert r.returncode == 2 and "cannot write" in r.stderr, r.stderr
 
 
 def test_the_scale_bench_reports_each_size_in_its_own_process(cli):

@@ -9,9 +9,13 @@ so that the switches learn where they are. For the scale benchmark
 
 from __future__ import annotations
 
+import re
 import sys
+import tempfile
+from pathlib import Path
 
 from . import _core
+from .files import write_whole
 
 import tomli_w
 
@@ -91,11 +95,39 @@ def text(scenario: dict) -> str:
     return head + tomli_w.dumps(scenario)
 
 
+def _option(scenario: dict, key: str) -> str:
+    """The command-line option behind a key of the generated scenario."""
+    head = key.split(".")[0]
+    if head.startswith("link["):
+        link = scenario["link"][int(head[5:-1])]
+        return "--uplink" if link["name"].endswith("-core") else "--rate"
+    if head.startswith("source["):
+        return "--source-rate"
+    return f"--{head}"
+
+
+def checked(scenario: dict) -> str:
+    """The scenario's text, once the model has checked it: a value it refuses is
+    blamed on the option it came from, and nothing is written."""
+    body = text(scenario)
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "generated.toml"
+        path.write_text(body)
+        try:
+            _core.check_file(str(path), sets=[])
+        except _core.ScenarioError as e:
+            # "FILE: [line N: ]KEY: what is wrong"
+            m = re.match(r"(?:line \d+: )?([^:]+): (.*)", str(e).removeprefix(f"{path}: "), re.S)
+            if m is None:
+                raise
+            raise _core.ScenarioError(f"{_option(scenario, m[1])}: {m[2]}") from None
+    return body
+
+
 def command(args) -> int:
-    body = text(two_tier(args.hosts, args.per_edge, args.rate, args.uplink, args.duration, args.seed, args.traffic, args.source_rate, not args.no_announce))
+    body = checked(two_tier(args.hosts, args.per_edge, args.rate, args.uplink, args.duration, args.seed, args.traffic, args.source_rate, not args.no_announce))
     if args.out:
-        with open(args.out, "w") as f:
-            f.write(body)
+        write_whole(args.out, body)
         print(f"{args.out}: {args.hosts} hosts", file=sys.stderr)
     else:
         sys.stdout.write(body)
