@@ -16,22 +16,24 @@
 //! the end of a poll, so a stack polled per frame ACKs every second full
 //! segment, and one that takes frames in batches stretches its ACKs by itself.
 
+mod arp;
 mod device;
 mod lane;
 pub mod tally;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
 use smoltcp::socket::tcp;
 pub use smoltcp::socket::tcp::AckPolicy;
-use smoltcp::wire::{ArpOperation, ArpPacket, ArpRepr, EthernetAddress, EthernetFrame, EthernetProtocol, EthernetRepr, Ipv4Address};
+use smoltcp::wire::{ArpOperation, ArpPacket, EthernetFrame, EthernetProtocol};
 
 use crate::time::{Duration, Time};
 use crate::wire::Frame;
+pub use arp::Neighbors;
+use arp::{answer_arp, arp_reply};
 use lane::Lane;
 use tally::{Segment, Tally};
 
@@ -54,13 +56,6 @@ pub struct StackConfig {
     pub tso: bool,
 }
 
-impl StackConfig {
-    /// The MAC of another station of the static table.
-    fn neighbor(&self, ip: [u8; 4]) -> Option<[u8; 6]> {
-        self.neighbors.get(&ip).copied().filter(|_| ip != self.ip)
-    }
-}
-
 /// One socket's settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SocketConfig {
@@ -75,49 +70,9 @@ pub struct SocketConfig {
     pub ack_policy: AckPolicy,
 }
 
-/// A scenario's static ARP table, one shared by all its stacks (a table per
-/// host grew with the square of the number of hosts).
-pub type Neighbors = Arc<FxHashMap<[u8; 4], [u8; 6]>>;
-
 /// A socket of a stack, by its order of opening.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Sock(pub usize);
-
-/// An ARP reply from `ip` at `mac` to the interface of `cfg`.
-fn arp_reply(cfg: &StackConfig, ip: [u8; 4], mac: [u8; 6]) -> Box<Frame> {
-    let arp = ArpRepr::EthernetIpv4 {
-        operation: ArpOperation::Reply,
-        source_hardware_addr: EthernetAddress(mac),
-        source_protocol_addr: Ipv4Address::from_octets(ip),
-        target_hardware_addr: EthernetAddress(cfg.mac),
-        target_protocol_addr: Ipv4Address::from_octets(cfg.ip),
-    };
-    let eth = EthernetRepr { src_addr: EthernetAddress(mac), dst_addr: EthernetAddress(cfg.mac), ethertype: EthernetProtocol::Arp };
-    let mut bytes = vec![0; eth.buffer_len() + arp.buffer_len()];
-    let mut frame = EthernetFrame::new_unchecked(&mut bytes);
-    eth.emit(&mut frame);
-    arp.emit(&mut ArpPacket::new_unchecked(frame.payload_mut()));
-    Box::new(Frame { bytes, meta: Default::default() })
-}
-
-/// The reply to `frame` if it is an ARP request for another station of the
-/// static table.
-fn answer_arp(cfg: &StackConfig, frame: &[u8]) -> Option<Box<Frame>> {
-    // Nearly every frame is IPv4: look at the EtherType before parsing.
-    if !crate::wire::arp::is_arp(frame) {
-        return None;
-    }
-    let eth = EthernetFrame::new_checked(frame).ok()?;
-    if eth.ethertype() != EthernetProtocol::Arp {
-        return None;
-    }
-    let arp = ArpPacket::new_checked(eth.payload()).ok()?;
-    if arp.operation() != ArpOperation::Request {
-        return None;
-    }
-    let ip: [u8; 4] = arp.target_protocol_addr().try_into().ok()?;
-    cfg.neighbor(ip).map(|mac| arp_reply(cfg, ip, mac))
-}
 
 fn instant(t: Time) -> smoltcp::time::Instant {
     smoltcp::time::Instant::from_micros((t.ps() / 1_000_000) as i64)

@@ -2,6 +2,7 @@
 //! window opening and many sockets.
 
 use super::*;
+use smoltcp::wire::Ipv4Address;
 
 const S: Sock = Sock(0);
 
