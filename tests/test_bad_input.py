@@ -210,3 +210,20 @@ def test_an_application_naming_a_station_its_host_cannot_reach_is_refused(cli, t
     if reached:  # the same application towards a station it reaches is accepted
         ok = cli("check", path, "--set", reached)
         assert ok.returncode == 0, ok.stderr
+
+
+@pytest.mark.parametrize(
+    "scenario, sets, key",
+    [
+        ("papers/ibm2001/server.toml", [], 'host[0].file_request ("server") asks for files for ever'),
+        ("combinations/hosts-serve-hosts.toml", [], "host[1].file_read"),
+        ("modern/40g-dpdk.toml", ["--set", "source[0].count=1000"], 'host[0].blast ("server") has no count'),
+    ],
+)
+def test_an_application_that_never_stops_needs_a_duration(cli, scenarios, tmp_path, scenario, sets, key):
+    text = (scenarios / scenario).read_text()
+    path = tmp_path / "endless.toml"
+    path.write_text("\n".join(line for line in text.splitlines() if not line.startswith("duration = ")))
+    res = cli("check", path, *sets)
+    assert res.returncode == 2 and "duration: needed: " in res.stderr and key in res.stderr, res.stderr
+    assert cli("check", path, *sets, "--set", "duration=1ms").returncode == 0

@@ -196,6 +196,26 @@ fn check_ports(sessions: &[SessionConfig], path: &str) -> Result<(), ScenarioErr
     Ok(())
 }
 
+/// Without a duration a run ends when no event is left, so a host application
+/// that never stops would run for ever: the scenario needs a duration.
+fn check_ends(sc: &Scenario) -> Result<(), ScenarioError> {
+    if sc.duration.is_some() {
+        return Ok(());
+    }
+    for (i, h) in sc.host.iter().enumerate() {
+        let endless = [
+            ("file_request", h.file_request.is_some(), "asks for files"),
+            ("file_read", h.file_read.is_some(), "reads blocks"),
+            ("blast", h.blast.as_ref().is_some_and(|b| b.count.is_none()), "has no count and sends"),
+            ("background", h.background.is_some(), "keeps its processes ready"),
+        ];
+        if let Some((key, _, what)) = endless.into_iter().find(|e| e.1) {
+            return err("duration", format!("needed: host[{i}].{key} ({:?}) {what} for ever", h.name));
+        }
+    }
+    Ok(())
+}
+
 /// Ideal hosts, then the other hosts, in station order after the sources and sinks.
 pub(super) fn hosts(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<Vec<Part>, ScenarioError> {
     let kinds: HashMap<&str, &'static str> = stations_of(sc).into_iter().map(|(k, _, n)| (n.as_str(), k)).collect();
@@ -297,5 +317,7 @@ pub(super) fn hosts(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<
         parts.push(Part { name: p.name.clone(), plan: PartPlan::Ideal(plan) });
     }
     parts.extend(hosts);
+    // Last: what a host's settings say is wrong comes before what the run lacks.
+    check_ends(sc)?;
     Ok(parts)
 }

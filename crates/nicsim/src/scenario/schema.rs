@@ -35,7 +35,8 @@ pub struct Scenario {
     /// Seeds every component's random stream (each derived from the seed and the component's name).
     #[serde(default = "default_seed")]
     pub seed: u64,
-    /// Stop at this simulated time; without it, run until no event is left.
+    /// Stop at this simulated time; without it, run until no event is left (then
+    /// every source needs a count, and no host may run an application that never stops).
     #[serde(default)]
     pub duration: Option<TimeSpan>,
     /// Largest IP packet, bytes (1500; up to 9000 and more for jumbo frames).
