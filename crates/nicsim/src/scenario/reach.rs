@@ -17,6 +17,8 @@ pub(super) struct Networks<'a> {
     network: HashMap<&'a str, usize>,
     /// Each network's station ends, with the station each belongs to.
     members: Vec<Vec<(&'a str, &'a str)>>,
+    /// Each station's networks (one an adapter).
+    of_station: HashMap<&'a str, Vec<usize>>,
 }
 
 impl<'a> Networks<'a> {
@@ -54,6 +56,7 @@ impl<'a> Networks<'a> {
             parent[ra.max(rb)] = ra.min(rb);
         }
         let (mut network, mut numbers, mut members) = (HashMap::new(), HashMap::new(), Vec::new());
+        let mut of_station: HashMap<&str, Vec<usize>> = HashMap::new();
         for (i, &n) in nodes.iter().enumerate() {
             if switches.contains(n) {
                 continue;
@@ -64,9 +67,26 @@ impl<'a> Networks<'a> {
                 members.len() - 1
             });
             network.insert(n, k);
-            members[k].push((n, n.split_once(':').map_or(n, |(s, _)| s)));
+            let station = n.split_once(':').map_or(n, |(s, _)| s);
+            members[k].push((n, station));
+            of_station.entry(station).or_default().push(k);
         }
-        Networks { network, members }
+        Networks { network, members, of_station }
+    }
+
+    /// The networks of host `name`'s `ports` adapters (`None`: not linked).
+    fn networks(&self, name: &str, ports: i64) -> impl Iterator<Item = Option<usize>> + '_ {
+        let name = name.to_string();
+        (0..ports.max(1)).map(move |i| {
+            let start = if ports > 1 { format!("{name}:{i}") } else { name.clone() };
+            self.network.get(start.as_str()).copied()
+        })
+    }
+
+    /// Whether one of host `name`'s `ports` adapters reaches `station`.
+    pub fn reaches(&self, name: &str, ports: i64, station: &str) -> bool {
+        let theirs = self.of_station.get(station).map_or(&[][..], |v| v.as_slice());
+        self.networks(name, ports).flatten().any(|k| theirs.contains(&k))
     }
 
     /// The station names reachable from each of host `name`'s `ports` adapters.
@@ -101,11 +121,7 @@ pub(super) fn check_reached(nets: &Networks, h: &HostSpec, path: &str, stations:
         named.push((format!("{path}.blast.to"), &b.to));
     }
     named.retain(|(_, name)| stations.contains_key(name) && *name != h.name);
-    if named.is_empty() {
-        return Ok(());
-    }
-    let reach = nets.reachable(&h.name, h.adapter_count());
-    match named.into_iter().find(|(_, name)| !reach.iter().any(|r| r.contains(name))) {
+    match named.into_iter().find(|(_, name)| !nets.reaches(&h.name, h.adapter_count(), name)) {
         Some((key, name)) => Err(ScenarioError::new(
             key,
             format!("{name:?} is on no network that {:?} reaches: link them, or name a station it reaches", h.name),
@@ -135,6 +151,9 @@ mod tests {
         let sc = crate::scenario::parse(&text).expect("a scenario");
         let found = Networks::new(&sc).reachable("h", 2);
         assert_eq!(found[0], ["x"]);
+        let nets = Networks::new(&sc);
+        assert!(nets.reaches("h", 2, "y") && nets.reaches("y", 1, "h") && !nets.reaches("h", 2, "z"), "z is behind host g");
+        assert!(!nets.reaches("x", 1, "y"), "x reaches h's first adapter, not what its second reaches");
         assert_eq!(Networks::new(&sc).reachable("x", 1), [["h"]], "a station reaches the host's adapter on its network");
         let mut b = found[1].clone();
         b.sort();
