@@ -103,7 +103,9 @@ def _option(scenario: dict, key: str) -> str:
         return "--uplink" if link["name"].endswith("-core") else "--rate"
     if head.startswith("source["):
         return "--source-rate"
-    return f"--{head}"
+    if head in ("duration", "seed"):
+        return f"--{head}"
+    return f"the generated scenario's {key}"  # not from an option: a defect of the generator
 
 
 def checked(scenario: dict) -> str:
