@@ -74,28 +74,28 @@ impl<'a> Networks<'a> {
         Networks { network, members, of_station }
     }
 
-    /// The networks of host `name`'s `ports` adapters (`None`: not linked).
-    fn networks(&self, name: &str, ports: i64) -> impl Iterator<Item = Option<usize>> + '_ {
+    /// Each of host `name`'s `ports` adapters as links name it, with its network (`None`: not linked).
+    fn ends(&self, name: &str, ports: i64) -> impl Iterator<Item = (String, Option<usize>)> + '_ {
         let name = name.to_string();
         (0..ports.max(1)).map(move |i| {
-            let start = if ports > 1 { format!("{name}:{i}") } else { name.clone() };
-            self.network.get(start.as_str()).copied()
+            let end = if ports > 1 { format!("{name}:{i}") } else { name.clone() };
+            let k = self.network.get(end.as_str()).copied();
+            (end, k)
         })
     }
 
     /// Whether one of host `name`'s `ports` adapters reaches `station`.
     pub fn reaches(&self, name: &str, ports: i64, station: &str) -> bool {
         let theirs = self.of_station.get(station).map_or(&[][..], |v| v.as_slice());
-        self.networks(name, ports).flatten().any(|k| theirs.contains(&k))
+        self.ends(name, ports).filter_map(|(_, k)| k).any(|k| theirs.contains(&k))
     }
 
     /// The station names reachable from each of host `name`'s `ports` adapters.
     pub fn reachable(&self, name: &str, ports: i64) -> Vec<Vec<&'a str>> {
-        (0..ports.max(1))
-            .map(|i| {
-                let start = if ports > 1 { format!("{name}:{i}") } else { name.to_string() };
-                let Some(&k) = self.network.get(start.as_str()) else { return Vec::new() };
-                self.members[k].iter().filter(|(end, _)| *end != start).map(|&(_, station)| station).collect()
+        self.ends(name, ports)
+            .map(|(end, k)| match k {
+                Some(k) => self.members[k].iter().filter(|(e, _)| *e != end).map(|&(_, station)| station).collect(),
+                None => Vec::new(),
             })
             .collect()
     }
