@@ -20,7 +20,7 @@ def main() -> None:
         print(json.dumps(out, indent=2))
         return
     for f in out.values():
-        print(summary(f))
+        print(f"{summary(f)}; {f['build']} build")
 
 
 if __name__ == "__main__":

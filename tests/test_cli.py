@@ -1,6 +1,9 @@
 """The command line as a user meets it."""
 
 import json
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -57,6 +60,18 @@ def test_bench_reports_rates(cli):
     # frame when it is sent, without an event.
     assert figures["events"] == 20000 // 32
     assert figures["frames_per_second"] > 0
+    # Which build made the figures: tools/build-pgo's builds name themselves.
+    assert figures["build"] in ("release", "release, profile-guided", "debug")
+    r = cli("bench", "--frames", "20000", "--repeat", "1")
+    assert r.returncode == 0 and r.stdout.strip().endswith(f"{figures['build']} build"), r.stdout
+
+
+def test_build_pgo_refuses_without_the_setup_it_rebuilds(tmp_path):
+    tool = Path(__file__).resolve().parent.parent / "tools" / "build-pgo"
+    (tmp_path / "tools").mkdir()
+    shutil.copy(tool, tmp_path / "tools")
+    r = subprocess.run([str(tmp_path / "tools" / "build-pgo")], capture_output=True, text=True)
+    assert r.returncode == 2 and "set up first with the README's command" in r.stderr, r.stderr
 
 
 def test_bench_times_the_whole_host_path(cli):

@@ -79,6 +79,7 @@ def measure(case: str, repeat: int) -> dict:
         "events_per_frame": result.events / frames if frames else 0.0,
         "wall_seconds_per_simulated_second": best / result.simulated_seconds,
         "peak_memory_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "build": _core.build_kind(),
     }
 
 

@@ -46,6 +46,7 @@ def command(args) -> int:
         raise _core.ScenarioError("--compare-peers: the peers model the link flood only; leave out --case")
     peers = benchpeers.folder(args.peers) if args.compare_peers else None
     figures, line = _bench_case(args) if args.case != "link" else _bench_link(args)
+    line = f"{line}; {figures['build']} build"
     if peers is not None:
         figures["peers"] = benchpeers.compare(figures["frames_per_second"], peers, args.peers_python)
         line = "\n".join([line, *benchpeers.lines(figures["peers"])])
@@ -66,8 +67,11 @@ def _bench_scale(args) -> int:
     sizes = benchscale.parse_hosts(args.hosts)
     for n in sizes:
         benchscale.two_tier(n)  # refuse a bad size before any run
-    show = None if args.json else (lambda f: print(benchscale.line(f), flush=True))
+    build = _core.build_kind()
+    show = None if args.json else (lambda f: print(f"{benchscale.line(f)}; {build} build", flush=True))
     figures = benchscale.measure(sizes, args.duration, show)
+    for f in figures:
+        f["build"] = build
     if args.json:
         print(json.dumps(figures, indent=2))
     return 0
@@ -90,6 +94,7 @@ def _bench_link(args) -> tuple:
         "events_per_second": events / wall,
         "frame_size": args.frame_size,
         "rate": args.rate,
+        "build": _core.build_kind(),
     }
     line = (
         f"flood of {frames:,} x {args.frame_size} B frames over one {args.rate} link: "

@@ -121,6 +121,18 @@ fn pcie_profile(
     Ok(rows.map(|p| (p.size, p.write_gbps, p.read_gbps, p.mix_gbps, p.read_latency_ns)).collect())
 }
 
+/// How this extension was built: "debug", "release", or what `tools/build-pgo`
+/// names its builds (set at compile time in `NICSIM_BUILD`), so benchmark
+/// figures say which build made them.
+#[pyfunction]
+fn build_kind() -> &'static str {
+    if cfg!(debug_assertions) {
+        "debug"
+    } else {
+        option_env!("NICSIM_BUILD").unwrap_or("release")
+    }
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
@@ -132,5 +144,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bench_flood, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
     m.add_function(wrap_pyfunction!(pcie_profile, m)?)?;
+    m.add_function(wrap_pyfunction!(build_kind, m)?)?;
     Ok(())
 }
