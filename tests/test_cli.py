@@ -66,6 +66,12 @@ def test_bench_reports_rates(cli):
     assert r.returncode == 0 and r.stdout.strip().endswith(f"{figures['build']} build"), r.stdout
 
 
+def test_version_names_the_build(cli):
+    r = cli("--version")
+    assert r.returncode == 0 and r.stdout.strip() == f"nicsim {nicsim._core.__version__} ({nicsim._core.build_kind()} build)"
+    assert nicsim._core.build_kind() in ("release", "release, profile-guided", "debug")
+
+
 def test_build_pgo_refuses_without_the_setup_it_rebuilds(tmp_path):
     tool = Path(__file__).resolve().parent.parent / "tools" / "build-pgo"
     (tmp_path / "tools").mkdir()

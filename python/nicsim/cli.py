@@ -29,7 +29,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--version", action="version", version=f"nicsim {_core.__version__}")
+    p.add_argument("--version", action="version", version=f"nicsim {_core.__version__} ({_core.build_kind()} build)")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     r = sub.add_parser(
