@@ -113,3 +113,20 @@ def test_more_stations_than_addresses_is_refused(cli, tmp_path):
     path.write_text("\n".join(lines))
     r = cli("check", path)
     assert r.returncode == 2 and "sink[65535]: is station 65,536" in r.stderr, r.stderr
+
+
+def test_the_goals_are_measured_in_one_run_beside_their_targets(cli, tmp_path):
+    r = cli("bench", "--case", "goals", "--hosts", "2,20", "--duration", "2ms", "--repeat", "1", "--frames", "20000", "--peers", tmp_path, "--json")
+    assert r.returncode == 0, r.stderr
+    g = json.loads(r.stdout)
+    link, ibm, napi, growth, memory = g["goals"]
+    # No peer scripts in that folder: the ns-3 comparison says why it is missing.
+    assert link["figure"] is None and "no peer scripts" in link["skipped"] and link["nicsim_frames_per_second"] > 0
+    assert ibm["target"] == 2e6 and ibm["ratio"] == ibm["figure"] / 2e6 == g["cases"]["full-path"]["frames_per_second"] / 2e6
+    assert round(napi["target"]) == 14_880_952 and napi["figure"] == g["cases"]["10g-napi"]["frames_per_second"]
+    small, large = g["cases"]["scale"]
+    assert (small["hosts"], large["hosts"]) == (2, 20)
+    assert growth["figure"] == large["wall_ns_per_frame"] / small["wall_ns_per_frame"] and growth["ratio"] == 2 / growth["figure"]
+    assert memory["figure"] == large["peak_memory_mb_per_host"] * 1024 and memory["ratio"] is None
+    r = cli("bench", "--case", "goals", "--hosts", "5")
+    assert r.returncode == 2 and "--hosts" in r.stderr

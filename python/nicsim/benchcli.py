@@ -22,11 +22,12 @@ def add_parser(sub) -> None:
         "the host keeps up with; 10g-poll: the same flood taken whole by a poll-mode "
         "driver; direct-tso: 64 MB of direct segmentation) and report host frames per wall second, "
         "events per frame, wall seconds per simulated second and peak memory; --case scale: "
-        "generated networks of growing size; --compare-peers: ns-3 and SimPy beside the flood.",
+        "generated networks of growing size; --case goals: every speed goal measured in one run, "
+        "each beside its target; --compare-peers: ns-3 and SimPy beside the flood.",
     )
-    b.add_argument("--case", default="link", help="link (default), full-path, 10g-flood, 10g-napi, 10g-poll, direct-tso, store-and-forward-tso or scale")
-    b.add_argument("--hosts", default="2,10,100,1000", help="with --case scale: network sizes, comma-separated (default 2,10,100,1000)")
-    b.add_argument("--duration", default="10ms", help="with --case scale: simulated time of each size (default 10ms)")
+    b.add_argument("--case", default="link", help="link (default), full-path, 10g-flood, 10g-napi, 10g-poll, direct-tso, store-and-forward-tso, scale or goals")
+    b.add_argument("--hosts", help="with --case scale: network sizes, comma-separated (default 2,10,100,1000); with --case goals: the smallest and largest are compared (default 10,1000)")
+    b.add_argument("--duration", help="with --case scale or goals: simulated time of each size (default 10ms; 100ms for goals)")
     b.add_argument("--frames", type=int, default=2_000_000, help="frames per repetition (default 2,000,000)")
     b.add_argument("--repeat", type=int, default=3, help="repetitions; the best is reported (default 3)")
     b.add_argument("--frame-size", type=int, default=64, help="frame size in bytes (default 64)")
@@ -42,6 +43,8 @@ def command(args) -> int:
         raise _core.ScenarioError("--frames and --repeat must be at least 1")
     if args.case == "scale":
         return _bench_scale(args)
+    if args.case == "goals":
+        return _bench_goals(args)
     if args.compare_peers and args.case != "link":
         raise _core.ScenarioError("--compare-peers: the peers model the link flood only; leave out --case")
     peers = benchpeers.folder(args.peers) if args.compare_peers else None
@@ -64,16 +67,26 @@ def _bench_case(args) -> tuple:
 def _bench_scale(args) -> int:
     from . import benchscale
 
-    sizes = benchscale.parse_hosts(args.hosts)
+    sizes = benchscale.parse_hosts(args.hosts or "2,10,100,1000")
     for n in sizes:
         benchscale.two_tier(n)  # refuse a bad size before any run
     build = _core.build_kind()
     show = None if args.json else (lambda f: print(f"{benchscale.line(f)}; {build} build", flush=True))
-    figures = benchscale.measure(sizes, args.duration, show)
+    figures = benchscale.measure(sizes, args.duration or "10ms", show)
     for f in figures:
         f["build"] = build
     if args.json:
         print(json.dumps(figures, indent=2))
+    return 0
+
+
+def _bench_goals(args) -> int:
+    from . import benchgoals, benchscale
+
+    for n in benchscale.parse_hosts(args.hosts or benchgoals.SIZES):
+        benchscale.two_tier(n)  # refuse a bad size before any run
+    goals = benchgoals.measure(args)
+    print(json.dumps(goals, indent=2) if args.json else "\n".join(benchgoals.lines(goals)))
     return 0
 
 

@@ -1,0 +1,78 @@
+"""`nicsim bench --case goals`: the speed goals (docs/benchmarks.md) measured in one
+run, each figure beside its target with their ratio (1 or more: met). The link flood
+against ns-3 (skipped, saying why, where ns-3 is not installed), the IBM 2001 full
+path, the 10 GbE NAPI flood against real time, and the growth of wall time per frame
+from the smallest generated network to the largest, with memory per host."""
+
+from __future__ import annotations
+
+import sys
+
+from . import _core, benchcases, benchpeers, benchscale
+
+LINE_RATE_64B = 10e9 / ((64 + 20) * 8)  # 64-byte frames at 10 Gb/s, preamble and gap included
+SIZES = "10,1000"
+DURATION = "100ms"
+
+
+def measure(args) -> dict:
+    """Every goal's figure, target and ratio; `args` as `nicsim bench` parsed them."""
+    rows = [_link(args)]
+    say = _progress(args)
+    say("IBM full path")
+    ibm = benchcases.measure("full-path", args.repeat)
+    rows.append(_row("IBM 2001, 700 MHz, 8 clients: host frames per wall second", ibm["frames_per_second"], 2e6))
+    say("10 GbE NAPI flood")
+    napi = benchcases.measure("10g-napi", args.repeat)
+    rows.append(_row("10 GbE 64 B NAPI flood: host frames per wall second (real time)", napi["frames_per_second"], LINE_RATE_64B))
+    sizes = benchscale.parse_hosts(args.hosts or SIZES)
+    small, large = min(sizes), max(sizes)
+    say(f"networks of {small} and {large} hosts")
+    scale = benchscale.measure([small, large], args.duration or DURATION)
+    growth = scale[1]["wall_ns_per_frame"] / scale[0]["wall_ns_per_frame"]
+    row = _row(f"wall time per frame, {large} hosts against {small} (at most)", growth, 2.0)
+    row["ratio"] = 2.0 / growth
+    rows.append(row)
+    per_host = scale[1]["peak_memory_mb_per_host"] * 1024
+    rows.append({"goal": f"memory per host at {large} hosts, KB (reported)", "figure": per_host, "target": None, "ratio": None})
+    return {"goals": rows, "cases": {"full-path": ibm, "10g-napi": napi, "scale": scale}, "build": _core.build_kind()}
+
+
+def _row(goal: str, figure: float, target: float) -> dict:
+    return {"goal": goal, "figure": figure, "target": target, "ratio": figure / target}
+
+
+def _progress(args):
+    return (lambda what: None) if args.json else (lambda what: print(f"  measuring {what}", file=sys.stderr, flush=True))
+
+
+def _link(args) -> dict:
+    """nicsim's link flood against ns-3's in the same run."""
+    _progress(args)("link flood and ns-3")
+    best = min(_core.bench_flood(args.frames, 64, "10Gbps")[2] for _ in range(args.repeat))
+    fps = args.frames / best
+    goal = "link flood, nicsim against ns-3 (times)"
+    try:
+        ns3 = benchpeers.one("ns-3", benchpeers.folder(args.peers), args.peers_python)
+    except _core.ScenarioError as e:
+        ns3 = {"skipped": str(e)}
+    if "skipped" in ns3:
+        return {"goal": goal, "figure": None, "target": 100.0, "ratio": None, "nicsim_frames_per_second": fps, "skipped": ns3["skipped"]}
+    row = _row(goal, fps / ns3["frames_per_second"], 100.0)
+    row.update(nicsim_frames_per_second=fps, ns3_frames_per_second=ns3["frames_per_second"])
+    return row
+
+
+def lines(g: dict) -> list:
+    """The goals as a table of text, one line each."""
+    out = [f"{'goal':<72} {'figure':>12} {'target':>12} {'ratio':>7}"]
+    for r in g["goals"]:
+        if r.get("skipped"):
+            out.append(f"{r['goal']:<72} {'skipped':>12} {r['target']:>12,.0f}   ({r['skipped']})")
+            continue
+        target = "" if r["target"] is None else f"{r['target']:,.2f}" if r["target"] < 10 else f"{r['target']:,.0f}"
+        ratio = "" if r["ratio"] is None else f"{r['ratio']:.2f}" + (" met" if r["ratio"] >= 1 else "")
+        figure = f"{r['figure']:,.2f}" if r["figure"] < 10 else f"{r['figure']:,.0f}"
+        out.append(f"{r['goal']:<72} {figure:>12} {target:>12} {ratio:>7}")
+    out.append(f"{g['build']} build")
+    return out
