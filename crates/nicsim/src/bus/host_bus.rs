@@ -11,6 +11,7 @@ use rustc_hash::FxHashMap;
 use crate::bus::calendar::Calendar;
 use crate::bus::pci::{self, PciConfig, Source};
 use crate::bus::pcie::{self, PcieConfig};
+use crate::bus::purpose::{label, Purpose, PURPOSES};
 use crate::bus::rhythm::Rhythm;
 use crate::observe::{Report, SharedTrace, TrackId};
 use crate::time::{Duration, Time};
@@ -19,38 +20,6 @@ use crate::time::{Duration, Time};
 pub enum BusConfig {
     Pci(PciConfig),
     Pcie { link: PcieConfig, read_latency: Duration },
-}
-
-/// What a transaction is for, for the occupancy breakdown and the trace.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Purpose {
-    RxData,
-    /// The part of a received frame after its last whole cache line (PCI with MWI).
-    RxRemainder,
-    RxStatus,
-    RxDescFetch,
-    TxDescFetch,
-    TxData,
-    TxStatus,
-    Register,
-    /// The host memory behind the bus is held (the driver allocating buffers).
-    MemoryStall,
-}
-
-const PURPOSES: [(Purpose, &str); 9] = [
-    (Purpose::RxData, "rx_data"),
-    (Purpose::RxRemainder, "rx_remainder"),
-    (Purpose::RxStatus, "rx_status"),
-    (Purpose::RxDescFetch, "rx_desc_fetch"),
-    (Purpose::TxDescFetch, "tx_desc_fetch"),
-    (Purpose::TxData, "tx_data"),
-    (Purpose::TxStatus, "tx_status"),
-    (Purpose::Register, "register"),
-    (Purpose::MemoryStall, "memory_stall"),
-];
-
-fn label(p: Purpose) -> &'static str {
-    PURPOSES[p as usize].1
 }
 
 /// How the bytes a master writes become available to it: all at once, or as a

@@ -8,6 +8,8 @@ pub mod host_bus;
 pub mod pci;
 pub mod pcie;
 pub mod pcie_profile;
+pub mod purpose;
 pub mod rhythm;
 
-pub use host_bus::{BusConfig, Fill, HostBus, Purpose};
+pub use host_bus::{BusConfig, Fill, HostBus};
+pub use purpose::Purpose;

@@ -11,7 +11,7 @@
 //! order of their start, a batch at a time (sorted once, rather than each put
 //! in its place as it comes).
 
-use crate::bus::host_bus::Purpose;
+use crate::bus::purpose::Purpose;
 use crate::observe::Report;
 use crate::time::{Duration, Time};
 
