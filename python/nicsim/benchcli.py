@@ -83,7 +83,10 @@ def _bench_scale(args) -> int:
 def _bench_goals(args) -> int:
     from . import benchgoals, benchscale
 
-    for n in benchscale.parse_hosts(args.hosts or benchgoals.SIZES):
+    sizes = benchscale.parse_hosts(args.hosts or benchgoals.SIZES)
+    if len(set(sizes)) < 2:
+        raise _core.ScenarioError("--hosts: --case goals compares the smallest network with the largest; give two sizes")
+    for n in sizes:
         benchscale.two_tier(n)  # refuse a bad size before any run
     goals = benchgoals.measure(args)
     print(json.dumps(goals, indent=2) if args.json else "\n".join(benchgoals.lines(goals)))
