@@ -52,6 +52,10 @@ def test_the_scale_bench_reports_each_size_in_its_own_process(cli):
         assert f["wall_ns_per_frame"] > 0 and f["events_per_frame"] > 1 and f["peak_memory_mb"] > 10
     r = cli("bench", "--case", "scale", "--hosts", "5")
     assert r.returncode == 2 and "--hosts" in r.stderr
+    # A duration the generated networks cannot have, or none to measure a rate over.
+    for duration in ("xyz", "0ms", "0.0s"):
+        r = cli("bench", "--case", "scale", "--hosts", "2,4", "--duration", duration)
+        assert r.returncode == 2 and r.stderr.startswith("nicsim: error: --duration: "), r.stderr
 
 
 def test_compare_peers_runs_each_baseline_or_says_why_not(tmp_path):

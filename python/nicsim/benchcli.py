@@ -68,8 +68,7 @@ def _bench_scale(args) -> int:
     from . import benchscale
 
     sizes = benchscale.parse_hosts(args.hosts or "2,10,100,1000")
-    for n in sizes:
-        benchscale.two_tier(n)  # refuse a bad size before any run
+    benchscale.check(sizes, args.duration or "10ms")
     build = _core.build_kind()
     show = None if args.json else (lambda f: print(f"{benchscale.line(f)}; {build} build", flush=True))
     figures = benchscale.measure(sizes, args.duration or "10ms", show)
@@ -86,8 +85,7 @@ def _bench_goals(args) -> int:
     sizes = benchscale.parse_hosts(args.hosts or benchgoals.SIZES)
     if len(set(sizes)) < 2:
         raise _core.ScenarioError("--hosts: --case goals compares the smallest network with the largest; give two sizes")
-    for n in sizes:
-        benchscale.two_tier(n)  # refuse a bad size before any run
+    benchscale.check(sizes, args.duration or benchgoals.DURATION)
     goals = benchgoals.measure(args)
     print(json.dumps(goals, indent=2) if args.json else "\n".join(benchgoals.lines(goals)))
     return 0

@@ -7,13 +7,14 @@ and peak memory in all and per host."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 from . import _core
-from .generate import text, two_tier
+from .generate import checked, text, two_tier
 
 # Run in the child: one scenario, its figures as JSON on standard output.
 _CHILD = """
@@ -36,6 +37,17 @@ def parse_hosts(text_: str) -> list:
     if not sizes:
         raise _core.ScenarioError("--hosts: at least one size")
     return sizes
+
+
+def check(sizes: list, duration: str) -> None:
+    """Refuse, before anything runs, a size or a duration the generated networks
+    cannot have (the error names the option), or a duration of zero (no rate to
+    measure)."""
+    for n in sizes:
+        checked(two_tier(n, duration=duration))
+    number = re.match(r"\s*([0-9]*\.?[0-9]*)", duration)[1]
+    if number.strip(".") and float(number) == 0:
+        raise _core.ScenarioError(f"--duration: a benchmark needs simulated time, got {duration!r}")
 
 
 def one(hosts: int, duration: str, folder: Path) -> dict:
