@@ -64,6 +64,10 @@ def test_bench_reports_rates(cli):
     assert figures["build"] in ("release", "release, profile-guided", "debug")
     r = cli("bench", "--frames", "20000", "--repeat", "1")
     assert r.returncode == 0 and r.stdout.strip().endswith(f"{figures['build']} build"), r.stdout
+    # A value the flood's scenario refuses is blamed on the option it came from.
+    for option, value in (("--rate", "fast"), ("--frame-size", "10")):
+        r = cli("bench", option, value, "--repeat", "1")
+        assert r.returncode == 2 and r.stderr.startswith(f"nicsim: error: {option}: "), r.stderr
 
 
 def test_version_names_the_build(cli):

@@ -6,6 +6,7 @@ docs/benchmarks.md."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 from . import _core, benchpeers
@@ -91,10 +92,25 @@ def _bench_goals(args) -> int:
     return 0
 
 
+# The flood scenario's keys that come from options, for its errors.
+_FLOOD_OPTIONS = {"source[0].frame_size": "--frame-size", "link[0].rate": "--rate"}
+
+
+def _flood(args) -> tuple:
+    """One run of the link flood; a value the model refuses is blamed on its option."""
+    try:
+        return _core.bench_flood(args.frames, args.frame_size, args.rate)
+    except _core.ScenarioError as e:
+        m = re.match(r"(?:line \d+: )?([^:]+): (.*)", str(e), re.S)
+        if m is None or m[1] not in _FLOOD_OPTIONS:
+            raise
+        raise _core.ScenarioError(f"{_FLOOD_OPTIONS[m[1]]}: {m[2]}") from None
+
+
 def _bench_link(args) -> tuple:
     best = None
     for i in range(args.repeat):
-        frames, events, wall = _core.bench_flood(args.frames, args.frame_size, args.rate)
+        frames, events, wall = _flood(args)
         if not args.json:
             print(f"  run {i + 1}/{args.repeat}: {frames / wall / 1e6:.2f} M frames/s", file=sys.stderr)
         if best is None or wall < best[2]:
