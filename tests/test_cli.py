@@ -116,11 +116,12 @@ def test_pcie_prints_dma_bandwidth_mixes_and_read_latency(cli):
         (["--mps", "100"], "--mps: must be a power of two"),
         (["--gen", "7"], "--gen: must be 1 to 5"),
         (["--size", "64,x"], "--size: must be whole numbers"),
+        (["--size", "0"], "--size: each size must be from 1 byte"),
         (["--read-latency", "fast"], "--read-latency: must be a time"),
         (["--read-share", "2"], "--read-share: must be from 0 to 1"),
     ]:
         r = cli("pcie", *bad)
-        assert r.returncode == 2 and words in r.stderr and not r.stdout, (bad, r.stderr)
+        assert r.returncode == 2 and f"nicsim: error: {words}" in r.stderr and not r.stdout, (bad, r.stderr)
 
 
 def test_the_readme_python_example_runs_as_a_script(tmp_path):

@@ -64,10 +64,11 @@ def profile(args) -> list:
     for name in ("gen", "lanes", "mps", "mrrs", "rcb"):
         if not 0 < getattr(args, name) < 1 << 16:
             raise _bad(f"--{name}", f"out of range, got {getattr(args, name)}")
+    sizes, latency = _sizes(args.size), _ns(args.read_latency)
     try:
         rows = _core.pcie_profile(
             args.gen, args.lanes, args.mps, args.mrrs, args.rcb, args.completions == "rcb",
-            _sizes(args.size), args.offset, args.read_share, _ns(args.read_latency),
+            sizes, args.offset, args.read_share, latency,
         )
     except _core.ScenarioError as e:
         # The link's own check names the field; say it as the option.
