@@ -68,3 +68,10 @@ def test_a_worker_killed_mid_sweep_costs_only_its_runs(cluster, tmp_path):
 def test_an_unreachable_scheduler_is_bad_input(cli, tmp_path):
     r = cli("sweep", SCENARIO, "--vary", "host[0].send.count=10,20", "--scheduler", "tcp://127.0.0.1:9", "--db", tmp_path / "x.duckdb")
     assert r.returncode == 2 and "cannot reach a Dask scheduler" in r.stderr
+
+
+def test_a_scheduler_address_dask_cannot_read_is_bad_input(cli, tmp_path):
+    for address in ("nothing", "foo://x:1"):
+        r = cli("sweep", SCENARIO, "--vary", "host[0].send.count=10,20", "--scheduler", address, "--db", tmp_path / "x.duckdb")
+        assert r.returncode == 2 and f"--scheduler {address}: not a scheduler address" in r.stderr, r.stderr
+        assert not (tmp_path / "x.duckdb").exists(), "nothing written"

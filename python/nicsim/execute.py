@@ -79,6 +79,8 @@ class DaskPool:
             self.client = Client(address, timeout="10s")
         except (OSError, TimeoutError) as e:
             raise _core.ScenarioError(f"--scheduler {address}: cannot reach a Dask scheduler ({e})") from None
+        except ValueError as e:  # not an address Dask can read (no port, unknown protocol)
+            raise _core.ScenarioError(f"--scheduler {address}: not a scheduler address ({e}); write e.g. tcp://10.0.0.5:8786") from None
         self.name = f"dask at {address}"
         self.futures = []
 
