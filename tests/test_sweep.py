@@ -75,6 +75,13 @@ def test_sweep_rows_hold_inputs_metrics_and_facts(flood, tmp_path):
     assert list(again["finished_at"]) == list(frame["finished_at"])
 
 
+def test_a_single_value_is_one_point_not_its_characters(flood, tmp_path):
+    frame = nicsim.sweep(flood, {"link[0].rate": "10Gbps", "source[0].frame_size": 1518}, db=tmp_path / "r.duckdb", jobs=1)
+    assert len(frame) == 1 and frame["link[0].rate"][0] == "10Gbps" and frame["source[0].frame_size"][0] == 1518
+    with pytest.raises(nicsim.ScenarioError, match="seed: must be 0 to 2"):
+        nicsim.run(flood, seed=-3)
+
+
 def test_sweep_table_in_the_scenario_and_export(flood, tmp_path, cli):
     flood.write_text(FLOOD + '[sweep]\nmode = "zip"\nvary = { "source[0].frame_size" = [64, 128], "source[0].count" = [10, 20] }\n')
     db = tmp_path / "own.duckdb"

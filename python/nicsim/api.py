@@ -102,6 +102,8 @@ def run(
     """
     from .runbar import run_bar
 
+    if seed is not None and not 0 <= seed < 1 << 64:
+        raise _core.ScenarioError(f"seed: must be 0 to 2^64-1, got {seed}")
     tell, close = run_bar() if progress else (None, lambda: None)
     try:
         text = _core.run_file(
@@ -134,7 +136,8 @@ def sweep(
     """Run a scenario at every point of a sweep; returns the runs as a DataFrame.
 
     vary maps scenario keys to lists of values, e.g. {"host[0].clock":
-    ["400MHz", "700MHz"]} (a key "@name" is a label recorded with each run);
+    ["400MHz", "700MHz"]} (a single value is one point; a key "@name" is a label
+    recorded with each run);
     without it the scenario's [sweep] table is used. mode is "grid" (every
     combination, the default) or "zip". Rows go to db (default
     results/NAME.duckdb), where points already run are skipped. jobs runs at once on
@@ -144,7 +147,7 @@ def sweep(
     """
     from .sweeps import progress_bar, run_sweep
 
-    vary = None if vary is None else {k: list(v) for k, v in vary.items()}
+    vary = None if vary is None else {k: _values(v) for k, v in vary.items()}
     outcome = run_sweep(
         scenario,
         vary,
@@ -157,6 +160,12 @@ def sweep(
         progress=progress_bar() if progress else None,
     )
     return load(outcome.db, sweep=outcome.name)
+
+
+def _values(v) -> list:
+    """A key's values to sweep: a string or a number alone is one value, not the
+    characters or digits of one."""
+    return [v] if isinstance(v, (str, bytes)) or not isinstance(v, Iterable) else list(v)
 
 
 def load(results: "str | os.PathLike[str]", *, sweep: Optional[str] = None):
