@@ -78,8 +78,14 @@ def test_sweep_rows_hold_inputs_metrics_and_facts(flood, tmp_path):
 def test_a_single_value_is_one_point_not_its_characters(flood, tmp_path):
     frame = nicsim.sweep(flood, {"link[0].rate": "10Gbps", "source[0].frame_size": 1518}, db=tmp_path / "r.duckdb", jobs=1)
     assert len(frame) == 1 and frame["link[0].rate"][0] == "10Gbps" and frame["source[0].frame_size"][0] == 1518
-    with pytest.raises(nicsim.ScenarioError, match="seed: must be 0 to 2"):
+
+
+def test_run_refuses_a_seed_or_trace_limit_out_of_range_by_its_name(flood, tmp_path):
+    with pytest.raises(nicsim.ScenarioError, match="^seed: must be 0 to 2"):
         nicsim.run(flood, seed=-3)
+    with pytest.raises(nicsim.ScenarioError, match="^trace_limit: must not be negative"):
+        nicsim.run(flood, trace=tmp_path / "t.json", trace_limit=-1)
+    assert not (tmp_path / "t.json").exists()
 
 
 def test_sweep_table_in_the_scenario_and_export(flood, tmp_path, cli):

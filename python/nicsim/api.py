@@ -79,6 +79,14 @@ def check(scenario: "str | os.PathLike[str]", *, overrides: "Mapping[str, object
     _core.check_file(_path(scenario), sets=_sets(overrides))
 
 
+def check_run_options(seed: Optional[int], trace_limit: int, names: tuple = ("seed", "trace_limit")) -> None:
+    """Refuse a seed or trace limit out of range, under the names the caller used."""
+    if seed is not None and not 0 <= seed < 1 << 64:
+        raise _core.ScenarioError(f"{names[0]}: must be 0 to 2^64-1, got {seed}")
+    if trace_limit < 0:
+        raise _core.ScenarioError(f"{names[1]}: must not be negative, got {trace_limit}")
+
+
 def run(
     scenario: "str | os.PathLike[str]",
     *,
@@ -102,8 +110,7 @@ def run(
     """
     from .runbar import run_bar
 
-    if seed is not None and not 0 <= seed < 1 << 64:
-        raise _core.ScenarioError(f"seed: must be 0 to 2^64-1, got {seed}")
+    check_run_options(seed, trace_limit)
     tell, close = run_bar() if progress else (None, lambda: None)
     try:
         text = _core.run_file(

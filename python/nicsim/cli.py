@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from . import _core, benchcli, generate, pcie
-from .api import check, run
+from .api import check, check_run_options, run
 from .table import render
 
 EPILOG = """\
@@ -173,10 +173,7 @@ def _add_set(p: argparse.ArgumentParser) -> None:
 
 
 def _run(args) -> int:
-    if args.seed is not None and not 0 <= args.seed < 2**64:
-        raise _core.ScenarioError(f"--seed: must be 0 to 2^64-1, got {args.seed}")
-    if args.trace_limit < 0:
-        raise _core.ScenarioError(f"--trace-limit: must not be negative, got {args.trace_limit}")
+    check_run_options(args.seed, args.trace_limit, ("--seed", "--trace-limit"))
     result = run(
         args.scenario,
         seed=args.seed,
