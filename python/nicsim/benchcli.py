@@ -68,11 +68,11 @@ def _bench_case(args) -> tuple:
 def _bench_scale(args) -> int:
     from . import benchscale
 
-    sizes = benchscale.parse_hosts(args.hosts or "2,10,100,1000")
-    benchscale.check(sizes, args.duration or "10ms")
+    sizes, duration = benchscale.parse_hosts(args.hosts or benchscale.SIZES), args.duration or benchscale.DURATION
+    benchscale.check(sizes, duration)
     build = _core.build_kind()
     show = None if args.json else (lambda f: print(f"{benchscale.line(f)}; {build} build", flush=True))
-    figures = benchscale.measure(sizes, args.duration or "10ms", show)
+    figures = benchscale.measure(sizes, duration, show)
     for f in figures:
         f["build"] = build
     if args.json:
@@ -83,11 +83,11 @@ def _bench_scale(args) -> int:
 def _bench_goals(args) -> int:
     from . import benchgoals, benchscale
 
-    sizes = benchscale.parse_hosts(args.hosts or benchgoals.SIZES)
+    sizes, duration = benchscale.parse_hosts(args.hosts or benchgoals.SIZES), args.duration or benchgoals.DURATION
     if len(set(sizes)) < 2:
         raise _core.ScenarioError("--hosts: --case goals compares the smallest network with the largest; give two sizes")
-    benchscale.check(sizes, args.duration or benchgoals.DURATION)
-    goals = benchgoals.measure(args)
+    benchscale.check(sizes, duration)
+    goals = benchgoals.measure(args, (min(sizes), max(sizes)), duration)
     print(json.dumps(goals, indent=2) if args.json else "\n".join(benchgoals.lines(goals)))
     return 0
 

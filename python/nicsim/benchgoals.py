@@ -15,8 +15,9 @@ SIZES = "10,1000"
 DURATION = "100ms"
 
 
-def measure(args) -> dict:
-    """Every goal's figure, target and ratio; `args` as `nicsim bench` parsed them."""
+def measure(args, sizes: tuple, duration: str) -> dict:
+    """Every goal's figure, target and ratio; `args` as `nicsim bench` parsed them,
+    the networks of `sizes` (smallest, largest) run for `duration` each."""
     rows = [_link(args)]
     say = _progress(args)
     say("IBM full path")
@@ -25,10 +26,9 @@ def measure(args) -> dict:
     say("10 GbE NAPI flood")
     napi = benchcases.measure("10g-napi", args.repeat)
     rows.append(_row("10 GbE 64 B NAPI flood: host frames per wall second (real time)", napi["frames_per_second"], LINE_RATE_64B))
-    sizes = benchscale.parse_hosts(args.hosts or SIZES)
-    small, large = min(sizes), max(sizes)
+    small, large = sizes
     say(f"networks of {small} and {large} hosts")
-    scale = benchscale.measure([small, large], args.duration or DURATION)
+    scale = benchscale.measure([small, large], duration)
     growth = scale[1]["wall_ns_per_frame"] / scale[0]["wall_ns_per_frame"]
     row = _row(f"wall time per frame, {large} hosts against {small} (at most)", growth, 2.0)
     row["ratio"] = 2.0 / growth

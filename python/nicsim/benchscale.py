@@ -16,6 +16,9 @@ from pathlib import Path
 from . import _core
 from .generate import checked, text, two_tier
 
+SIZES = "2,10,100,1000"
+DURATION = "10ms"
+
 # Run in the child: one scenario, its figures as JSON on standard output.
 _CHILD = """
 import json, resource, sys, time
