@@ -6,10 +6,10 @@ docs/benchmarks.md."""
 from __future__ import annotations
 
 import json
-import re
 import sys
 
 from . import _core, benchpeers
+from .generate import reworded
 
 
 def add_parser(sub) -> None:
@@ -101,10 +101,10 @@ def _flood(args) -> tuple:
     try:
         return _core.bench_flood(args.frames, args.frame_size, args.rate)
     except _core.ScenarioError as e:
-        m = re.match(r"(?:line \d+: )?([^:]+): (.*)", str(e), re.S)
-        if m is None or m[1] not in _FLOOD_OPTIONS:
+        message = reworded(str(e), _FLOOD_OPTIONS.get)
+        if message is None:
             raise
-        raise _core.ScenarioError(f"{_FLOOD_OPTIONS[m[1]]}: {m[2]}") from None
+        raise _core.ScenarioError(message) from None
 
 
 def _bench_link(args) -> tuple:

@@ -118,12 +118,20 @@ def checked(scenario: dict) -> str:
         try:
             _core.check_file(str(path), sets=[])
         except _core.ScenarioError as e:
-            # "FILE: [line N: ]KEY: what is wrong"
-            m = re.match(r"(?:line \d+: )?([^:]+): (.*)", str(e).removeprefix(f"{path}: "), re.S)
-            if m is None:
+            message = reworded(str(e).removeprefix(f"{path}: "), lambda key: _option(scenario, key))
+            if message is None:
                 raise
-            raise _core.ScenarioError(f"{_option(scenario, m[1])}: {m[2]}") from None
+            raise _core.ScenarioError(message) from None
     return body
+
+
+def reworded(message: str, option_of) -> "str | None":
+    """A model error ("[line N: ]KEY: what is wrong") about a scenario a command
+    wrote from its options, said of the option `option_of(KEY)` names instead;
+    None where it names none."""
+    m = re.match(r"(?:line \d+: )?([^:]+): (.*)", message, re.S)
+    option = m and option_of(m[1])
+    return f"{option}: {m[2]}" if option else None
 
 
 def command(args) -> int:
