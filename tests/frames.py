@@ -47,3 +47,30 @@ def check_frame(buf: bytes) -> dict:
 def read_pcap(path):
     with open(path, "rb") as f:
         return [(ts, buf) for ts, buf in dpkt.pcap.Reader(f)]
+
+
+def read_pcapng(path):
+    """A pcapng file's interfaces ({name, description, tsresol}) and records
+    (interface, direction flags, time in ns, bytes), block by block with dpkt's
+    parsers: its Reader takes the first interface only."""
+    interfaces, records = [], []
+    with open(path, "rb") as f:
+        data = f.read()
+    at = 0
+    while at < len(data):
+        kind, length = struct.unpack_from("<II", data, at)
+        block = data[at : at + length]
+        if kind == dpkt.pcapng.PCAPNG_BT_IDB:
+            idb = dpkt.pcapng.InterfaceDescriptionBlockLE(block)
+            opts = {o.code: o.data for o in idb.opts}
+            interfaces.append({
+                "name": opts.get(2, b"").decode(),
+                "description": opts.get(3, b"").decode(),
+                "tsresol": opts.get(9, b"\x06")[0],
+            })
+        elif kind == dpkt.pcapng.PCAPNG_BT_EPB:
+            epb = dpkt.pcapng.EnhancedPacketBlockLE(block)
+            flags = next((struct.unpack("<I", o.data)[0] for o in epb.opts if o.code == 2), 0)
+            records.append((epb.iface_id, flags & 3, (epb.ts_high << 32) | epb.ts_low, bytes(epb.pkt_data)))
+        at += length
+    return interfaces, records

@@ -2,7 +2,7 @@
 
 import nicsim
 
-from frames import check_frame, read_pcap
+from frames import check_frame, read_pcap, read_pcapng
 
 
 def test_every_captured_frame_parses_with_valid_checksums(cli, scenarios, tmp_path):
@@ -57,3 +57,27 @@ def test_a_switch_with_ports_left_unlinked_floods_the_linked_ones(scenarios, tmp
     assert {k: v for k, v in spare.items() if not k.startswith(("port3", "port4", "port5", "port6", "port7"))} == full
     for _, f in read_pcap(pcap)[::50]:
         check_frame(f)
+
+
+def test_a_pcapng_capture_names_each_link_and_each_frames_direction(cli, scenarios, tmp_path):
+    ng, flat = tmp_path / "switched.pcapng", tmp_path / "switched.pcap"
+    assert cli("run", scenarios / "switched-udp.toml", "--pcap", ng).returncode == 0
+    assert cli("run", scenarios / "switched-udp.toml", "--pcap", flat).returncode == 0
+    interfaces, records = read_pcapng(ng)
+    assert [i["name"] for i in interfaces] == ["alice-sw", "bob-sw", "sw-server"]
+    assert interfaces[0]["description"] == 'nicsim link "alice-sw": a = alice, b = sw:0; outbound is a to b'
+    assert {i["tsresol"] for i in interfaces} == {9}, "nanosecond stamps"
+    # The same records as the pcap, in the same order.
+    assert [(t, b) for _, _, t, b in records] == [(round(ts * 10**9), bytes(b)) for ts, b in read_pcap(flat)]
+    # Each link's records are what a capture of that link alone holds.
+    for i, link in enumerate(["alice-sw", "bob-sw", "sw-server"]):
+        one = tmp_path / f"{link}.pcap"
+        assert cli("run", scenarios / "switched-udp.toml", "--pcap", one, "--capture", link).returncode == 0
+        assert [b for j, _, _, b in records if j == i] == [bytes(b) for _, b in read_pcap(one)]
+    # Outbound is end a to end b: alice's frames leave her, bob's reach her flooded.
+    alice = {b[6:12] for j, d, _, b in records if j == 0 and d == 2}
+    reach = {b[6:12] for j, d, _, b in records if j == 0 and d == 1}
+    assert len(alice) == 1 and reach and alice.isdisjoint(reach)
+    assert {d for j, d, _, _ in records if j == 2} == {2}, "the switch sends to the server, never back"
+    for _, _, _, b in records[::40]:
+        check_frame(b)

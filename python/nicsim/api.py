@@ -101,7 +101,8 @@ def run(
     """Run a scenario file and return its results.
 
     seed overrides the scenario's seed; pcap names a capture file to write (all
-    links, or those named in capture); trace names a Chrome/Perfetto timeline to
+    links, or those named in capture; pcapng, an interface per link, when its
+    name ends in .pcapng); trace names a Chrome/Perfetto timeline to
     write (at most trace_limit events; 0 means a million); overrides change
     scenario values first, e.g. {"host[0].cpus": 2} or ["host[0].cpus=2"].
     progress shows a bar of simulated time on stderr once the run has taken a

@@ -43,7 +43,7 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     r.add_argument("scenario", metavar="SCENARIO.toml", help="the scenario file")
-    r.add_argument("--pcap", metavar="FILE", help="write the frames crossing links to this pcap file (ns timestamps)")
+    r.add_argument("--pcap", metavar="FILE", help="write the frames crossing links to this pcap file (ns timestamps); a name ending in .pcapng gives pcapng with an interface per link")
     r.add_argument(
         "--capture",
         metavar="LINK",

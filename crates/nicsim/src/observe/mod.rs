@@ -4,6 +4,6 @@ mod pcap;
 mod report;
 mod trace;
 
-pub use pcap::{CaptureFile, Captured};
+pub use pcap::{CaptureFile, Captured, LinkInterface};
 pub use report::{Report, Value};
 pub use trace::{SharedTrace, Trace, TrackId};

@@ -1,11 +1,15 @@
 //! pcap capture as a wrapper around a link: every frame the wrapped component
 //! delivers is recorded, stamped with the simulated time its last bit reaches the
-//! far end, in nanosecond-resolution pcap that Wireshark reads.
+//! far end, in nanosecond-resolution pcap that Wireshark reads. A file named
+//! `*.pcapng` is written as pcapng instead, with one interface per captured link
+//! (named after it) and each frame's direction, so a capture of several links
+//! tells them apart.
 //!
 //! A link schedules deliveries ahead of time and its two directions interleave, so
 //! records wait in a small reorder heap and are written once simulated time has
 //! passed them: nothing scheduled later can be due earlier than "now".
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -15,68 +19,127 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
-use pcap_file::{DataLink, Endianness, TsResolution};
+use pcap_file::pcapng::blocks::enhanced_packet::{EnhancedPacketBlock, EnhancedPacketOption};
+use pcap_file::pcapng::blocks::interface_description::{InterfaceDescriptionBlock, InterfaceDescriptionOption};
+use pcap_file::pcapng::PcapNgWriter;
+use pcap_file::{DataLink, Endianness, PcapError, TsResolution};
 
 use crate::engine::{Component, Ctx, Msg, PortId};
 use crate::observe::Report;
 use crate::time::Time;
 
-/// One pcap file that several wrapped links may share. It is written under a
+const SNAPLEN: u32 = 65_535;
+
+/// pcapng's packet flags: the direction bits (RFC draft, "epb_flags").
+const INBOUND: u32 = 0b01;
+const OUTBOUND: u32 = 0b10;
+
+enum Writer {
+    Pcap(PcapWriter<BufWriter<File>>),
+    PcapNg(PcapNgWriter<BufWriter<File>>),
+}
+
+/// A link as a pcapng interface: its name, its two ends and its rate.
+pub struct LinkInterface<'a> {
+    pub name: &'a str,
+    pub a: String,
+    pub b: String,
+    pub rate_bps: u64,
+}
+
+/// A record waiting for its time: when, in what order, on which interface, and
+/// whether it went from end a to end b.
+type Record = (Time, u64, u32, bool, Vec<u8>);
+
+/// One capture file that several wrapped links may share. It is written under a
 /// temporary name and moved into place only by `commit`, so a failed run leaves
 /// no half-written capture behind.
 pub struct CaptureFile {
-    writer: Option<PcapWriter<BufWriter<File>>>,
+    writer: Option<Writer>,
     temp: PathBuf,
     path: PathBuf,
-    pending: BinaryHeap<Reverse<(Time, u64, Vec<u8>)>>,
+    interfaces: u32,
+    pending: BinaryHeap<Reverse<Record>>,
     next: u64,
     written: u64,
     error: Option<String>,
 }
 
 impl CaptureFile {
+    /// pcapng when the file name ends in `.pcapng`, pcap otherwise.
     pub fn create(path: &Path) -> Result<Rc<RefCell<CaptureFile>>, String> {
         let name = path.file_name().ok_or_else(|| format!("{}: not a file name", path.display()))?;
         let temp = path.with_file_name(format!(".{}.partial", name.to_string_lossy()));
-        let file = File::create(&temp).map_err(|e| format!("{}: {e}", path.display()))?;
-        let header = PcapHeader {
-            version_major: 2,
-            version_minor: 4,
-            ts_correction: 0,
-            ts_accuracy: 0,
-            snaplen: 65_535,
-            datalink: DataLink::ETHERNET,
-            ts_resolution: TsResolution::NanoSecond,
-            endianness: Endianness::Little,
-        };
-        let writer = PcapWriter::with_header(BufWriter::new(file), header).map_err(|e| format!("{}: {e}", path.display()))?;
-        Ok(Rc::new(RefCell::new(CaptureFile {
-            writer: Some(writer),
+        let file = BufWriter::new(File::create(&temp).map_err(|e| format!("{}: {e}", path.display()))?);
+        let ng = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("pcapng"));
+        let writer =
+            if ng { PcapNgWriter::new(file).map(Writer::PcapNg) } else { PcapWriter::with_header(file, header()).map(Writer::Pcap) };
+        let mut capture = CaptureFile {
+            writer: None,
             temp,
             path: path.to_path_buf(),
+            interfaces: 0,
             pending: BinaryHeap::new(),
             next: 0,
             written: 0,
             error: None,
-        })))
+        };
+        capture.writer = Some(writer.map_err(|e| capture.failed(e))?);
+        Ok(Rc::new(RefCell::new(capture)))
     }
 
-    fn record(&mut self, at: Time, bytes: Vec<u8>) {
-        self.pending.push(Reverse((at, self.next, bytes)));
+    fn failed(&self, e: PcapError) -> String {
+        format!("{}: {e}", self.path.display())
+    }
+
+    /// Describe a captured link (pcapng only: pcap has no interfaces); returns
+    /// the number its records carry. Called for every link before the run.
+    pub fn add_link(&mut self, link: LinkInterface) -> Result<u32, String> {
+        let id = self.interfaces;
+        self.interfaces += 1;
+        if let Some(Writer::PcapNg(w)) = &mut self.writer {
+            let options = vec![
+                InterfaceDescriptionOption::IfName(Cow::Owned(link.name.to_string())),
+                InterfaceDescriptionOption::IfDescription(Cow::Owned(format!(
+                    "nicsim link {:?}: a = {}, b = {}; outbound is a to b",
+                    link.name, link.a, link.b
+                ))),
+                InterfaceDescriptionOption::IfSpeed(link.rate_bps),
+                // The records' times are nanoseconds (pcapng's default is microseconds).
+                InterfaceDescriptionOption::IfTsResol(9),
+            ];
+            let idb = InterfaceDescriptionBlock { linktype: DataLink::ETHERNET, snaplen: SNAPLEN, options };
+            let result = w.write_pcapng_block(idb);
+            result.map_err(|e| self.failed(e))?;
+        }
+        Ok(id)
+    }
+
+    fn record(&mut self, at: Time, interface: u32, a_to_b: bool, bytes: Vec<u8>) {
+        self.pending.push(Reverse((at, self.next, interface, a_to_b, bytes)));
         self.next += 1;
     }
 
     /// Write every record due at or before `now`.
     fn flush_until(&mut self, now: Time) {
-        while self.pending.peek().is_some_and(|Reverse((t, _, _))| *t <= now) {
-            let Reverse((t, _, bytes)) = self.pending.pop().expect("peeked");
+        while self.pending.peek().is_some_and(|Reverse((t, ..))| *t <= now) {
+            let Reverse((t, _, interface, a_to_b, bytes)) = self.pending.pop().expect("peeked");
             let ts = std::time::Duration::from_nanos(t.ps() / 1_000);
-            if let (Some(w), None) = (self.writer.as_mut(), &self.error) {
-                if let Err(e) = w.write_packet(&PcapPacket::new(ts, bytes.len() as u32, &bytes)) {
-                    self.error = Some(format!("{}: {e}", self.path.display()));
-                }
-                self.written += 1;
+            let (Some(w), None) = (self.writer.as_mut(), &self.error) else { continue };
+            let written = match w {
+                Writer::Pcap(w) => w.write_packet(&PcapPacket::new(ts, bytes.len() as u32, &bytes)),
+                Writer::PcapNg(w) => w.write_pcapng_block(EnhancedPacketBlock {
+                    interface_id: interface,
+                    timestamp: ts,
+                    original_len: bytes.len() as u32,
+                    data: Cow::Borrowed(&bytes),
+                    options: vec![EnhancedPacketOption::Flags(if a_to_b { OUTBOUND } else { INBOUND })],
+                }),
+            };
+            if let Err(e) = written {
+                self.error = Some(format!("{}: {e}", self.path.display()));
             }
+            self.written += 1;
         }
     }
 
@@ -94,9 +157,26 @@ impl CaptureFile {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        let file = w.into_writer().into_inner().map_err(|e| format!("{}: {e}", self.path.display()))?;
+        let buffered = match w {
+            Writer::Pcap(w) => w.into_writer(),
+            Writer::PcapNg(w) => w.into_inner(),
+        };
+        let file = buffered.into_inner().map_err(|e| format!("{}: {e}", self.path.display()))?;
         file.sync_all().map_err(|e| format!("{}: {e}", self.path.display()))?;
         std::fs::rename(&self.temp, &self.path).map_err(|e| format!("{}: {e}", self.path.display()))
+    }
+}
+
+fn header() -> PcapHeader {
+    PcapHeader {
+        version_major: 2,
+        version_minor: 4,
+        ts_correction: 0,
+        ts_accuracy: 0,
+        snaplen: SNAPLEN,
+        datalink: DataLink::ETHERNET,
+        ts_resolution: TsResolution::NanoSecond,
+        endianness: Endianness::Little,
     }
 }
 
@@ -108,15 +188,16 @@ impl Drop for CaptureFile {
     }
 }
 
-/// A component whose delivered frames are captured.
+/// A link whose delivered frames are captured, as interface `interface` of the file.
 pub struct Captured {
     inner: Box<dyn Component>,
     file: Rc<RefCell<CaptureFile>>,
+    interface: u32,
 }
 
 impl Captured {
-    pub fn new(inner: Box<dyn Component>, file: Rc<RefCell<CaptureFile>>) -> Self {
-        Captured { inner, file }
+    pub fn new(inner: Box<dyn Component>, file: Rc<RefCell<CaptureFile>>, interface: u32) -> Self {
+        Captured { inner, file, interface }
     }
 }
 
@@ -132,8 +213,9 @@ impl Component for Captured {
         self.inner.handle(port, msg, ctx);
         let mut file = self.file.borrow_mut();
         for out in &ctx.sent()[mark..] {
-            if let (Msg::Frame(frame), Some(_)) = (&out.msg, out.port) {
-                file.record(out.at, frame.bytes.clone());
+            if let (Msg::Frame(frame), Some(port)) = (&out.msg, out.port) {
+                // A link delivers to end b on its port 1.
+                file.record(out.at, self.interface, port == 1, frame.bytes.clone());
             }
         }
         file.flush_until(ctx.now());

@@ -4,11 +4,11 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use crate::engine::{Component, Endpoint, Simulator};
+use crate::engine::{Component, Endpoint, PortId, Simulator};
 use crate::host::ideal::IdealHost;
 use crate::host::machine::Machine;
 use crate::link::{EthernetLink, Impaired, Sink, Source, Switch, TapBridge, TapDevice};
-use crate::observe::{CaptureFile, Captured, SharedTrace};
+use crate::observe::{CaptureFile, Captured, LinkInterface, SharedTrace};
 use crate::scenario::validate::{PartPlan, Plan};
 
 /// Assemble `plan`. Links named in `capture` (all links, if it is empty) are
@@ -21,7 +21,7 @@ pub fn assemble(
     trace: Option<&SharedTrace>,
 ) -> Result<Simulator, String> {
     let mut sim = Simulator::new(seed);
-    for part in &plan.parts {
+    for (i, part) in plan.parts.iter().enumerate() {
         let component: Box<dyn Component> = match &part.plan {
             PartPlan::Source(cfg) => Box::new(Source::new(cfg.clone()).map_err(|e| format!("{}: {e}", part.name))?),
             PartPlan::Sink(mac, ip, announce) => Box::new(Sink::station(*mac, *ip, *announce)),
@@ -41,7 +41,10 @@ pub fn assemble(
                     link = Box::new(Impaired::new(link, imp.clone()));
                 }
                 match pcap {
-                    Some((file, names)) if names.is_empty() || names.contains(&part.name) => Box::new(Captured::new(link, file.clone())),
+                    Some((file, names)) if names.is_empty() || names.contains(&part.name) => {
+                        let interface = file.borrow_mut().add_link(link_interface(plan, i, &part.name, cfg.rate_bps))?;
+                        Box::new(Captured::new(link, file.clone(), interface))
+                    }
                     _ => link,
                 }
             }
@@ -52,4 +55,19 @@ pub fn assemble(
         sim.connect(Endpoint { component: *a, port: *pa }, Endpoint { component: *b, port: *pb })?;
     }
     Ok(sim)
+}
+
+/// Link `i` of `plan` as a capture interface: its ends as the scenario names
+/// them (a switch's port, or an adapter past the first, after a colon).
+fn link_interface<'a>(plan: &Plan, i: usize, name: &'a str, rate_bps: u64) -> LinkInterface<'a> {
+    let end = |port: PortId| {
+        let Some((_, (part, at))) = plan.wires.iter().find(|(link, _)| *link == (i, port)) else { return "?".to_string() };
+        let other = &plan.parts[*part];
+        if *at > 0 || matches!(other.plan, PartPlan::Switch(_)) {
+            format!("{}:{at}", other.name)
+        } else {
+            other.name.clone()
+        }
+    };
+    LinkInterface { name, a: end(0), b: end(1), rate_bps }
 }
