@@ -22,7 +22,7 @@ use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::pcapng::blocks::enhanced_packet::{EnhancedPacketBlock, EnhancedPacketOption};
 use pcap_file::pcapng::blocks::interface_description::{InterfaceDescriptionBlock, InterfaceDescriptionOption};
 use pcap_file::pcapng::PcapNgWriter;
-use pcap_file::{DataLink, Endianness, PcapError, TsResolution};
+use pcap_file::{DataLink, Endianness, TsResolution};
 
 use crate::engine::{Component, Ctx, Msg, PortId};
 use crate::observe::Report;
@@ -88,7 +88,7 @@ impl CaptureFile {
         Ok(Rc::new(RefCell::new(capture)))
     }
 
-    fn failed(&self, e: PcapError) -> String {
+    fn failed(&self, e: impl std::fmt::Display) -> String {
         format!("{}: {e}", self.path.display())
     }
 
@@ -109,8 +109,9 @@ impl CaptureFile {
                 InterfaceDescriptionOption::IfTsResol(9),
             ];
             let idb = InterfaceDescriptionBlock { linktype: DataLink::ETHERNET, snaplen: SNAPLEN, options };
-            let result = w.write_pcapng_block(idb);
-            result.map_err(|e| self.failed(e))?;
+            if let Err(e) = w.write_pcapng_block(idb) {
+                return Err(self.failed(e));
+            }
         }
         Ok(id)
     }
@@ -137,7 +138,7 @@ impl CaptureFile {
                 }),
             };
             if let Err(e) = written {
-                self.error = Some(format!("{}: {e}", self.path.display()));
+                self.error = Some(self.failed(e));
             }
             self.written += 1;
         }
@@ -161,9 +162,9 @@ impl CaptureFile {
             Writer::Pcap(w) => w.into_writer(),
             Writer::PcapNg(w) => w.into_inner(),
         };
-        let file = buffered.into_inner().map_err(|e| format!("{}: {e}", self.path.display()))?;
-        file.sync_all().map_err(|e| format!("{}: {e}", self.path.display()))?;
-        std::fs::rename(&self.temp, &self.path).map_err(|e| format!("{}: {e}", self.path.display()))
+        let file = buffered.into_inner().map_err(|e| self.failed(e))?;
+        file.sync_all().map_err(|e| self.failed(e))?;
+        std::fs::rename(&self.temp, &self.path).map_err(|e| self.failed(e))
     }
 }
 
