@@ -227,3 +227,9 @@ def test_an_application_that_never_stops_needs_a_duration(cli, scenarios, tmp_pa
     res = cli("check", path, *sets)
     assert res.returncode == 2 and "duration: needed: " in res.stderr and key in res.stderr, res.stderr
     assert cli("check", path, *sets, "--set", "duration=1ms").returncode == 0
+
+
+def test_unwritable_pcapng_path(cli, scenarios, tmp_path):
+    r = cli("run", scenarios / "switched-udp.toml", "--pcap", tmp_path / "no" / "such" / "dir.pcapng")
+    assert r.returncode == 2 and "dir.pcapng" in r.stderr
+    assert not (tmp_path / "no").exists()

@@ -2,19 +2,22 @@
 
 import json
 
+import pytest
 
-def run_twice(cli, scenario, tmp_path, *extra):
+
+def run_twice(cli, scenario, tmp_path, *extra, suffix="pcap"):
     outs = []
     for i in range(2):
-        pcap = tmp_path / f"run{i}.pcap"
+        pcap = tmp_path / f"run{i}.{suffix}"
         r = cli("run", scenario, "--json", "--pcap", pcap, *extra)
         assert r.returncode == 0, r.stderr
         outs.append((json.loads(r.stdout), pcap.read_bytes()))
     return outs
 
 
-def test_same_seed_same_results_and_bytes(cli, scenarios, tmp_path):
-    (a, pa), (b, pb) = run_twice(cli, scenarios / "switched-udp.toml", tmp_path)
+@pytest.mark.parametrize("suffix", ["pcap", "pcapng"])
+def test_same_seed_same_results_and_bytes(cli, scenarios, tmp_path, suffix):
+    (a, pa), (b, pb) = run_twice(cli, scenarios / "switched-udp.toml", tmp_path, suffix=suffix)
     assert a == b
     assert pa == pb
     assert len(pa) > 100_000
