@@ -49,10 +49,28 @@ def read_pcap(path):
         return [(ts, buf) for ts, buf in dpkt.pcap.Reader(f)]
 
 
+# Interface statistics: the block type and its options' codes (dpkt has no parser for it).
+ISB, ISB_IFRECV, ISB_IFDROP = 5, 4, 5
+
+
+def isb_options(block: bytes) -> dict:
+    """An interface statistics block's options, code -> value bytes (after its
+    type, length, interface and 64-bit time stamp; each option padded to 4 bytes)."""
+    opts, at = {}, 20
+    while at + 4 <= len(block) - 4:
+        code, n = struct.unpack_from("<HH", block, at)
+        if code == 0:
+            break
+        opts[code] = block[at + 4 : at + 4 + n]
+        at += 4 + (n + 3) // 4 * 4
+    return opts
+
+
 def read_pcapng(path):
-    """A pcapng file's interfaces ({name, description, tsresol}) and records
-    (interface, direction flags, time in ns, bytes), block by block with dpkt's
-    parsers: its Reader takes the first interface only."""
+    """A pcapng file's interfaces ({name, description, tsresol, and from its
+    statistics received and dropped}) and records (interface, direction flags,
+    time in ns, bytes), block by block with dpkt's parsers: its Reader takes
+    the first interface only."""
     interfaces, records = [], []
     with open(path, "rb") as f:
         data = f.read()
@@ -68,6 +86,11 @@ def read_pcapng(path):
                 "description": opts.get(3, b"").decode(),
                 "tsresol": opts.get(9, b"\x06")[0],
             })
+        elif kind == ISB:
+            (iface,) = struct.unpack_from("<I", block, 8)
+            opts = isb_options(block)
+            interfaces[iface]["received"] = struct.unpack("<Q", opts[ISB_IFRECV])[0]
+            interfaces[iface]["dropped"] = struct.unpack("<Q", opts[ISB_IFDROP])[0]
         elif kind == dpkt.pcapng.PCAPNG_BT_EPB:
             epb = dpkt.pcapng.EnhancedPacketBlockLE(block)
             flags = next((struct.unpack("<I", o.data)[0] for o in epb.opts if o.code == 2), 0)

@@ -81,3 +81,13 @@ def test_a_pcapng_capture_names_each_link_and_each_frames_direction(cli, scenari
     assert {d for j, d, _, _ in records if j == 2} == {2}, "the switch sends to the server, never back"
     for _, _, _, b in records[::40]:
         check_frame(b)
+
+
+def test_a_pcapng_capture_counts_each_links_frames_and_losses(cli, scenarios, tmp_path):
+    ng = tmp_path / "lossy.pcapng"
+    r = nicsim.run(scenarios / "switched-udp.toml", overrides={"link[0].loss": 0.1}, pcap=ng)
+    interfaces, records = read_pcapng(ng)
+    lost = r.component("alice-sw").metrics["impaired_dropped"]
+    assert lost > 100
+    assert [i["dropped"] for i in interfaces] == [lost, 0, 0]
+    assert [i["received"] for i in interfaces] == [sum(1 for j, *_ in records if j == k) for k in range(3)]

@@ -21,6 +21,7 @@ use std::rc::Rc;
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::pcapng::blocks::enhanced_packet::{EnhancedPacketBlock, EnhancedPacketOption};
 use pcap_file::pcapng::blocks::interface_description::{InterfaceDescriptionBlock, InterfaceDescriptionOption};
+use pcap_file::pcapng::blocks::interface_statistics::{InterfaceStatisticsBlock, InterfaceStatisticsOption};
 use pcap_file::pcapng::PcapNgWriter;
 use pcap_file::{DataLink, Endianness, TsResolution};
 
@@ -58,7 +59,8 @@ pub struct CaptureFile {
     writer: Option<Writer>,
     temp: PathBuf,
     path: PathBuf,
-    interfaces: u32,
+    /// Per interface: frames written, and frames its link lost (known at the run's end).
+    interfaces: Vec<(u64, u64)>,
     pending: BinaryHeap<Reverse<Record>>,
     next: u64,
     written: u64,
@@ -78,7 +80,7 @@ impl CaptureFile {
             writer: None,
             temp,
             path: path.to_path_buf(),
-            interfaces: 0,
+            interfaces: Vec::new(),
             pending: BinaryHeap::new(),
             next: 0,
             written: 0,
@@ -95,8 +97,8 @@ impl CaptureFile {
     /// Describe a captured link (pcapng only: pcap has no interfaces); returns
     /// the number its records carry. Called for every link before the run.
     pub fn add_link(&mut self, link: LinkInterface) -> Result<u32, String> {
-        let id = self.interfaces;
-        self.interfaces += 1;
+        let id = self.interfaces.len() as u32;
+        self.interfaces.push((0, 0));
         if let Some(Writer::PcapNg(w)) = &mut self.writer {
             let options = vec![
                 InterfaceDescriptionOption::IfName(Cow::Owned(link.name.to_string())),
@@ -141,6 +143,7 @@ impl CaptureFile {
                 self.error = Some(self.failed(e));
             }
             self.written += 1;
+            self.interfaces[interface as usize].0 += 1;
         }
     }
 
@@ -148,10 +151,32 @@ impl CaptureFile {
         self.written
     }
 
-    /// Write what was delivered by `end`, close, and move the file into place.
+    /// Interface `interface`'s link lost `frames` (its queues, its impairment).
+    fn lost(&mut self, interface: u32, frames: u64) {
+        self.interfaces[interface as usize].1 = frames;
+    }
+
+    /// Write what was delivered by `end`, then (pcapng) each link's statistics:
+    /// frames captured and frames its link lost, which Wireshark shows per
+    /// interface. Close, and move the file into place.
     pub fn commit(&mut self, end: Time) -> Result<(), String> {
         self.flush_until(end);
         self.pending.clear();
+        if let (Some(Writer::PcapNg(w)), None) = (self.writer.as_mut(), &self.error) {
+            let ns = end.ps() / 1_000;
+            for (id, &(captured, lost)) in self.interfaces.iter().enumerate() {
+                let options = vec![
+                    InterfaceStatisticsOption::IsbStartTime(0),
+                    InterfaceStatisticsOption::IsbEndTime(ns),
+                    InterfaceStatisticsOption::IsbIfRecv(captured),
+                    InterfaceStatisticsOption::IsbIfDrop(lost),
+                ];
+                if let Err(e) = w.write_pcapng_block(InterfaceStatisticsBlock { interface_id: id as u32, timestamp: ns, options }) {
+                    self.error = Some(format!("{}: {e}", self.path.display()));
+                    break;
+                }
+            }
+        }
         let Some(w) = self.writer.take() else {
             return Ok(());
         };
@@ -222,7 +247,11 @@ impl Component for Captured {
         file.flush_until(ctx.now());
     }
     fn finish(&mut self, end: Time) -> Result<(), String> {
-        self.inner.finish(end)
+        self.inner.finish(end)?;
+        let report = self.inner.report(end);
+        let lost = ["a_to_b_drops", "b_to_a_drops", "impaired_dropped"].iter().filter_map(|k| report.get(k)).sum::<f64>();
+        self.file.borrow_mut().lost(self.interface, lost as u64);
+        Ok(())
     }
     fn report(&self, end: Time) -> Report {
         self.inner.report(end)
