@@ -48,6 +48,13 @@ pub struct LinkInterface<'a> {
     pub rate_bps: u64,
 }
 
+/// A captured link's frames: written, and lost by the link (known at the run's end).
+#[derive(Clone, Copy, Default)]
+struct Counts {
+    captured: u64,
+    lost: u64,
+}
+
 /// A record waiting for its time: when, in what order, on which interface, and
 /// whether it went from end a to end b.
 type Record = (Time, u64, u32, bool, Vec<u8>);
@@ -59,8 +66,7 @@ pub struct CaptureFile {
     writer: Option<Writer>,
     temp: PathBuf,
     path: PathBuf,
-    /// Per interface: frames written, and frames its link lost (known at the run's end).
-    interfaces: Vec<(u64, u64)>,
+    interfaces: Vec<Counts>,
     pending: BinaryHeap<Reverse<Record>>,
     next: u64,
     written: u64,
@@ -98,7 +104,7 @@ impl CaptureFile {
     /// the number its records carry. Called for every link before the run.
     pub fn add_link(&mut self, link: LinkInterface) -> Result<u32, String> {
         let id = self.interfaces.len() as u32;
-        self.interfaces.push((0, 0));
+        self.interfaces.push(Counts::default());
         if let Some(Writer::PcapNg(w)) = &mut self.writer {
             let options = vec![
                 InterfaceDescriptionOption::IfName(Cow::Owned(link.name.to_string())),
@@ -143,7 +149,7 @@ impl CaptureFile {
                 self.error = Some(self.failed(e));
             }
             self.written += 1;
-            self.interfaces[interface as usize].0 += 1;
+            self.interfaces[interface as usize].captured += 1;
         }
     }
 
@@ -153,7 +159,7 @@ impl CaptureFile {
 
     /// Interface `interface`'s link lost `frames` (its queues, its impairment).
     fn lost(&mut self, interface: u32, frames: u64) {
-        self.interfaces[interface as usize].1 = frames;
+        self.interfaces[interface as usize].lost = frames;
     }
 
     /// Write what was delivered by `end`, then (pcapng) each link's statistics:
@@ -164,7 +170,7 @@ impl CaptureFile {
         self.pending.clear();
         if let (Some(Writer::PcapNg(w)), None) = (self.writer.as_mut(), &self.error) {
             let ns = end.ps() / 1_000;
-            for (id, &(captured, lost)) in self.interfaces.iter().enumerate() {
+            for (id, &Counts { captured, lost }) in self.interfaces.iter().enumerate() {
                 let options = vec![
                     InterfaceStatisticsOption::IsbStartTime(0),
                     InterfaceStatisticsOption::IsbEndTime(ns),
