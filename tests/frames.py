@@ -49,20 +49,21 @@ def read_pcap(path):
         return [(ts, buf) for ts, buf in dpkt.pcap.Reader(f)]
 
 
-# Interface statistics: the block type and its options' codes (dpkt has no parser for it).
+# Interface statistics: the block type and its options' codes (dpkt parses the
+# options, not the block).
 ISB, ISB_IFRECV, ISB_IFDROP = 5, 4, 5
 
 
 def isb_options(block: bytes) -> dict:
-    """An interface statistics block's options, code -> value bytes (after its
-    type, length, interface and 64-bit time stamp; each option padded to 4 bytes)."""
+    """An interface statistics block's options, code -> value bytes (they follow
+    its type, length, interface and 64-bit time stamp)."""
     opts, at = {}, 20
-    while at + 4 <= len(block) - 4:
-        code, n = struct.unpack_from("<HH", block, at)
-        if code == 0:
+    while at < len(block) - 4:
+        opt = dpkt.pcapng.PcapngOptionLE(block[at:])
+        if opt.code == dpkt.pcapng.PCAPNG_OPT_ENDOFOPT:
             break
-        opts[code] = block[at + 4 : at + 4 + n]
-        at += 4 + (n + 3) // 4 * 4
+        opts[opt.code] = opt.data[: opt.len]
+        at += len(opt)
     return opts
 
 
