@@ -122,3 +122,33 @@ def test_every_key_the_schema_allows_is_documented(schema):
 
     missing = [f"{path}.{key}" if path else key for path, key in keys_of(schema) if not documented(path, key)]
     assert not missing, f"keys without documentation in docs/scenarios.md: {missing}"
+
+
+# Defaults that choose nothing: off, zero, none, or one of a thing.
+NO_CHOICE = {"*none*", "*required*", "*its keys'*", "`false`", "`0`", "`0.0`", '`"0s"`', "`1`"}
+
+
+def defaults_table(text):
+    """The rows of docs/model.md's default tables: (table, key) -> default."""
+    rows = {}
+    section = text.split("## Defaults of the scenario format", 1)[1]
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 4 and cells[1].startswith("`") and cells[0] != "table":
+            rows[(cells[0].strip("`"), cells[1].strip("`"))] = cells[2]
+    return rows
+
+
+def test_every_default_the_model_chooses_has_its_source_in_the_model(schema):
+    """A key whose default is a value is named in docs/model.md, where its source is;
+    and every row of the default tables there is a key of the format with that default."""
+    from nicsim.keydoc import tables
+
+    model = (ROOT / "docs" / "model.md").read_text()
+    listed = defaults_table(model)
+    keys = {(title or "top level", key): default for title, _, rows in tables(schema) for key, kind, default, _ in rows}
+    unsourced = [f"{t} {k} = {d}" for (t, k), d in keys.items() if d not in NO_CHOICE and f"`{k}`" not in model]
+    assert not unsourced, f"defaults with no source in docs/model.md: {unsourced}"
+    stale = {tk: d for tk, d in listed.items() if keys.get(tk) != d}
+    assert not stale, f"rows of docs/model.md's default tables that the format does not have: {stale}"
+    assert len(listed) > 40

@@ -82,9 +82,12 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
-def reference(schema: dict) -> str:
+def tables(schema: dict) -> list:
+    """Every TOML table of the format in reference order: (title, description, rows),
+    each row (key, type, default, meaning) as the reference prints them; the top
+    level's title is empty."""
     defs = schema.get("$defs", {})
-    out = [HEAD]
+    found: list = []
     seen: dict = {}
 
     def table(title: str, spec: dict, path: str) -> None:
@@ -96,7 +99,7 @@ def reference(schema: dict) -> str:
             name, many = _table_of(node, defs)
             default = "*required*" if key in required else _value(node.get("default")) if "default" in node else "*none*"
             if not name:
-                rows.append(f"| `{key}` | {_type(node, defs)} | {default} | {_cell(node.get('description', ''))} |")
+                rows.append((key, _type(node, defs), default, _cell(node.get("description", ""))))
                 continue
             sub = f"{path}.{key}" if path else key
             if name not in seen:
@@ -108,17 +111,24 @@ def reference(schema: dict) -> str:
                 where = f"Keys as `{seen[name]}`."
             if path:
                 meaning = f"{_cell(node.get('description', ''))} {where}".strip()
-                rows.append(f"| `{key}` | {'tables' if many else 'table'} | {default} | {meaning} |")
+                rows.append((key, "tables" if many else "table", default, meaning))
         if rows:
-            out.append(f"\n## `{title}`\n" if path else "\n## Top level\n")
-            if spec.get("description"):
-                out.append(_cell(spec["description"]) + "\n")
-            out.append("| key | type | default | meaning |\n|---|---|---|---|")
-            out.extend(rows)
+            found.append((title if path else "", _cell(spec.get("description", "")), rows))
         for sub, name in children:
             table(seen[name], defs[name], sub)
 
     table("top level", schema, "")
+    return found
+
+
+def reference(schema: dict) -> str:
+    out = [HEAD]
+    for title, description, rows in tables(schema):
+        out.append(f"\n## `{title}`\n" if title else "\n## Top level\n")
+        if description:
+            out.append(description + "\n")
+        out.append("| key | type | default | meaning |\n|---|---|---|---|")
+        out.extend(f"| `{key}` | {kind} | {default} | {meaning} |" for key, kind, default, meaning in rows)
     return "\n".join(out) + "\n"
 
 
