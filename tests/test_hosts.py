@@ -220,3 +220,54 @@ def test_the_whole_ibm_grid_runs_without_retransmission_or_collapse(scenarios, t
         for n in range(1, 10):
             best = max(rates[:n])
             assert rates[n] > 0.5 * best, f"{sessions} sessions, {clock}: {rates[n]:.0f} Mb/s at {n + 1} clients, {best:.0f} with fewer"
+
+
+ASKER = """
+duration = "300ms"
+[[host]]
+name = "asker"
+clock = "300MHz"
+[host.costs]
+interrupt_entry = 400
+interrupt_exit = 400
+rx_frame = 1704
+protocol_segment = 1002
+tx_frame = 2000
+app_request = 2000
+completion = 1000
+[host.driver]
+mode = "handler"
+[host.bus]
+kind = "pci"
+[[host.adapter]]
+kind = "{kind}"
+[host.file_request]
+peers = ["server"]
+sessions = {sessions}
+file_bytes = 20000
+start = "10ms"
+[[host]]
+name = "server"
+ideal = true
+[[link]]
+name = "wire"
+a = "asker"
+b = "server"
+rate = "100 Mb/s"
+"""
+
+
+@pytest.mark.parametrize("kind", ["ring", "toe"])
+def test_each_answer_is_timed_and_the_waits_fill_the_sessions_time(tmp_path, kind):
+    """Little's law: sessions that ask again at once spend all their time waiting,
+    so the answers' waits add up to the sessions' time, short of one answer each
+    at the end; over the host's stack and over an offload engine alike."""
+    sessions, start, end = 3, 0.010, 0.300
+    path = tmp_path / "asker.toml"
+    path.write_text(ASKER.format(kind=kind, sessions=sessions))
+    m = nicsim.run(path).component("asker").metrics
+    waited = m["mean_answer_us"] * 1e-6 * m["answers_read"]
+    assert m["answers_read"] > 50
+    assert sessions * (end - start - m["max_answer_us"] * 1e-6) <= waited <= sessions * (end - start)
+    # 3 sessions share 100 Mb/s: a 20,000-byte file takes at least 3 x 1.6 ms on the wire.
+    assert 3 * 20_000 * 8 / 100e6 < m["mean_answer_us"] * 1e-6 <= m["max_answer_us"] * 1e-6 < 0.05

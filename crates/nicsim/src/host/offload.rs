@@ -186,7 +186,8 @@ impl Offload {
             let depth = self.engine.cfg.adapter.queue_depth;
             self.message(call, c, Work::PostReceive(s, depth));
         }
-        if let Some(bytes) = self.file(s).and_then(|f| f.asks().then(|| f.request())) {
+        let now = call.until;
+        if let Some(bytes) = self.file(s).and_then(|f| f.asks().then(|| f.request(now))) {
             self.send_bytes(call, c, s, bytes);
         }
     }
@@ -235,7 +236,7 @@ impl Offload {
     /// a blocked sender go on; received data is read (a call per buffer, and
     /// its copy), a file session answers or asks again, and the buffers are
     /// posted again.
-    pub fn take(&mut self, w: Work, now: Time, c: &mut Costs) -> Call {
+    pub fn take(&mut self, w: Work, now: Time, c: &mut Costs, measuring: bool) -> Call {
         let mut call = Call::at(now);
         match w {
             Work::Completion(s, n) => {
@@ -251,7 +252,7 @@ impl Offload {
                     call.cycles = c.syscall * buffers as u64;
                     call.until = now + c.clock.cycles(call.cycles) + copy_time(c.copy_ns_per_byte, bytes.len());
                     let f = self.file(s).expect("a socket serves an application");
-                    let (replies, think) = f.read(&bytes);
+                    let (replies, think) = f.read(&bytes, call.until, measuring);
                     for reply in replies {
                         self.send_bytes(&mut call, c, s, reply);
                     }

@@ -5,9 +5,9 @@
 //! stack (`host::sessions`).
 
 use crate::host::segment::{matches_pattern, pattern};
-use crate::host::sessions::Role;
+use crate::host::sessions::{AnswerTimes, Role};
 use crate::observe::Report;
-use crate::time::Duration;
+use crate::time::{Duration, Time};
 
 pub struct FileApp {
     role: Role,
@@ -21,6 +21,7 @@ pub struct FileApp {
     answers_read: u64,
     requests_answered: u64,
     bad_payload: u64,
+    waits: AnswerTimes,
 }
 
 impl FileApp {
@@ -40,6 +41,7 @@ impl FileApp {
             answers_read: 0,
             requests_answered: 0,
             bad_payload: 0,
+            waits: AnswerTimes::default(),
         }
     }
 
@@ -67,21 +69,29 @@ impl FileApp {
         matches!(self.role, Role::Ask { .. })
     }
 
-    pub fn request(&mut self) -> Vec<u8> {
+    /// The request it makes at `now`.
+    pub fn request(&mut self, now: Time) -> Vec<u8> {
         let Role::Ask { request, .. } = self.role else { unreachable!("only an asking session requests") };
+        self.waits.asked(now);
         self.next(request)
     }
 
-    /// Bytes read: what it writes in reply (an answer to each whole request,
-    /// the next request after each whole answer), or the think time after
-    /// which it asks again.
-    pub fn read(&mut self, bytes: &[u8]) -> (Vec<Vec<u8>>, Option<Duration>) {
+    /// Bytes read by `now`: what it writes in reply (an answer to each whole
+    /// request, the next request after each whole answer), or the think time
+    /// after which it asks again; answers read are timed when `measuring`.
+    pub fn read(&mut self, bytes: &[u8], now: Time, measuring: bool) -> (Vec<Vec<u8>>, Option<Duration>) {
         self.bad_payload += !matches_pattern(self.read, bytes) as u64;
         self.read += bytes.len() as u64;
         self.partial += bytes.len() as u64;
         let turns = self.role.turns(&mut self.partial);
         if self.asks() {
             self.answers_read += turns.whole;
+            if turns.whole > 0 {
+                self.waits.answered(now, measuring);
+                if turns.writes > 0 {
+                    self.waits.asked(now);
+                }
+            }
         } else {
             self.requests_answered += turns.whole;
         }
@@ -96,6 +106,7 @@ impl FileApp {
         }
         if apps.clone().any(|a| a.asks()) {
             r.count("answers_read", apps.clone().map(|a| a.answers_read).sum());
+            AnswerTimes::report(apps.clone().map(|a| &a.waits), r);
         }
         if apps.clone().any(|a| !a.asks()) {
             r.count("requests_answered", apps.clone().map(|a| a.requests_answered).sum());

@@ -111,6 +111,7 @@ impl Machine {
     /// The application's step with adapter `p`'s engine.
     pub(super) fn offload_step(&mut self, p: usize, step: OffloadStep, ctx: &mut Ctx) -> Plan {
         let now = ctx.now();
+        let measuring = self.measuring(now);
         let copy_ns_per_byte = if self.cfg.zero_copy { 0.0 } else { self.cfg.costs.copy_ns_per_byte };
         let bus = &mut self.buses[self.ports[p].bus];
         let c = &mut Costs { clock: self.cfg.clock, syscall: self.cfg.costs.app_request, copy_ns_per_byte, bus };
@@ -125,7 +126,7 @@ impl Machine {
             }
             OffloadStep::Send => o.send(now, c),
             OffloadStep::Ask(s) => Some(o.ask(s, now, c)),
-            OffloadStep::Take(w) => Some(o.take(w, now, c)),
+            OffloadStep::Take(w) => Some(o.take(w, now, c, measuring)),
         };
         let mut plan = Plan::new(Activity::App, 0);
         if let Some(Call { cycles, until, to_adapter, again, asks }) = call {

@@ -6,9 +6,11 @@
 //! byte an application reads is checked; a TTCP stream is checked by digest. The sessions cost nothing here;
 //! `Work` says what happened and the caller charges its processors for it.
 
+mod answer_times;
 mod figures;
 mod turns;
 
+pub use answer_times::AnswerTimes;
 pub use turns::Turns;
 
 use rustc_hash::FxHashMap;
@@ -64,6 +66,8 @@ struct Session {
     ask_at: Option<Time>,
     /// A TTCP end's stream.
     stream: Option<Stream>,
+    /// An asking session's waits for its answers.
+    waits: AnswerTimes,
 }
 
 /// What a run of the sessions did, for the caller's cost model.
@@ -133,7 +137,8 @@ impl Sessions {
                 Role::Answer { .. } => s.listen(sock, cfg.port).map(|_| None)?,
                 Role::Receive { message } => s.listen(sock, cfg.port).map(|_| Some(Stream::new(message, 0)))?,
             };
-            list.push(Session { cfg, sock, sent: 0, owed: 0, read: 0, partial: 0, queued: 0, ask_at: None, stream });
+            let waits = AnswerTimes::default();
+            list.push(Session { cfg, sock, sent: 0, owed: 0, read: 0, partial: 0, queued: 0, ask_at: None, stream, waits });
         }
         // A TTCP transfer's figures count its own connection's frames: those
         // of the whole stack, unless other sessions share it.
@@ -206,6 +211,7 @@ impl Sessions {
                             self.stack.connect(s.sock, ip, port, s.cfg.port).expect("addresses are checked with the scenario");
                         }
                         s.owed += request as u64;
+                        s.waits.asked(now);
                         work.requests += 1;
                     }
                     Role::Send { ip, port, bytes, .. } => {
@@ -257,6 +263,12 @@ impl Sessions {
             match s.cfg.role {
                 Role::Answer { .. } => self.requests_answered += turns.whole,
                 _ => self.answers_read += turns.whole,
+            }
+            if matches!(s.cfg.role, Role::Ask { .. }) && turns.whole > 0 {
+                s.waits.answered(now, measuring);
+                if turns.writes > 0 {
+                    s.waits.asked(now);
+                }
             }
             s.owed += turns.writes * turns.each as u64;
             work.requests += turns.writes;

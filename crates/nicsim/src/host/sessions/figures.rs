@@ -13,6 +13,7 @@ impl Sessions {
         let answers = self.sessions.iter().any(|s| matches!(s.cfg.role, Role::Answer { .. }));
         if asks {
             r.count("answers_read", self.answers_read);
+            super::AnswerTimes::report(self.sessions.iter().map(|s| &s.waits), r);
         }
         if answers {
             r.count("requests_answered", self.requests_answered);
