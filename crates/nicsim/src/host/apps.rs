@@ -43,7 +43,7 @@ impl Blast {
 
     pub fn next(&mut self, now: Time, measuring: bool, rng: &mut SimRng) -> Frame {
         let bytes = self.maker.make_frame(self.sent, rng);
-        let meta = FrameMeta { created: now, flow: self.cfg.frames.flow, seq: self.sent, gso: 0 };
+        let meta = FrameMeta { created: now, flow: self.cfg.frames.flow, seq: self.sent, ..FrameMeta::default() };
         self.sent += 1;
         if measuring {
             self.measured_frames += 1;

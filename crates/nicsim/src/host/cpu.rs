@@ -5,6 +5,7 @@
 //! step before other deferred work, a process after it).
 
 pub use crate::processor::Activity;
+use crate::time::Time;
 use crate::wire::Frame;
 
 /// Deferred work queued on a processor (a DPC, a softirq).
@@ -54,6 +55,8 @@ pub struct Effects {
     pub to_adapter: Vec<(usize, crate::toe::work::Work)>,
     /// A programmable adapter's host step ended: its doorbell and deliveries.
     pub programmable: Option<(usize, crate::nic::smart::HostCost)>,
+    /// When each frame whose protocol work the step does arrived at its adapter.
+    pub delivered: Vec<Time>,
 }
 
 thread_local! {
@@ -76,6 +79,7 @@ impl Effects {
         effects.refill.clear();
         effects.queue.clear();
         effects.to_adapter.clear();
+        effects.delivered.clear();
         effects.enable_irq = None;
         effects.leave_handler = false;
         effects.programmable = None;

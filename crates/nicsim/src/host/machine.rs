@@ -59,6 +59,7 @@ pub struct Machine {
     pub(super) preemptions: u64,
     /// GRO: protocol passes that took several segments, and the segments in them.
     pub(super) gro_batches: u64,
+    pub(super) rx_latency: super::rx_latency::RxLatency,
     pub(super) gro_segments: u64,
 }
 
@@ -148,6 +149,7 @@ impl Machine {
             polls: 0,
             preemptions: 0,
             gro_batches: 0,
+            rx_latency: Default::default(),
             gro_segments: 0,
             cfg,
         })
@@ -205,6 +207,11 @@ impl Machine {
         }
         if let Some((p, cost)) = programmable {
             self.programmable_step_end(p, cost, now, ctx);
+        }
+        if self.measuring(now) {
+            for arrived in effects.delivered.drain(..) {
+                self.rx_latency.delivered(arrived, now);
+            }
         }
         for (p, w) in effects.to_adapter.drain(..) {
             self.hand_to_engine(p, w, ctx);

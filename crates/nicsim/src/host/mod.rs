@@ -14,6 +14,7 @@ mod port;
 mod processes;
 mod programmable_steps;
 mod report;
+mod rx_latency;
 pub mod segment;
 mod send_queue;
 pub mod sessions;

@@ -176,10 +176,11 @@ impl Ring {
     }
 
     /// A frame taken from the ring, with its place in the adapter's order.
-    pub fn take(&mut self, now: Time) -> Option<(u64, Box<Frame>)> {
-        let frame = self.rx.take(now)?;
+    /// The next visible frame: its place in ring order, the frame, and when it became visible.
+    pub fn take(&mut self, now: Time) -> Option<(u64, Box<Frame>, Time)> {
+        let (frame, visible) = self.rx.take(now)?;
         self.taken += 1;
-        Some((self.taken - 1, frame))
+        Some((self.taken - 1, frame, visible))
     }
 
     /// The driver is done with `n` more receive buffers; returns how many to

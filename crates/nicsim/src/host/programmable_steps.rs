@@ -81,6 +81,13 @@ impl Machine {
         let cost = prog.host_step(work, now, ctx);
         let copy = prog.copy_time(cost.copy_bytes);
         let delivered = std::mem::take(&mut prog.delivered);
+        let taken = std::mem::take(&mut prog.taken);
+        let went_up = std::mem::take(&mut prog.went_up);
+        if self.measuring(now) {
+            for (arrived, in_memory) in taken {
+                self.rx_latency.taken(arrived, in_memory, now);
+            }
+        }
         let activity = if work == HostWork::Send { Activity::App } else { Activity::Poll };
         let mut plan = Plan::new(activity, cost.cycles);
         // Frames for the host's own stack pass its protocol one by one.
@@ -90,6 +97,7 @@ impl Machine {
         }
         plan.until = Some(now + self.cfg.clock.cycles(plan.cycles) + copy);
         plan.effects.programmable = Some((p, cost));
+        plan.effects.delivered.extend(went_up);
         plan
     }
 

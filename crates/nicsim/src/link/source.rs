@@ -215,7 +215,7 @@ impl Source {
     /// Make the next frame and hand it to the link to start at `at`.
     fn send_at(&mut self, at: Time, ctx: &mut Ctx) {
         let n = self.sent;
-        let meta = FrameMeta { created: at, flow: self.cfg.flow, seq: n, gso: 0 };
+        let meta = FrameMeta { created: at, flow: self.cfg.flow, seq: n, ..FrameMeta::default() };
         let frame = spare::take(meta, |b| self.write_frame(b, n, ctx.rng()));
         self.sent += 1;
         self.bytes += frame.len() as u64;

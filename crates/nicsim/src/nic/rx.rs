@@ -108,8 +108,9 @@ impl Rx {
 
     /// A frame's last bit arrived at `now`. Adds to `visible` the completions
     /// that became visible (time and count), for the interrupt logic.
-    pub fn arrive(&mut self, frame: Box<Frame>, now: Time, bus: &mut HostBus, visible: &mut Vec<(Time, u32)>) {
+    pub fn arrive(&mut self, mut frame: Box<Frame>, now: Time, bus: &mut HostBus, visible: &mut Vec<(Time, u32)>) {
         let on_wire = fifo_bytes(&frame);
+        frame.meta.arrived = now;
         if self.fifo_used(now) + on_wire > self.cfg.rx_fifo {
             self.overruns += 1;
             return;
@@ -232,14 +233,15 @@ impl Rx {
     }
 
     /// Take the next frame the driver can see at `now`.
-    pub fn take(&mut self, now: Time) -> Option<Box<Frame>> {
+    /// The next frame ready for the driver by `now`, and when it became ready.
+    pub fn take(&mut self, now: Time) -> Option<(Box<Frame>, Time)> {
         if self.done.front()?.visible <= now {
-            let frame = self.done.pop_front().map(|d| d.frame)?;
+            let RxDone { frame, visible } = self.done.pop_front()?;
             if self.cfg.host_moves() {
                 // The host moves it out as it takes it: its packet memory is free.
                 self.fifo_bytes -= fifo_bytes(&frame);
             }
-            return Some(frame);
+            return Some((frame, visible));
         }
         None
     }

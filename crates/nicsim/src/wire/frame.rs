@@ -14,6 +14,9 @@ pub struct FrameMeta {
     /// A TCP send larger than a segment: the segment size the adapter (or the
     /// driver, in software) cuts its data into. 0: a frame as it is.
     pub gso: u16,
+    /// When its last bit reached the adapter that received it (for the
+    /// host's receive latency).
+    pub arrived: Time,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

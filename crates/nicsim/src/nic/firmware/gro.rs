@@ -108,7 +108,7 @@ impl Gro {
         Out { bytes, segments: h.segments, reason: Some(reason) }
     }
 
-    fn hold(&mut self, f: &[u8], s: &Seg, now: Time) {
+    fn hold(&mut self, f: &[u8], s: &Seg, now: Time, weight: u32) {
         self.held.push(Held {
             key: s.key,
             bytes: f[..s.end].to_vec(),
@@ -116,14 +116,20 @@ impl Gro {
             mss: s.len,
             next_seq: s.seq.wrapping_add(s.len as u32),
             next_id: s.id.wrapping_add(1),
-            segments: 1,
+            segments: weight,
             since: now,
         });
     }
 
     /// Take in one received frame; returns what must go up now, in order.
     pub fn push(&mut self, frame: &[u8], now: Time) -> Vec<Out> {
-        let pass = |f: &[u8]| Out { bytes: f.to_vec(), segments: 1, reason: None };
+        self.push_weighted(frame, now, 1)
+    }
+
+    /// As `push`, for a frame that already stands for `weight` wire frames
+    /// (merged before), so that each `Out` counts the wire frames in it.
+    pub fn push_weighted(&mut self, frame: &[u8], now: Time, weight: u32) -> Vec<Out> {
+        let pass = |f: &[u8]| Out { bytes: f.to_vec(), segments: weight, reason: None };
         let Some(s) = seg(frame) else { return vec![pass(frame)] };
         let i = self.held.iter().position(|h| h.key == s.key);
         let mut out = Vec::new();
@@ -135,7 +141,7 @@ impl Gro {
             return out;
         }
         let Some(i) = i else {
-            self.hold(frame, &s, now);
+            self.hold(frame, &s, now, weight);
             return out;
         };
         let h = &self.held[i];
@@ -156,14 +162,14 @@ impl Gro {
         };
         if let Some(reason) = refuse {
             out.push(Self::close(self.held.remove(i), reason));
-            self.hold(frame, &s, now);
+            self.hold(frame, &s, now, weight);
             return out;
         }
         let h = &mut self.held[i];
         h.bytes.extend_from_slice(&frame[s.layout.header_len()..s.end]);
         h.next_seq = h.next_seq.wrapping_add(s.len as u32);
         h.next_id = h.next_id.wrapping_add(1);
-        h.segments += 1;
+        h.segments += weight;
         self.merged_segments += 1;
         if s.len < h.mss {
             out.push(Self::close(self.held.remove(i), Flush::Short));

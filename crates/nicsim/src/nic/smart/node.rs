@@ -137,8 +137,13 @@ pub(super) struct RecvState {
     pub host_bad: u64,
     pub first: Option<Time>,
     pub last: Time,
-    /// Per receive-buffer slot in use: the bytes written, frames and segments.
-    pub slots: std::collections::HashMap<u64, (usize, u32, u32)>,
+    /// Per receive-buffer slot in use: the bytes written, frames and segments,
+    /// and when its event was in host memory.
+    pub slots: std::collections::HashMap<u64, (usize, u32, u32, Time)>,
+    /// When each wire frame bound for the host arrived, in order: once for the
+    /// driver taking its buffer, once for its protocol work.
+    pub arrived_for_driver: std::collections::VecDeque<Time>,
+    pub arrived_for_stack: std::collections::VecDeque<Time>,
 }
 
 pub struct Programmable {
@@ -163,6 +168,11 @@ pub struct Programmable {
     pub(super) backlog: std::collections::VecDeque<Frame>,
     /// Frames handed up to the host's stack, for it to take in.
     pub delivered: Vec<Vec<u8>>,
+    /// Wire frames whose buffers the host's driver took in this step: when
+    /// each arrived and when it was in host memory.
+    pub taken: Vec<(Time, Time)>,
+    /// Wire frames that went up the protocol in this step: when each arrived.
+    pub went_up: Vec<Time>,
 }
 
 pub(super) fn wake(ctx: &mut Ctx, port: usize, at: Time, due: Due) {
@@ -188,6 +198,8 @@ impl Programmable {
             host_work: Vec::new(),
             backlog: Default::default(),
             delivered: Vec::new(),
+            taken: Vec::new(),
+            went_up: Vec::new(),
             cfg,
         }
     }

@@ -73,6 +73,8 @@ impl Programmable {
             self.recv.last = now;
             return;
         }
+        self.recv.arrived_for_driver.push_back(now);
+        self.recv.arrived_for_stack.push_back(now);
         let outs = match &mut self.lro {
             Some(lro) => {
                 t = self.hw.run(RX_CPU, t, lro_cost);
@@ -143,7 +145,7 @@ impl Programmable {
             event[4..8].copy_from_slice(&r.frames.to_le_bytes());
             let seen = self.hw.write_host(bus, t, RX_EVENTS + (slot % EVENT_SLOTS) * 16, &event, Purpose::RxStatus).expect("mapped");
             self.recv.batches += 1;
-            self.recv.slots.insert(slot, (r.bytes.len(), r.frames, r.segments));
+            self.recv.slots.insert(slot, (r.bytes.len(), r.frames, r.segments, seen));
             wake(ctx, self.port, seen, Due::RxDone(slot));
         }
     }
@@ -160,11 +162,17 @@ impl Programmable {
     /// protocol (copying its payload unless zero copy) and posts buffers back
     /// in batches.
     pub(super) fn host_receive(&mut self, slot: u64, now: Time, ctx: &mut Ctx) -> HostCost {
-        let Some((len, frames, segments)) = self.recv.slots.remove(&slot) else { return HostCost::default() };
+        let Some((len, frames, segments, seen)) = self.recv.slots.remove(&slot) else { return HostCost::default() };
         self.recv.delivered_segments += segments as u64;
+        let n = (segments as usize).min(self.recv.arrived_for_driver.len());
+        let arrivals = self.recv.arrived_for_driver.drain(..n);
+        self.taken.extend(arrivals.map(|a| (a, seen)));
         let mut buf = vec![0u8; len];
         self.hw.mem.read(RX_BUFFERS + slot * RX_SLOT, &mut buf).expect("mapped");
         let list = if self.coalescer.is_some() { chunk::split(&buf).unwrap_or_default() } else { std::iter::once(0..len).collect() };
+        // The wire frames each piece stands for: one a coalesced frame, all of
+        // the buffer's an LRO segment.
+        let weight = if self.coalescer.is_some() { 1 } else { segments };
         if list.len() != frames as usize {
             self.recv.host_bad += frames as u64;
         }
@@ -174,9 +182,9 @@ impl Programmable {
             match &mut self.gro {
                 Some(g) => {
                     gro_in += 1;
-                    outs.extend(g.push(&buf[r], now));
+                    outs.extend(g.push_weighted(&buf[r], now, weight));
                 }
-                None => outs.push(Out { bytes: buf[r].to_vec(), segments: 1, reason: None }),
+                None => outs.push(Out { bytes: buf[r].to_vec(), segments: weight, reason: None }),
             }
         }
         let mut cost = self.deliver(outs);
@@ -205,6 +213,8 @@ impl Programmable {
             };
             self.recv.delivered_frames += 1;
             self.recv.delivered_payload += payload;
+            let n = (o.segments as usize).min(self.recv.arrived_for_stack.len());
+            self.went_up.extend(self.recv.arrived_for_stack.drain(..n));
             if stack {
                 self.delivered.push(o.bytes);
             } else {
