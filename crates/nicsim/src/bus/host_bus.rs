@@ -24,7 +24,8 @@ pub enum BusConfig {
 
 /// How the bytes a master writes become available to it: all at once, or as a
 /// frame arriving from the wire (its first byte at `first_byte`, then at the
-/// line rate), which makes a PCI burst insert wait states when it catches up.
+/// line rate), which makes a PCI burst insert wait states when it catches up,
+/// and a PCIe transfer end no earlier than its last TLP after the last byte.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Fill {
     Ready,
@@ -221,6 +222,14 @@ impl HostBus {
             }
             BusConfig::Pcie { link, .. } => {
                 let (up, down) = self.pcie_spans(&link, false, bytes);
+                let mut at = at;
+                if let Fill::Arriving { first_byte, rate_bps } = fill {
+                    // The last TLP leaves once its bytes are in: the transfer
+                    // ends no earlier than that TLP after the last byte.
+                    let last_in = first_byte + Duration::for_bits(bytes * 8, rate_bps);
+                    let last_tlp = self.pcie_spans(&link, false, bytes - (bytes - 1) / link.mps * link.mps).0;
+                    at = at.max(Time((last_in + last_tlp).ps().saturating_sub(up.ps())));
+                }
                 let end = self.book(true, at, purpose, bytes, |_| (up, 0)).1;
                 self.book_part(false, at, purpose, 0, true, |_| (down, 0));
                 end

@@ -192,6 +192,9 @@ impl Rx {
 
     fn write_back(&mut self, start: Time, bus: &mut HostBus) -> (Time, u32) {
         let n = self.unwritten.len() as u64;
+        // A status says the frame came in whole (its FCS checked): not before
+        // the last frame of the group has.
+        let start = self.unwritten.last().map_or(start, |f| start.max(f.meta.arrived));
         let mut at = bus.write_parts(start, n * DESCRIPTOR_BYTES, Fill::Ready, Purpose::RxStatus, self.cfg.status_wait_clocks);
         self.dma_free = at;
         if let Some(p) = &mut self.processor {

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::bus::pci::PciConfig;
+use crate::bus::pcie::PcieConfig;
 use crate::bus::BusConfig;
 use crate::time::Clock;
 
@@ -153,4 +154,22 @@ fn status_is_written_back_in_groups_when_frames_queue() {
     let (t, _) = arrivals(&mut rx, &mut bus, 8);
     let done = rx.posted(16, t, &mut bus);
     assert_eq!(done.iter().map(|d| d.1).collect::<Vec<_>>(), vec![4, 4]);
+}
+
+/// The frame's status, with its FCS checked, is written back only once the
+/// frame's last bit is in: on PCI for a short frame, whose padding comes
+/// between its bytes and its FCS on the wire, and on PCIe, where a transfer
+/// that started at the first byte would otherwise end long before the last.
+#[test]
+fn no_frame_is_visible_before_its_last_bit_arrives() {
+    let pcie = || HostBus::new(BusConfig::Pcie { link: PcieConfig::gen3x8(), read_latency: Duration::from_ns(500) }, Duration::from_us(20));
+    for (mut bus, len) in [(ibm().0, 54), (ibm().0, 1514), (pcie(), 54), (pcie(), 1514)] {
+        let mut rx = Rx::new(NicConfig::gigabit());
+        rx.posted(8, Time::ZERO, &mut bus);
+        let arrived = Time::ZERO + Duration::from_us(100);
+        let seen = rx.arrived(frame(len), arrived, &mut bus);
+        assert!(seen[0].0 > arrived, "{len}-byte frame visible at {} before its last bit at {arrived}", seen[0].0);
+        let (f, visible) = rx.take(seen[0].0).expect("visible");
+        assert_eq!((f.meta.arrived, visible), (arrived, seen[0].0));
+    }
 }
