@@ -29,7 +29,12 @@ pub enum BusConfig {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Fill {
     Ready,
-    Arriving { first_byte: Time, rate_bps: u64 },
+    /// Its last bit (the FCS's, after any padding) arrives at `last_bit`.
+    Arriving {
+        first_byte: Time,
+        rate_bps: u64,
+        last_bit: Time,
+    },
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -52,7 +57,9 @@ pub struct HostBus {
     trace: Option<(SharedTrace, TrackId, TrackId)>,
     /// PCIe: each direction's time for a write or read of a size, worked out
     /// once per size (frames and descriptors recur).
-    spans: FxHashMap<(bool, u64), (Duration, Duration)>,
+    /// A PCIe transfer's time up and down by direction and size, and for a
+    /// write the time up of its last TLP.
+    spans: FxHashMap<(bool, u64), (Duration, Duration, Duration)>,
     /// The simulation's time, as its owner last told it (`settle`).
     present: Time,
 }
@@ -103,10 +110,20 @@ impl HostBus {
     /// A PCIe write (or read) of `bytes`: its time on the requester's direction
     /// (up for a device) and on the completer's.
     fn pcie_spans(&mut self, link: &PcieConfig, read: bool, bytes: u64) -> (Duration, Duration) {
+        let (up, down, _) = self.pcie_spans_with_last(link, read, bytes);
+        (up, down)
+    }
+
+    /// As `pcie_spans`, with the time up of a write's last TLP.
+    #[inline]
+    fn pcie_spans_with_last(&mut self, link: &PcieConfig, read: bool, bytes: u64) -> (Duration, Duration, Duration) {
         *self.spans.entry((read, bytes)).or_insert_with(|| {
-            let t = if read { pcie::dma_read(link, 0, bytes) } else { pcie::dma_write(link, 0, bytes) };
             let bps = link.bytes_per_second();
-            (secs(t.wire_up(link) / bps), secs(t.wire_down(link) / bps))
+            let up = |t: pcie::Traffic| secs(t.wire_up(link) / bps);
+            let t = if read { pcie::dma_read(link, 0, bytes) } else { pcie::dma_write(link, 0, bytes) };
+            let last =
+                if read || bytes == 0 { Duration::ZERO } else { up(pcie::dma_write(link, 0, bytes - (bytes - 1) / link.mps * link.mps)) };
+            (up(t), secs(t.wire_down(link) / bps), last)
         })
     }
 
@@ -192,7 +209,7 @@ impl HostBus {
             BusConfig::Pci(c) => {
                 let source = |start: Time| match fill {
                     Fill::Ready => Source::all_ready(),
-                    Fill::Arriving { first_byte, rate_bps } => {
+                    Fill::Arriving { first_byte, rate_bps, .. } => {
                         // Bytes in by `start` (none if it starts before the first).
                         let ready = start.since(first_byte).ps() as u128 * rate_bps as u128 / 8 / 1_000_000_000_000;
                         let per_clock = rate_bps as f64 / 8.0 / c.clock.hz();
@@ -221,14 +238,12 @@ impl HostBus {
                 end
             }
             BusConfig::Pcie { link, .. } => {
-                let (up, down) = self.pcie_spans(&link, false, bytes);
+                let (up, down, last_tlp) = self.pcie_spans_with_last(&link, false, bytes);
                 let mut at = at;
-                if let Fill::Arriving { first_byte, rate_bps } = fill {
+                if let Fill::Arriving { last_bit, .. } = fill {
                     // The last TLP leaves once its bytes are in: the transfer
-                    // ends no earlier than that TLP after the last byte.
-                    let last_in = first_byte + Duration::for_bits(bytes * 8, rate_bps);
-                    let last_tlp = self.pcie_spans(&link, false, bytes - (bytes - 1) / link.mps * link.mps).0;
-                    at = at.max(Time((last_in + last_tlp).ps().saturating_sub(up.ps())));
+                    // ends no earlier than that TLP after the frame's last bit.
+                    at = at.max(Time((last_bit + last_tlp).ps().saturating_sub(up.ps())));
                 }
                 let end = self.book(true, at, purpose, bytes, |_| (up, 0)).1;
                 self.book_part(false, at, purpose, 0, true, |_| (down, 0));

@@ -208,7 +208,7 @@ impl Machine {
         if let Some((p, cost)) = programmable {
             self.programmable_step_end(p, cost, now, ctx);
         }
-        if self.measuring(now) {
+        if !effects.delivered.is_empty() && self.measuring(now) {
             for arrived in effects.delivered.drain(..) {
                 self.rx_latency.delivered(arrived, now);
             }

@@ -7,56 +7,48 @@
 use crate::observe::Report;
 use crate::time::{Duration, Time};
 
-#[derive(Debug, Default)]
-struct Stage {
-    frames: u64,
-    total_ps: u128,
-    longest: Duration,
-}
-
-impl Stage {
-    fn add(&mut self, wait: Duration) {
-        self.frames += 1;
-        self.total_ps += wait.ps() as u128;
-        self.longest = self.longest.max(wait);
-    }
-
-    fn mean_us(&self) -> f64 {
-        self.total_ps as f64 / self.frames as f64 / 1e6
-    }
-}
-
+/// Sums of picoseconds: a stage's mean is its sum over the frames taken.
 #[derive(Debug, Default)]
 pub struct RxLatency {
-    memory: Stage,
-    driver: Stage,
-    stack: Stage,
+    taken: u64,
+    to_memory_ps: u64,
+    to_driver_ps: u64,
+    delivered: u64,
+    to_stack_ps: u64,
+    longest_to_stack: Duration,
 }
 
 impl RxLatency {
     /// The driver took a frame at `now` that arrived at `arrived` and was in
     /// host memory from `in_memory`.
+    #[inline]
     pub fn taken(&mut self, arrived: Time, in_memory: Time, now: Time) {
-        self.memory.add(in_memory.since(arrived));
-        self.driver.add(now.since(arrived));
+        self.taken += 1;
+        self.to_memory_ps += in_memory.since(arrived).ps();
+        self.to_driver_ps += now.since(arrived).ps();
     }
 
     /// A frame that arrived at `arrived` went up the stack by `end`.
+    #[inline]
     pub fn delivered(&mut self, arrived: Time, end: Time) {
-        self.stack.add(end.since(arrived));
+        let wait = end.since(arrived);
+        self.delivered += 1;
+        self.to_stack_ps += wait.ps();
+        self.longest_to_stack = self.longest_to_stack.max(wait);
     }
 
     /// `mean_rx_to_memory_us`, `mean_rx_to_driver_us`, `mean_rx_to_stack_us` and
     /// `max_rx_to_stack_us`, each over the frames that reached that stage
     /// (none for a host that took no frame).
     pub fn report(&self, r: &mut Report) {
-        if self.driver.frames > 0 {
-            r.real("mean_rx_to_memory_us", self.memory.mean_us());
-            r.real("mean_rx_to_driver_us", self.driver.mean_us());
+        let mean_us = |ps: u64, n: u64| ps as f64 / n as f64 / 1e6;
+        if self.taken > 0 {
+            r.real("mean_rx_to_memory_us", mean_us(self.to_memory_ps, self.taken));
+            r.real("mean_rx_to_driver_us", mean_us(self.to_driver_ps, self.taken));
         }
-        if self.stack.frames > 0 {
-            r.real("mean_rx_to_stack_us", self.stack.mean_us());
-            r.real("max_rx_to_stack_us", self.stack.longest.ps() as f64 / 1e6);
+        if self.delivered > 0 {
+            r.real("mean_rx_to_stack_us", mean_us(self.to_stack_ps, self.delivered));
+            r.real("max_rx_to_stack_us", self.longest_to_stack.ps() as f64 / 1e6);
         }
     }
 }

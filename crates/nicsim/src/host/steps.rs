@@ -138,7 +138,9 @@ impl Machine {
             plan.effects.leave_handler = true;
             return plan;
         };
-        self.taken(&frame, visible, now);
+        if self.measuring(now) {
+            self.rx_latency.taken(frame.meta.arrived, visible, now);
+        }
         let copy = if self.cfg.driver.copy { (self.cfg.costs.copy_ns_per_byte * frame.len() as f64).round() as u64 } else { 0 };
         let cycles = self.driver_frame(p, now);
         let mut plan = Plan::new(Activity::Interrupt, cycles);
@@ -218,7 +220,10 @@ impl Machine {
                     self.gro_segments += 1 + merged.len() as u64;
                 }
                 self.ports[p].ring().delivered += 1 + merged.len() as u64;
-                plan.effects.delivered.extend(std::iter::once(&frame).chain(&merged).map(|f| f.meta.arrived));
+                plan.effects.delivered.push(frame.meta.arrived);
+                for f in &merged {
+                    plan.effects.delivered.push(f.meta.arrived);
+                }
                 let gro = if self.cfg.driver.gro { self.cfg.costs.gro_segment * (1 + merged.len() as u64) } else { 0 };
                 plan.cycles = gro + self.protocol(p, frame, merged, ctx, &mut plan.effects.transmit);
             }
@@ -272,9 +277,12 @@ impl Machine {
     /// frame, so what each one sends leaves when its own work ends. Returns how many.
     pub(super) fn poll_ring(&mut self, p: usize, now: Time, limit: u32, plan: &mut Plan, ctx: &mut Ctx) -> u32 {
         let mut n = 0;
+        let measuring = self.measuring(now);
         while n < limit {
             let Some((order, frame, visible)) = self.ports[p].ring().take(now) else { break };
-            self.taken(&frame, visible, now);
+            if measuring {
+                self.rx_latency.taken(frame.meta.arrived, visible, now);
+            }
             n += 1;
             plan.cycles += self.driver_frame(p, now);
             if self.ports[p].moved_by_host() {
@@ -296,13 +304,6 @@ impl Machine {
 
     pub(super) fn measuring(&self, now: Time) -> bool {
         now >= Time::ZERO + self.cfg.warmup
-    }
-
-    /// The driver takes `frame`, in host memory since `visible`, at `now`.
-    fn taken(&mut self, frame: &Frame, visible: Time, now: Time) {
-        if self.measuring(now) {
-            self.rx_latency.taken(frame.meta.arrived, visible, now);
-        }
     }
 
     /// The cycles of what the sessions did (each request made or answered, each

@@ -160,7 +160,7 @@ impl Rx {
             let bytes = self.dma_bytes(&w.frame);
             let threshold = w.first_byte + self.wire_time(self.cfg.rx_dma_threshold);
             let start = threshold.max(self.dma_free).max(desc_ready);
-            let fill = Fill::Arriving { first_byte: w.first_byte, rate_bps: self.cfg.link_rate_bps };
+            let fill = Fill::Arriving { first_byte: w.first_byte, rate_bps: self.cfg.link_rate_bps, last_bit: w.frame.meta.arrived };
             let end = bus.write(start, bytes, fill, Purpose::RxData);
             self.dma_free = end;
             self.draining.push_back((end, (w.frame.len() + FCS) as u64));
