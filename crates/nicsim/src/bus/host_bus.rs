@@ -55,10 +55,9 @@ pub struct HostBus {
     /// PCI: what an analyser would see of the receive rhythm.
     rhythm: Option<Rhythm>,
     trace: Option<(SharedTrace, TrackId, TrackId)>,
-    /// PCIe: each direction's time for a write or read of a size, worked out
-    /// once per size (frames and descriptors recur).
-    /// A PCIe transfer's time up and down by direction and size, and for a
-    /// write the time up of its last TLP.
+    /// PCIe: each direction's time for a write or read of a size, and a
+    /// write's last TLP's time up, worked out once per size (frames and
+    /// descriptors recur).
     spans: FxHashMap<(bool, u64), (Duration, Duration, Duration)>,
     /// The simulation's time, as its owner last told it (`settle`).
     present: Time,
@@ -115,7 +114,6 @@ impl HostBus {
     }
 
     /// As `pcie_spans`, with the time up of a write's last TLP.
-    #[inline]
     fn pcie_spans_with_last(&mut self, link: &PcieConfig, read: bool, bytes: u64) -> (Duration, Duration, Duration) {
         *self.spans.entry((read, bytes)).or_insert_with(|| {
             let bps = link.bytes_per_second();

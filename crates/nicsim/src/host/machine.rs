@@ -59,8 +59,9 @@ pub struct Machine {
     pub(super) preemptions: u64,
     /// GRO: protocol passes that took several segments, and the segments in them.
     pub(super) gro_batches: u64,
-    pub(super) rx_latency: super::rx_latency::RxLatency,
     pub(super) gro_segments: u64,
+    /// Where received frames' time went.
+    pub(super) rx_latency: super::rx_latency::RxLatency,
 }
 
 impl Machine {
@@ -149,8 +150,8 @@ impl Machine {
             polls: 0,
             preemptions: 0,
             gro_batches: 0,
-            rx_latency: Default::default(),
             gro_segments: 0,
+            rx_latency: Default::default(),
             cfg,
         })
     }

@@ -175,8 +175,8 @@ impl Ring {
         out
     }
 
-    /// A frame taken from the ring, with its place in the adapter's order.
-    /// The next visible frame: its place in ring order, the frame, and when it became visible.
+    /// A frame taken from the ring, with its place in the adapter's order and
+    /// when it became visible.
     pub fn take(&mut self, now: Time) -> Option<(u64, Box<Frame>, Time)> {
         let (frame, visible) = self.rx.take(now)?;
         self.taken += 1;

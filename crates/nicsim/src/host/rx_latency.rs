@@ -7,7 +7,8 @@
 use crate::observe::Report;
 use crate::time::{Duration, Time};
 
-/// Sums of picoseconds: a stage's mean is its sum over the frames taken.
+/// Sums of picoseconds (a `u64` holds some 200 days of waiting): a stage's
+/// mean is its sum over the frames that reached it.
 #[derive(Debug, Default)]
 pub struct RxLatency {
     taken: u64,

@@ -235,8 +235,7 @@ impl Rx {
         self.done.front().is_some_and(|d| d.visible <= now)
     }
 
-    /// Take the next frame the driver can see at `now`.
-    /// The next frame ready for the driver by `now`, and when it became ready.
+    /// The next frame the driver can see at `now`, and since when it could.
     pub fn take(&mut self, now: Time) -> Option<(Box<Frame>, Time)> {
         if self.done.front()?.visible <= now {
             let RxDone { frame, visible } = self.done.pop_front()?;
