@@ -24,6 +24,7 @@ impl RxLatency {
     /// host memory from `in_memory`.
     #[inline]
     pub fn taken(&mut self, arrived: Time, in_memory: Time, now: Time) {
+        debug_assert!(arrived <= in_memory && in_memory <= now, "a frame in memory at {in_memory}, arrived at {arrived}, taken at {now}");
         self.taken += 1;
         self.to_memory_ps += in_memory.since(arrived).ps();
         self.to_driver_ps += now.since(arrived).ps();
@@ -32,6 +33,7 @@ impl RxLatency {
     /// A frame that arrived at `arrived` went up the stack by `end`.
     #[inline]
     pub fn delivered(&mut self, arrived: Time, end: Time) {
+        debug_assert!(arrived <= end, "a frame that arrived at {arrived} went up at {end}");
         let wait = end.since(arrived);
         self.delivered += 1;
         self.to_stack_ps += wait.ps();
