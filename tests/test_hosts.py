@@ -271,3 +271,17 @@ def test_each_answer_is_timed_and_the_waits_fill_the_sessions_time(tmp_path, kin
     assert sessions * (end - start - m["max_answer_us"] * 1e-6) <= waited <= sessions * (end - start)
     # 3 sessions share 100 Mb/s: a 20,000-byte file takes at least 3 x 1.6 ms on the wire.
     assert 3 * 20_000 * 8 / 100e6 < m["mean_answer_us"] * 1e-6 <= m["max_answer_us"] * 1e-6 < 0.05
+
+
+def test_a_sent_frame_waits_behind_the_transmit_ring_and_fifo_ahead_of_it(scenarios):
+    """A host sending full frames as fast as it can into a 1 Gb/s wire keeps its
+    transmit ring full: each frame waits for every one ahead of it in the ring to
+    leave, one wire time (12.304 us) each, so 192 more descriptors add 192 of them."""
+    send_only = {"source[0].count": 1, "host[0].blast.frame_size": 1518, "link[2].rate": "1Gbps", "duration": "20ms"}
+
+    def waited(ring):
+        m = nicsim.run(scenarios / "modern/40g-kernel.toml", overrides={**send_only, "host[0].adapter[0].tx_ring": ring}).component("server").metrics
+        assert m["tx_waited_for_descriptor"] == 0 and m["tx_frames"] > 1500
+        return m["mean_tx_to_wire_us"]
+
+    assert waited(256) - waited(64) == pytest.approx(192 * 12.304, rel=0.001)

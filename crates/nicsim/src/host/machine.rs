@@ -60,8 +60,8 @@ pub struct Machine {
     /// GRO: protocol passes that took several segments, and the segments in them.
     pub(super) gro_batches: u64,
     pub(super) gro_segments: u64,
-    /// Where received frames' time went.
-    pub(super) rx_latency: super::rx_latency::RxLatency,
+    /// Where frames' time went between the wire and the stack.
+    pub(super) latency: super::latency::Latency,
 }
 
 impl Machine {
@@ -151,7 +151,7 @@ impl Machine {
             preemptions: 0,
             gro_batches: 0,
             gro_segments: 0,
-            rx_latency: Default::default(),
+            latency: Default::default(),
             cfg,
         })
     }
@@ -211,7 +211,7 @@ impl Machine {
         }
         if !effects.delivered.is_empty() && self.measuring(now) {
             for arrived in effects.delivered.drain(..) {
-                self.rx_latency.delivered(arrived, now);
+                self.latency.delivered(arrived, now);
             }
         }
         for (p, w) in effects.to_adapter.drain(..) {
@@ -346,10 +346,14 @@ impl Component for Machine {
                     self.completed(p, ctx);
                 }
                 Some(Tag::TxTail(p)) => {
+                    let measuring = self.measuring(now);
                     let bus = &mut self.buses[self.ports[p].bus];
                     for (at, frame) in self.ports[p].ring().transmit(now, bus) {
                         if let Some(w) = &mut self.wires {
                             w.sent(&frame.bytes, at);
+                        }
+                        if measuring {
+                            self.latency.sent(frame.meta.created, at);
                         }
                         ctx.send_at(p as PortId, at, Msg::frame(frame));
                     }

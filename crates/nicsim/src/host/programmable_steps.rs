@@ -22,14 +22,18 @@ impl Machine {
         f: impl FnOnce(&mut Programmable, &mut crate::bus::HostBus, &mut Ctx) -> R,
     ) -> R {
         let b = self.ports[p].bus;
+        let measuring = self.measuring(ctx.now());
         let prog = self.ports[p].programmable_mut().expect("a programmable adapter's port");
         prog.settle(ctx.now());
         let mark = ctx.sent().len();
         let out = f(prog, &mut self.buses[b], ctx);
-        if let Some(w) = &mut self.wires {
-            for o in &ctx.sent()[mark..] {
-                if let (Some(_), Msg::Frame(frame)) = (o.port, &o.msg) {
+        for o in &ctx.sent()[mark..] {
+            if let (Some(_), Msg::Frame(frame)) = (o.port, &o.msg) {
+                if let Some(w) = &mut self.wires {
                     w.sent(&frame.bytes, o.at);
+                }
+                if measuring {
+                    self.latency.sent(frame.meta.created, o.at);
                 }
             }
         }
@@ -85,7 +89,7 @@ impl Machine {
         let went_up = std::mem::take(&mut prog.went_up);
         if self.measuring(now) {
             for (arrived, in_memory) in taken {
-                self.rx_latency.taken(arrived, in_memory, now);
+                self.latency.taken(arrived, in_memory, now);
             }
         }
         let activity = if work == HostWork::Send { Activity::App } else { Activity::Poll };

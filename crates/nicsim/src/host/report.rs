@@ -96,7 +96,7 @@ pub fn report(m: &Machine, end: Time) -> Report {
     }
     r.count("tx_waited_for_descriptor", m.tx_waited);
     r.count("rx_unclaimed", m.unclaimed);
-    m.rx_latency.report(&mut r);
+    m.latency.report(&mut r);
     let total_cpu: f64 = m.cpus.iter().map(|c| c.account.utilization(end)).sum();
     r.real("cpu_utilization", total_cpu / m.cpus.len() as f64);
     m.handler.report(&mut r);

@@ -311,7 +311,8 @@ impl Sessions {
         if acted {
             frames.extend(self.stack.poll(now));
         }
-        for f in frames {
+        for mut f in frames {
+            f.meta.created = now;
             self.route(f, &mut work.out);
         }
         work

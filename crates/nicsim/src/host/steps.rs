@@ -139,7 +139,7 @@ impl Machine {
             return plan;
         };
         if self.measuring(now) {
-            self.rx_latency.taken(frame.meta.arrived, visible, now);
+            self.latency.taken(frame.meta.arrived, visible, now);
         }
         let copy = if self.cfg.driver.copy { (self.cfg.costs.copy_ns_per_byte * frame.len() as f64).round() as u64 } else { 0 };
         let cycles = self.driver_frame(p, now);
@@ -281,7 +281,7 @@ impl Machine {
         while n < limit {
             let Some((order, frame, visible)) = self.ports[p].ring().take(now) else { break };
             if measuring {
-                self.rx_latency.taken(frame.meta.arrived, visible, now);
+                self.latency.taken(frame.meta.arrived, visible, now);
             }
             n += 1;
             plan.cycles += self.driver_frame(p, now);

@@ -115,6 +115,10 @@ pub(super) struct SendState {
     pub last_wire_end: Time,
     pub dma_bytes: u64,
     pub staging: super::staging::Staging,
+    /// When the host made each send in flight (its stack's frame, or its send
+    /// call), and the one the firmware is sending now: its frames carry it.
+    pub made: std::collections::HashMap<u64, Time>,
+    pub making: Option<Time>,
 }
 
 /// What the receiving side has done.

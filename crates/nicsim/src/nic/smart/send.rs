@@ -86,7 +86,7 @@ impl Programmable {
                 let d = SEND_RING + slot * SEND_SLOT;
                 self.host_write(d, &descriptor(src, len as u32, hlen as u32));
                 self.host_write(d + 16, &template[..hlen]);
-                self.issued(n, at, self.cfg.host.costs.app_request, len as u64)
+                self.issued(n, at, at, self.cfg.host.costs.app_request, len as u64)
             }
             Workload::Frames { from, to, frame_size, per_chunk, count, .. } => {
                 let first = n * per_chunk as u64;
@@ -107,7 +107,7 @@ impl Programmable {
                 self.host_write(addr, &buf);
                 self.host_write(SEND_RING + slot * SEND_SLOT, &descriptor(addr, buf.len() as u32, k as u32));
                 let cycles = self.cfg.host.costs.app_request + k * self.cfg.host.costs.tx_frame;
-                self.issued(n, at, cycles, buf.len() as u64)
+                self.issued(n, at, at, cycles, buf.len() as u64)
             }
             _ => HostCost::default(),
         }
@@ -140,14 +140,15 @@ impl Programmable {
                 self.host_write(d, &descriptor(addr, frame.bytes.len() as u32, 1));
             }
         }
-        self.issued(n, at, 0, 0);
+        self.issued(n, frame.meta.created, at, 0, 0);
         let t = self.hw.doorbell(bus, at);
         wake(ctx, self.port, t, Due::Doorbell(n));
     }
 
-    /// Send `n` is issued at `at`, costing `cycles` and a copy of `bytes`.
-    fn issued(&mut self, n: u64, at: Time, cycles: u64, bytes: u64) -> HostCost {
+    /// Send `n`, made at `made`, is issued at `at`, costing `cycles` and a copy of `bytes`.
+    fn issued(&mut self, n: u64, made: Time, at: Time, cycles: u64, bytes: u64) -> HostCost {
         self.send.issued += 1;
+        self.send.made.insert(n, made);
         self.send.first.get_or_insert(at);
         HostCost { cycles, copy_bytes: bytes, doorbell: Some(Due::Doorbell(n)), ..Default::default() }
     }
@@ -156,6 +157,7 @@ impl Programmable {
     pub(super) fn adapter_send(&mut self, n: u64, bus: &mut HostBus, ctx: &mut Ctx) {
         let costs = self.cfg.adapter.costs.clone();
         let slot = n % SEND_SLOTS;
+        self.send.making = self.send.made.remove(&n);
         let t = self.hw.run(TX_CPU, ctx.now(), costs.doorbell + costs.dma_setup);
         let desc = A_DESC + slot * SEND_SLOT;
         let t = self.hw.to_adapter(bus, t, SEND_RING + slot * SEND_SLOT, desc, SEND_SLOT as usize, false).expect("mapped");
@@ -172,6 +174,7 @@ impl Programmable {
             Workload::Tcp { .. } => self.segment_send(bus, t, addr, len as usize, (&d[16..16 + extra as usize], None), ctx),
             _ => self.chunk_send(bus, t, addr, len as usize, ctx),
         };
+        self.send.making = None;
         let done = fw.max(released);
         let t = self.hw.run(TX_CPU, done, costs.event);
         let mut event = [0u8; 16];
@@ -197,7 +200,8 @@ impl Programmable {
             bytes.resize(MIN_FRAME - FCS, 0);
         }
         let start = self.hw.transmit(ready, bytes.len());
-        let meta = FrameMeta { created: at, ..Default::default() };
+        // A send's frames were made with it; the firmware's own when gathered.
+        let meta = FrameMeta { created: self.send.making.unwrap_or(at), ..Default::default() };
         ctx.send_at(self.wire(), start, Msg::frame(Frame { bytes, meta }));
         self.send.frames += 1;
         self.send.payload += payload as u64;
