@@ -7,22 +7,15 @@
 //! (the rest of its step, the driver's queue, the tail write, the descriptor
 //! and data reads, the adapter's FIFO and the wire before it).
 
-use crate::observe::Report;
-use crate::time::{Duration, Time};
+use crate::observe::{Report, Waits};
+use crate::time::Time;
 
-/// Sums of picoseconds (a `u64` holds some 200 days of waiting): a stage's
-/// mean is its sum over the frames that reached it.
 #[derive(Debug, Default)]
 pub struct Latency {
-    taken: u64,
-    to_memory_ps: u64,
-    to_driver_ps: u64,
-    delivered: u64,
-    to_stack_ps: u64,
-    longest_to_stack: Duration,
-    sent: u64,
-    to_wire_ps: u64,
-    longest_to_wire: Duration,
+    to_memory: Waits,
+    to_driver: Waits,
+    to_stack: Waits,
+    to_wire: Waits,
 }
 
 impl Latency {
@@ -31,54 +24,39 @@ impl Latency {
     #[inline]
     pub fn taken(&mut self, arrived: Time, in_memory: Time, now: Time) {
         debug_assert!(arrived <= in_memory && in_memory <= now, "a frame in memory at {in_memory}, arrived at {arrived}, taken at {now}");
-        self.taken += 1;
-        self.to_memory_ps += in_memory.since(arrived).ps();
-        self.to_driver_ps += now.since(arrived).ps();
+        self.to_memory.add(in_memory.since(arrived));
+        self.to_driver.add(now.since(arrived));
     }
 
     /// A frame that arrived at `arrived` went up the stack by `end`.
     #[inline]
     pub fn delivered(&mut self, arrived: Time, end: Time) {
         debug_assert!(arrived <= end, "a frame that arrived at {arrived} went up at {end}");
-        let wait = end.since(arrived);
-        self.delivered += 1;
-        self.to_stack_ps += wait.ps();
-        self.longest_to_stack = self.longest_to_stack.max(wait);
+        self.to_stack.add(end.since(arrived));
     }
 
     /// A frame made at `made` started on the wire at `start`.
     #[inline]
     pub fn sent(&mut self, made: Time, start: Time) {
         debug_assert!(made <= start, "a frame made at {made} went on the wire at {start}");
-        let wait = start.since(made);
-        self.sent += 1;
-        self.to_wire_ps += wait.ps();
-        self.longest_to_wire = self.longest_to_wire.max(wait);
+        self.to_wire.add(start.since(made));
     }
 
-    /// `mean_rx_to_memory_us`, `mean_rx_to_driver_us`, `mean_rx_to_stack_us`,
-    /// `max_rx_to_stack_us`, `mean_tx_to_wire_us` and `max_tx_to_wire_us`, each
-    /// over the frames that reached that stage (none where none did).
+    /// The mean and the longest of each stage (`mean_rx_to_memory_us`,
+    /// `max_rx_to_memory_us`, ..., `max_tx_to_wire_us`), over the frames that
+    /// reached it (none where none did).
     pub fn report(&self, r: &mut Report) {
-        let mean_us = |ps: u64, n: u64| ps as f64 / n as f64 / 1e6;
-        if self.taken > 0 {
-            r.real("mean_rx_to_memory_us", mean_us(self.to_memory_ps, self.taken));
-            r.real("mean_rx_to_driver_us", mean_us(self.to_driver_ps, self.taken));
-        }
-        if self.delivered > 0 {
-            r.real("mean_rx_to_stack_us", mean_us(self.to_stack_ps, self.delivered));
-            r.real("max_rx_to_stack_us", self.longest_to_stack.ps() as f64 / 1e6);
-        }
-        if self.sent > 0 {
-            r.real("mean_tx_to_wire_us", mean_us(self.to_wire_ps, self.sent));
-            r.real("max_tx_to_wire_us", self.longest_to_wire.ps() as f64 / 1e6);
-        }
+        self.to_memory.report(r, "rx_to_memory");
+        self.to_driver.report(r, "rx_to_driver");
+        self.to_stack.report(r, "rx_to_stack");
+        self.to_wire.report(r, "tx_to_wire");
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time::Duration;
 
     fn at(ns: u64) -> Time {
         Time::ZERO + Duration::from_ns(ns)

@@ -3,7 +3,9 @@
 mod pcap;
 mod report;
 mod trace;
+mod waits;
 
 pub use pcap::{CaptureFile, Captured, LinkInterface};
 pub use report::{Report, Value};
 pub use trace::{SharedTrace, Trace, TrackId};
+pub use waits::Waits;

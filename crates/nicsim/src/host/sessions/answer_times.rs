@@ -2,16 +2,14 @@
 //! sees it: from the request handed to the socket to the answer's last byte
 //! read. The same over the host's stack and over an offload engine.
 
-use crate::observe::Report;
-use crate::time::{Duration, Time};
+use crate::observe::{Report, Waits};
+use crate::time::Time;
 
 #[derive(Debug, Default)]
 pub struct AnswerTimes {
     /// When the request now outstanding was made.
     asked: Option<Time>,
-    answers: u64,
-    total: Duration,
-    longest: Duration,
+    waits: Waits,
 }
 
 impl AnswerTimes {
@@ -23,32 +21,25 @@ impl AnswerTimes {
     pub fn answered(&mut self, now: Time, measuring: bool) {
         let Some(asked) = self.asked.take() else { return };
         if measuring {
-            let wait = now.since(asked);
-            self.answers += 1;
-            self.total = self.total + wait;
-            self.longest = self.longest.max(wait);
+            self.waits.add(now.since(asked));
         }
     }
 
     /// `mean_answer_us` and `max_answer_us` over all asking sessions (none
     /// when no answer was read while measuring).
     pub fn report<'a>(all: impl Iterator<Item = &'a AnswerTimes>, r: &mut Report) {
-        let (mut answers, mut total, mut longest) = (0, Duration::ZERO, Duration::ZERO);
+        let mut waits = Waits::default();
         for a in all {
-            answers += a.answers;
-            total = total + a.total;
-            longest = longest.max(a.longest);
+            waits.merge(&a.waits);
         }
-        if answers > 0 {
-            r.real("mean_answer_us", total.ps() as f64 / answers as f64 / 1e6);
-            r.real("max_answer_us", longest.ps() as f64 / 1e6);
-        }
+        waits.report(r, "answer");
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time::Duration;
 
     fn at(us: u64) -> Time {
         Time::ZERO + Duration::from_us(us)
