@@ -56,20 +56,16 @@ impl Latency {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::time::Duration;
-
-    fn at(ns: u64) -> Time {
-        Time::ZERO + Duration::from_ns(ns)
-    }
+    use crate::processor::tests::us;
 
     #[test]
     fn each_stage_is_timed_from_the_frames_arrival() {
         let mut l = Latency::default();
-        l.taken(at(1000), at(3000), at(10_000));
-        l.taken(at(2000), at(4000), at(10_000));
-        l.delivered(at(1000), at(12_000));
-        l.sent(at(500), at(2500));
-        l.sent(at(600), at(1600));
+        l.taken(us(1), us(3), us(10));
+        l.taken(us(2), us(4), us(10));
+        l.delivered(us(1), us(12));
+        l.sent(us(1), us(3));
+        l.sent(us(2), us(3));
         let mut r = Report::default();
         l.report(&mut r);
         assert_eq!((r.get("mean_tx_to_wire_us"), r.get("max_tx_to_wire_us")), (Some(1.5), Some(2.0)));

@@ -146,11 +146,8 @@ impl Irq {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::processor::tests::us;
     use crate::time::Duration;
-
-    fn us(n: u64) -> Time {
-        Time::ZERO + Duration::from_us(n)
-    }
 
     #[test]
     fn per_frame_raises_at_each_completion() {

@@ -223,10 +223,11 @@ fn fraction(d: Duration, end: Time) -> f64 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    /// `n` microseconds into a run, for the policies' tests.
+    /// `n` microseconds into a run, for the tests of the policies and of
+    /// whatever else times things within a run.
     pub(crate) fn us(n: u64) -> Time {
         Time::ZERO + Duration::from_us(n)
     }

@@ -39,11 +39,7 @@ impl AnswerTimes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::time::Duration;
-
-    fn at(us: u64) -> Time {
-        Time::ZERO + Duration::from_us(us)
-    }
+    use crate::processor::tests::us as at;
 
     #[test]
     fn each_answer_is_timed_from_its_own_request() {
