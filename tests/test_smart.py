@@ -134,6 +134,31 @@ def test_the_dma_start_up_is_the_engines_so_per_frame_receive_stays_below_the_dm
     assert coalesced["rx_goodput_mbps"] > 1.4 * r["rx_goodput_mbps"], "one start-up per 42 frames"
 
 
+
+def test_a_dma_loop_cut_short_by_the_run_counts_only_the_transfers_that_completed(scenarios):
+    whole = nicsim.run(scenarios / MALTA / "dma.toml").component("host").metrics
+    short = nicsim.run(scenarios / MALTA / "dma.toml", overrides={"duration": "5ms"}).component("host").metrics
+    transfers = short["dma_bytes"] // 1512
+    assert short["dma_bytes"] == transfers * 1512 and 0 < transfers < 2000
+    # What completed fits the run, at the rate of the whole loop, and the bus was
+    # busy no longer than the run (the loop used to be booked ahead to its end).
+    assert transfers * 1512 * 8 / (short["dma_mbps"] * 1e6) <= 0.005
+    assert short["dma_mbps"] == pytest.approx(whole["dma_mbps"], rel=1e-3)
+    assert short["bus_utilization"] <= 1.0
+
+
+def test_a_dma_loop_shares_its_bus_with_an_offload_engine(scenarios, tmp_path):
+    text = (scenarios / "combinations" / "toe-and-ring.toml").read_text()
+    ring = '[[host.adapter]]              # port 1: a plain bus-master adapter\ninterrupt = "min-interval"\ninterrupt_interval = "50us"\n'
+    assert ring in text
+    loop = '[[host.adapter]]\nkind = "programmable"\n[host.adapter.programmable]\nprocessors = 2\nclock = "88 MHz"\nmemory = 1048576\nmemory_bandwidth = "5.632 Gb/s"\n[host.send]\nkind = "dma"\ndirection = "to-host"\nlength = 1512\ncount = 2000\n'
+    path = tmp_path / "toe-and-dma.toml"
+    path.write_text(text.replace(ring, loop).replace('duration = "1s"', 'duration = "20ms"'))
+    m = nicsim.run(path).component("server").metrics
+    # The engine's sends start at 10 ms, in the middle of the loop: both move
+    # their bytes over the one bus, and the loop counts only what it finished.
+    assert m["ttcp_bytes"] > 0 and m["adapter1_dma_bytes"] < 2000 * 1512
+    assert m["bus_up_utilization"] <= 1.0 and m["bus_down_utilization"] <= 1.0
 def test_a_coalescing_timeout_moves_a_part_filled_buffer(scenarios):
     path = scenarios / MALTA / "host-to-host.toml"
     r = nicsim.run(path, overrides={"host[0].send.count": 50, "host[1].adapter[0].programmable.receive.coalesce_frames": 42, "host[1].adapter[0].programmable.receive.coalesce_timeout": "50us"})

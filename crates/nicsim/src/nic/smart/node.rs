@@ -39,8 +39,8 @@ pub enum Due {
     RxFlush,
     /// The host driver's GRO timeout may have passed.
     GroFlush,
-    /// The end of a firmware DMA loop.
-    DmaEnd,
+    /// A transfer of the firmware's DMA loop completed: it programs the next.
+    DmaDone,
 }
 
 impl Due {
@@ -54,7 +54,7 @@ impl Due {
             Due::RxDone(v) => (4, v),
             Due::RxFlush => (5, 0),
             Due::GroFlush => (6, 0),
-            Due::DmaEnd => (7, 0),
+            Due::DmaDone => (7, 0),
         };
         pack(FIRST_KIND + kind, port, v)
     }
@@ -69,7 +69,7 @@ impl Due {
             4 => Due::RxDone(v),
             5 => Due::RxFlush,
             6 => Due::GroFlush,
-            7 => Due::DmaEnd,
+            7 => Due::DmaDone,
             _ => return None,
         };
         Some((port, due))
@@ -114,6 +114,8 @@ pub(super) struct SendState {
     pub first: Option<Time>,
     pub last_wire_end: Time,
     pub dma_bytes: u64,
+    /// Transfers of the DMA loop programmed so far.
+    pub dma_programmed: u64,
     pub staging: super::staging::Staging,
     /// When the host made each send in flight (its stack's frame, or its send
     /// call), and the one the firmware is sending now: its frames carry it.
@@ -219,9 +221,9 @@ impl Programmable {
                 self.host_work.extend(std::iter::repeat_n(HostWork::Send, outstanding as usize));
             }
             Workload::Generate { .. } => wake(ctx, self.port, ctx.now(), Due::Generate),
-            Workload::Dma { to_host, length, count } => {
-                let end = self.dma_loop(bus, to_host, length, count);
-                wake(ctx, self.port, end, Due::DmaEnd);
+            Workload::Dma { .. } => {
+                self.send.first = Some(ctx.now());
+                self.dma_next(bus, ctx);
             }
         }
     }
@@ -241,7 +243,10 @@ impl Programmable {
             Due::RxDone(slot) => self.host_work.push(HostWork::Receive(slot)),
             Due::RxFlush => self.rx_flush(bus, ctx),
             Due::GroFlush => self.host_work.push(HostWork::GroFlush),
-            Due::DmaEnd => {}
+            Due::DmaDone => {
+                self.dma_done(ctx.now());
+                self.dma_next(bus, ctx);
+            }
         }
     }
 

@@ -341,29 +341,31 @@ impl Programmable {
         wake(ctx, self.port, start.max(fw), Due::Generate);
     }
 
-    /// A firmware loop of `count` DMA transfers of `length` bytes, each programmed
-    /// after the last completes. Returns when the last completes.
-    pub(super) fn dma_loop(&mut self, bus: &mut HostBus, to_host: bool, length: u32, count: u64) -> Time {
-        let setup = self.cfg.adapter.costs.dma_setup;
-        let mut t = Time::ZERO;
-        self.send.first = Some(t);
-        for i in 0..count {
-            // The loop runs ahead of the simulation alone on the bus: its own
-            // time is the present the bus keeps bookings for.
-            bus.settle(t);
-            self.hw.settle(t);
-            t = self.hw.run(TX_CPU, t, setup);
-            let host = RX_BUFFERS + (i % 16) * RX_SLOT;
-            t = if to_host {
-                self.hw.to_host(bus, t, A_STAGING, host, length as usize, Purpose::RxData)
-            } else {
-                self.hw.to_adapter(bus, t, host, A_STAGING, length as usize, true)
-            }
-            .expect("mapped");
-            self.send.dma_bytes += length as u64;
+    /// The firmware's DMA loop programs its next transfer (of `count`, each
+    /// of `length` bytes, programmed after the last completes) and wakes when
+    /// it completes. The bus is shared: other masters' bookings come between.
+    pub(super) fn dma_next(&mut self, bus: &mut HostBus, ctx: &mut Ctx) {
+        let Workload::Dma { to_host, length, count } = self.cfg.workload else { return };
+        if self.send.dma_programmed == count {
+            return;
         }
-        self.send.last_wire_end = t;
-        t
+        let t = self.hw.run(TX_CPU, ctx.now(), self.cfg.adapter.costs.dma_setup);
+        let host = RX_BUFFERS + (self.send.dma_programmed % 16) * RX_SLOT;
+        let done = if to_host {
+            self.hw.to_host(bus, t, A_STAGING, host, length as usize, Purpose::RxData)
+        } else {
+            self.hw.to_adapter(bus, t, host, A_STAGING, length as usize, true)
+        }
+        .expect("mapped");
+        self.send.dma_programmed += 1;
+        wake(ctx, self.port, done, Due::DmaDone);
+    }
+
+    /// A transfer of the DMA loop completed at `now`.
+    pub(super) fn dma_done(&mut self, now: Time) {
+        let Workload::Dma { length, .. } = self.cfg.workload else { return };
+        self.send.dma_bytes += length as u64;
+        self.send.last_wire_end = now;
     }
 
     pub(super) fn send_report(&self, r: &mut Report) {
