@@ -144,6 +144,12 @@ impl Calendar {
     pub fn busy_total(&self) -> Duration {
         self.busy_total
     }
+    /// Time reserved up to `end`: what is booked past it (kept, as it lies
+    /// ahead of any present before `end`) is left out.
+    pub fn busy_until(&self, end: Time) -> Duration {
+        let ahead: u64 = self.busy.iter().rev().take_while(|b| b.1 > end).map(|&(s, e)| e.since(s.max(end)).ps()).sum();
+        Duration(self.busy_total.ps().saturating_sub(ahead))
+    }
     /// When the last reservation made so far ends.
     pub fn free_from(&self) -> Time {
         self.busy.back().map_or(Time::ZERO, |b| b.1)
@@ -182,6 +188,17 @@ mod tests {
         // Exactly fits the gap.
         assert_eq!(c.reserve(at(110), |_| ns(20)), (at(110), at(130)));
         assert_eq!(c.free_from(), at(170));
+    }
+
+    #[test]
+    fn time_booked_past_the_end_is_not_counted_up_to_it() {
+        let mut c = Calendar::new(ns(1000));
+        c.settle(at(0));
+        c.reserve(at(0), |_| ns(10));
+        c.reserve(at(95), |_| ns(10));
+        c.reserve(at(200), |_| ns(10));
+        assert_eq!(c.busy_until(at(100)), ns(15), "10, and 5 of the booking across the end");
+        assert_eq!(c.busy_until(at(300)), ns(30));
     }
 
     #[test]

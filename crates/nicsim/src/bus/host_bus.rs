@@ -9,9 +9,10 @@
 use rustc_hash::FxHashMap;
 
 use crate::bus::calendar::Calendar;
+use crate::bus::occupancy::{Booking, Occupancy};
 use crate::bus::pci::{self, PciConfig, Source};
 use crate::bus::pcie::{self, PcieConfig};
-use crate::bus::purpose::{label, Purpose, PURPOSES};
+use crate::bus::purpose::{label, Purpose};
 use crate::bus::rhythm::Rhythm;
 use crate::observe::{Report, SharedTrace, TrackId};
 use crate::time::{Duration, Time};
@@ -37,21 +38,13 @@ pub enum Fill {
     },
 }
 
-#[derive(Clone, Copy, Debug, Default)]
-struct Tally {
-    transactions: u64,
-    bytes: u64,
-    busy: Duration,
-    wait_clocks: u64,
-}
-
 pub struct HostBus {
     cfg: BusConfig,
     /// PCI: the bus. PCIe: device to host.
     up: Calendar,
     /// PCIe only: host to device.
     down: Calendar,
-    tally: [Tally; 9],
+    occupancy: Occupancy,
     /// PCI: what an analyser would see of the receive rhythm.
     rhythm: Option<Rhythm>,
     trace: Option<(SharedTrace, TrackId, TrackId)>,
@@ -77,7 +70,7 @@ impl HostBus {
             BusConfig::Pcie { .. } => None,
         };
         let (up, down) = (Calendar::new(reach_back), Calendar::new(reach_back));
-        HostBus { cfg, up, down, tally: Default::default(), rhythm, trace: None, spans: FxHashMap::default(), present: Time::ZERO }
+        HostBus { cfg, up, down, occupancy: Occupancy::default(), rhythm, trace: None, spans: FxHashMap::default(), present: Time::ZERO }
     }
 
     /// The simulation has reached `now`: bookings that ended more than the
@@ -86,6 +79,12 @@ impl HostBus {
     #[inline]
     pub fn settle(&mut self, now: Time) {
         self.present = self.present.max(now);
+    }
+
+    /// The run ends at `end`: bus time booked past it is not counted in its
+    /// occupancy.
+    pub fn ends_at(&mut self, end: Time) {
+        self.occupancy.ends_at(end);
     }
 
     pub fn config(&self) -> &BusConfig {
@@ -163,11 +162,7 @@ impl HostBus {
                 (start, end, wait, end.since(start))
             }
         };
-        let t = &mut self.tally[purpose as usize];
-        t.transactions += u64::from(!part);
-        t.bytes += bytes;
-        t.busy = t.busy + busy;
-        t.wait_clocks += wait;
+        self.occupancy.count(Booking { up, purpose, start, end, busy, bytes, wait, part });
         if let Some(r) = self.rhythm.as_mut() {
             r.settle(self.present);
             r.booked((start, end), purpose, bytes, wait);
@@ -362,30 +357,7 @@ impl HostBus {
 
     /// Occupancy: overall and by purpose, with transaction counts.
     pub fn report(&self, r: &mut Report, end: Time) {
-        let frac = |d: Duration| if end.ps() == 0 { 0.0 } else { d.ps() as f64 / end.ps() as f64 };
-        let dirs: &[(&str, &Calendar)] = match self.cfg {
-            BusConfig::Pci(_) => &[("bus", &self.up)],
-            BusConfig::Pcie { .. } => &[("bus_up", &self.up), ("bus_down", &self.down)],
-        };
-        for (name, cal) in dirs {
-            let busy = frac(cal.busy_total());
-            r.real(&format!("{name}_utilization"), busy);
-            r.real(&format!("{name}_idle"), 1.0 - busy);
-        }
-        for (p, name) in PURPOSES {
-            let t = &self.tally[p as usize];
-            if t.transactions > 0 {
-                r.count(&format!("bus_{name}_transactions"), t.transactions);
-                r.real(&format!("bus_{name}_share"), frac(t.busy));
-                r.real(&format!("bus_{name}_mean_ns"), t.busy.ps() as f64 / 1e3 / t.transactions as f64);
-                if matches!(self.cfg, BusConfig::Pci(_)) {
-                    r.real(&format!("bus_{name}_wait_clocks_mean"), t.wait_clocks as f64 / t.transactions as f64);
-                }
-            }
-        }
-        if let BusConfig::Pci(_) = self.cfg {
-            r.count("bus_wait_clocks", self.tally.iter().map(|t| t.wait_clocks).sum());
-        }
+        self.occupancy.report(r, end, matches!(self.cfg, BusConfig::Pci(_)));
         if let Some(g) = &self.rhythm {
             g.report(r, "rx_data");
         }

@@ -5,6 +5,7 @@
 
 pub mod calendar;
 pub mod host_bus;
+mod occupancy;
 pub mod pci;
 pub mod pcie;
 pub mod pcie_profile;

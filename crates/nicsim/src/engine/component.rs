@@ -40,16 +40,26 @@ pub struct Outgoing {
 /// A component's view of the simulation while it handles one message.
 pub struct Ctx<'a> {
     now: Time,
+    /// When the run ends (`Time::MAX` when it runs until nothing is left).
+    end: Time,
     outbox: &'a mut Vec<Outgoing>,
     rng: &'a mut SimRng,
 }
 
 impl<'a> Ctx<'a> {
     pub fn new(now: Time, outbox: &'a mut Vec<Outgoing>, rng: &'a mut SimRng) -> Self {
-        Ctx { now, outbox, rng }
+        Ctx { now, end: Time::MAX, outbox, rng }
+    }
+    /// The same, in a run that ends at `end`.
+    pub fn ending_at(self, end: Time) -> Self {
+        Ctx { end, ..self }
     }
     pub fn now(&self) -> Time {
         self.now
+    }
+    /// When the run ends (`Time::MAX` when it runs until nothing is left).
+    pub fn end(&self) -> Time {
+        self.end
     }
     pub fn rng(&mut self) -> &mut SimRng {
         self.rng

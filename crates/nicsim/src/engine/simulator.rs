@@ -245,7 +245,8 @@ impl Simulator {
         let mut input = input;
         loop {
             let slot = &mut self.slots[id];
-            let mut ctx = Ctx::new(self.now, &mut self.outbox, &mut slot.rng);
+            let end = self.horizon.unwrap_or(Time::MAX);
+            let mut ctx = Ctx::new(self.now, &mut self.outbox, &mut slot.rng).ending_at(end);
             match input {
                 Step::Start => slot.part.start(&mut ctx),
                 Step::Handle(port, msg) => slot.part.handle(port, msg, &mut ctx),

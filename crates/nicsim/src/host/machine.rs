@@ -278,6 +278,9 @@ impl Component for Machine {
     }
 
     fn start(&mut self, ctx: &mut Ctx) {
+        for b in &mut self.buses {
+            b.ends_at(ctx.end());
+        }
         self.offload_start();
         self.programmable_start(ctx);
         for p in self.rings.clone() {

@@ -212,8 +212,9 @@ impl Hw {
         Duration(self.c.engine_busy[k].0.saturating_sub(ahead.0))
     }
 
-    pub fn memory_busy(&self) -> Duration {
-        self.memory_port.busy_total()
+    /// How long the memory port was busy up to `end`.
+    pub fn memory_busy(&self, end: Time) -> Duration {
+        self.memory_port.busy_until(end)
     }
 
     /// The cycles of firmware all processors ran.

@@ -324,7 +324,7 @@ impl Programmable {
         r.real("adapter_cycles_per_frame", self.hw.cycles() as f64 / frames as f64);
         r.count("adapter_memory_payload_bytes", c.memory_payload_written);
         r.count("adapter_memory_bytes", c.memory_bytes);
-        r.real("adapter_memory_utilization", self.hw.memory_busy().as_secs_f64() / secs);
+        r.real("adapter_memory_utilization", self.hw.memory_busy(end).as_secs_f64() / secs);
         r.count("dma_transfers", c.dma_transfers);
         r.real("adapter_dma_read_utilization", self.hw.engine_busy(0, end).as_secs_f64() / secs);
         r.real("adapter_dma_write_utilization", self.hw.engine_busy(1, end).as_secs_f64() / secs);
