@@ -51,7 +51,7 @@ def test_ibm_timeline_shows_bursts_on_one_processor_then_deferred_work(scenarios
 
 def test_ibm_frames_are_real_tcp_and_every_byte_arrives_intact(scenarios, tmp_path):
     pcap = tmp_path / "server.pcap"
-    r = nicsim.run(scenarios / IBM, pcap=pcap, capture=["server-switch"], overrides={"duration": "30ms", "host[0].file_request.file_bytes": 20000})
+    r = nicsim.run(scenarios / IBM, pcap=pcap, capture=["server-switch"], overrides={"duration": "30ms", "host[0].warmup": "0ms", "host[0].file_request.file_bytes": 20000})
     frames = read_pcap(pcap)
     assert len(frames) > 1000
     kinds = [check_frame(buf) for _, buf in frames]
@@ -138,7 +138,7 @@ def test_bad_host_settings_are_named(tmp_path, cli, change, path, words):
 
 
 def test_set_overrides_change_the_run_and_bad_ones_are_named(scenarios, cli):
-    p = cli("run", scenarios / IBM, "--set", "duration=20ms", "--set", "host[0].cpus=1", "--json")
+    p = cli("run", scenarios / IBM, "--set", "duration=20ms", "--set", "host[0].warmup=0ms", "--set", "host[0].cpus=1", "--json")
     assert p.returncode == 0, p.stderr
     r = json.loads(p.stdout)
     server = next(c for c in r["components"] if c["name"] == "server")["metrics"]
@@ -151,7 +151,7 @@ def test_an_adapter_bound_to_a_processor_interrupts_only_that_one(scenarios):
     """An adapter's interrupt goes to one processor: the first unless `irq_cpu`
     names another."""
     def share(**sets):
-        r = nicsim.run(scenarios / IBM, overrides={"duration": "50ms", **sets})
+        r = nicsim.run(scenarios / IBM, overrides={"duration": "50ms", "host[0].warmup": "0ms", **sets})
         return [r.metric("server", f"cpu{k}_interrupt") for k in range(4)]
 
     default = share()

@@ -238,7 +238,7 @@ def test_one_host_takes_adapters_of_different_kinds_and_link_rates(tmp_path):
 
 def test_file_server_frames_are_real_tcp(scenarios, tmp_path):
     pcap = tmp_path / "novell.pcap"
-    nicsim.run(scenarios / NOVELL, pcap=pcap, capture=["server-seg1-uplink"], overrides={"duration": "60ms", "host[0].adapter[0].count": 2})
+    nicsim.run(scenarios / NOVELL, pcap=pcap, capture=["server-seg1-uplink"], overrides={"duration": "60ms", "host[0].warmup": "0ms", "host[0].adapter[0].count": 2})
     frames = read_pcap(pcap)
     kinds = [check_frame(buf) for _, buf in frames]
     assert len(kinds) > 300 and all(k["l4"] == "tcp" for k in kinds)

@@ -72,7 +72,7 @@ def test_a_host_with_mixed_adapters_draws_each_adapter_on_its_own_tracks(scenari
 @pytest.mark.parametrize(
     "scenario,host,overrides",
     [
-        (NOVELL, "server", {"host[0].adapter[0].intelligent": True, "duration": "20ms"}),
+        (NOVELL, "server", {"host[0].adapter[0].intelligent": True, "duration": "20ms", "host[0].warmup": "0ms"}),
         (HP, "sut", {"host[0].ttcp.bytes": 200_000}),
         (TSO, "server", {"host[0].send.bytes": 1 << 20}),
     ],
@@ -100,9 +100,9 @@ def test_every_processor_is_one_model_drawn_and_counted_alike(scenarios, tmp_pat
     "scenario, overrides",
     [
         # The adapters book each block's transmit DMA ahead of the present.
-        (NOVELL, {"duration": "50ms"}),
+        (NOVELL, {"duration": "50ms", "host[0].warmup": "0ms"}),
         # Both directions at 40 GbE: transfers over MPS go as TLP pieces in gaps.
-        ("modern/40g-dpdk.toml", {"source[0].frame_size": 1518, "host[0].blast.frame_size": 1518, "duration": "100us"}),
+        ("modern/40g-dpdk.toml", {"source[0].frame_size": 1518, "host[0].blast.frame_size": 1518, "duration": "100us", "host[0].warmup": "0us"}),
     ],
 )
 def test_a_bus_carries_one_transaction_at_a_time_in_each_direction(scenarios, tmp_path, scenario, overrides):

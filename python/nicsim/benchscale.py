@@ -46,11 +46,11 @@ def check(sizes: list, duration: str) -> None:
     """Refuse, before anything runs, a size or a duration the generated networks
     cannot have (the error names the option), or a duration of zero (no rate to
     measure)."""
-    for n in sizes:
-        checked(two_tier(n, duration=duration))
     number = re.match(r"\s*([0-9]*\.?[0-9]*)", duration)[1]
     if number.strip(".") and float(number) == 0:
         raise _core.ScenarioError(f"--duration: a benchmark needs simulated time, got {duration!r}")
+    for n in sizes:
+        checked(two_tier(n, duration=duration))
 
 
 def one(hosts: int, duration: str, folder: Path) -> dict:

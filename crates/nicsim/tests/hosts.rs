@@ -17,7 +17,10 @@ fn metric(r: &RunResult, component: &str, key: &str) -> f64 {
 
 #[test]
 fn dpdk_style_polling_takes_no_interrupts_and_rings_the_doorbell_once_per_32() {
-    let r = run_with("modern/40g-dpdk.toml", &["source[0].frame_size=512", "host[0].blast.frame_size=512", "duration=500us"]);
+    let r = run_with(
+        "modern/40g-dpdk.toml",
+        &["source[0].frame_size=512", "host[0].blast.frame_size=512", "duration=500us", "host[0].warmup=0us"],
+    );
     assert_eq!(metric(&r, "server", "interrupts"), 0.0);
     let rx = metric(&r, "server", "rx_frames");
     let (queued, sent) = (metric(&r, "server", "blast_frames"), metric(&r, "server", "tx_frames"));
@@ -32,7 +35,7 @@ fn dpdk_style_polling_takes_no_interrupts_and_rings_the_doorbell_once_per_32() {
 
 #[test]
 fn a_kernel_driver_that_cannot_keep_up_drops_at_the_fifo_and_counts_every_frame() {
-    let r = run_with("modern/40g-kernel.toml", &["host[0].blast.count=0", "duration=500us"]);
+    let r = run_with("modern/40g-kernel.toml", &["host[0].blast.count=0", "duration=500us", "host[0].warmup=0us"]);
     let offered = metric(&r, "tester-tx", "sent");
     let taken = metric(&r, "server", "rx_frames");
     let dropped = metric(&r, "server", "rx_fifo_overruns") + metric(&r, "switch", "drops");
@@ -51,6 +54,7 @@ fn interrupt_moderation_bounds_the_interrupt_rate() {
         "papers/ibm2001/server.toml",
         &[
             "duration=200ms",
+            "host[0].warmup=0ms",
             "host[0].adapter[0].interrupt=min-interval",
             "host[0].adapter[0].interrupt_interval=100us",
             "host[0].driver.mode=napi",
@@ -65,7 +69,7 @@ fn interrupt_moderation_bounds_the_interrupt_rate() {
 fn a_pci_bus_never_carries_more_than_it_can_when_an_adapter_books_its_sends_ahead() {
     // The NetWare server's adapters book each block's transmit DMA ahead of the
     // present; a receive asked for meanwhile must still wait for the bus.
-    let r = run_with("papers/novell1995/server.toml", &["duration=200ms"]);
+    let r = run_with("papers/novell1995/server.toml", &["duration=200ms", "host[0].warmup=0ms"]);
     let peak = metric(&r, "server", "bus0_bus_peak_mbytes_per_s");
     // 32 bits at 33 MHz: 4 bytes a clock, 133 MB/s.
     assert!(peak > 100.0 && peak <= 4.0 * 33.34, "busiest microsecond {peak} MB/s");

@@ -198,8 +198,15 @@ fn check_ports(sessions: &[SessionConfig], path: &str) -> Result<(), ScenarioErr
 
 /// Without a duration a run ends when no event is left, so a host application
 /// that never stops would run for ever: the scenario needs a duration.
+/// With one, every host's warmup ends before it, or nothing would be measured.
 fn check_ends(sc: &Scenario) -> Result<(), ScenarioError> {
-    if sc.duration.is_some() {
+    if let Some(d) = sc.duration {
+        if let Some((i, h)) = sc.host.iter().enumerate().find(|(_, h)| h.warmup.0 >= d.0) {
+            return err(
+                format!("host[{i}].warmup"),
+                format!("{} ms is not before the end of the run at {} ms: nothing would be measured", ms(h.warmup.0), ms(d.0)),
+            );
+        }
         return Ok(());
     }
     for (i, h) in sc.host.iter().enumerate() {
@@ -214,6 +221,10 @@ fn check_ends(sc: &Scenario) -> Result<(), ScenarioError> {
         }
     }
     Ok(())
+}
+
+fn ms(d: Duration) -> f64 {
+    d.ps() as f64 / 1e9
 }
 
 /// Ideal hosts, then the other hosts, in station order after the sources and sinks.

@@ -37,7 +37,7 @@ pub struct HostSpec {
     /// Protocol work on one processor at a time (a stack lock, as NT 4's).
     #[serde(default)]
     pub serialized_stack: bool,
-    /// Application throughput is measured from this time on.
+    /// Application throughput is measured from this time on; it must be before the run's `duration`.
     #[serde(default)]
     pub warmup: TimeSpan,
     /// Processor cycles per event (`[host.costs]`; required unless the host is ideal).
