@@ -280,6 +280,19 @@ def test_an_idle_polling_loop_polls_every_adapter(scenarios):
     assert dearer["polls_per_s"] == pytest.approx(four["polls_per_s"] / 2, rel=1e-3)
 
 
+@pytest.mark.parametrize("mode", ["poll", "os-poll"])
+def test_a_sleeping_poller_spins_only_while_its_processor_is_free(scenarios, mode):
+    """The poller shares its processor with the application's send calls to a
+    programmable adapter: its spin fills the gaps between them and no more (the
+    whole sleep was counted on top of them, a processor more than 100% used)."""
+    m = server(scenarios, "papers/patent-direct-tso/tso.toml", **{"host[0].driver.mode": mode})
+    spin = "cpu0_poll" if mode == "poll" else "cpu0_idle_poll"
+    work = sum(m[f"cpu0_{a}"] for a in ("interrupt", "deferred", "app", "poll", "background"))
+    assert m["cpu0_app"] > 0.001 and m[spin] > 0.9
+    assert work == pytest.approx(m["cpu0_utilization"], abs=1e-9)
+    assert work + m["cpu0_idle_poll"] == pytest.approx(1, abs=1e-4)
+
+
 TRICKLE = """
 duration = "50ms"
 [[source]]

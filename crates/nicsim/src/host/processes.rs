@@ -49,11 +49,32 @@ impl Machine {
     /// Account the poll loop's sleep up to `now`.
     pub(super) fn wake_poller(&mut self, now: Time) {
         if let Some(since) = self.poll_asleep_since.take() {
-            let k = self.cfg.driver.poll_cpu as usize;
-            let activity = self.idle_poll_activity();
-            self.cpus[k].account.account(activity, since, now.max(since), 0);
-            self.polls += self.polls_in(now.max(since).since(since));
+            self.spin(since, now);
         }
+    }
+
+    /// Processor `k` is busy until `end` with other work: a sleeping poller
+    /// spins only in the gaps between, so its spin so far is accounted and
+    /// resumes when that work ends.
+    pub(super) fn poller_busy(&mut self, k: usize, now: Time, end: Time) {
+        if k != self.cfg.driver.poll_cpu as usize {
+            return;
+        }
+        if let Some(since) = self.poll_asleep_since {
+            self.spin(since, now);
+            self.poll_asleep_since = Some(since.max(now).max(end));
+        }
+    }
+
+    /// The poll loop spun from `since` to `now` (if later) on an otherwise idle processor.
+    fn spin(&mut self, since: Time, now: Time) {
+        if now <= since {
+            return;
+        }
+        let k = self.cfg.driver.poll_cpu as usize;
+        let activity = self.idle_poll_activity();
+        self.cpus[k].account.account(activity, since, now, 0);
+        self.polls += self.polls_in(now.since(since));
     }
 
     /// Idle polling is busy time for a dedicated poller, idle time for the OS's.

@@ -89,6 +89,7 @@ impl Machine {
 
     /// Start `step` of `activity` costing `cycles` on processor `k`.
     fn start_step(&mut self, k: usize, cost: (Activity, u64), step: Step, now: Time, end: Time, ctx: &mut Ctx) {
+        self.poller_busy(k, now, end);
         let generation = self.cpus[k].start(cost, step, now, end);
         wake(ctx, end, Tag::StepEnd(k, generation));
     }
@@ -96,6 +97,7 @@ impl Machine {
     /// Go back to the step an interrupt took the processor from.
     fn resume(&mut self, k: usize, ctx: &mut Ctx) {
         let (end, generation) = self.cpus[k].resume(ctx.now());
+        self.poller_busy(k, ctx.now(), end);
         wake(ctx, end, Tag::StepEnd(k, generation));
     }
 
