@@ -281,6 +281,12 @@ impl Component for Machine {
         for b in &mut self.buses {
             b.ends_at(ctx.end());
         }
+        for c in &mut self.cpus {
+            c.account.ends_at(ctx.end());
+        }
+        for a in self.ports.iter_mut().flat_map(|p| p.processors()) {
+            a.ends_at(ctx.end());
+        }
         self.offload_start();
         self.programmable_start(ctx);
         for p in self.rings.clone() {

@@ -61,6 +61,8 @@ pub struct Account {
     /// Unbroken stretches of each activity (a handler run through a burst).
     runs: [u64; 7],
     cycles: u64,
+    /// The run's end: time booked past it is not in the run's figures.
+    end: Time,
     last: Option<(Activity, Time)>,
     /// The trace span being drawn: back-to-back work of one activity is one span.
     span: Option<(Activity, Time, Time, u64)>,
@@ -77,7 +79,17 @@ impl std::fmt::Debug for Account {
 impl Account {
     /// A processor at `clock` whose figures list the activities `kinds`.
     pub fn new(clock: Clock, kinds: &'static [Activity]) -> Self {
-        Account { clock, busy: [Duration::ZERO; 7], runs: [0; 7], cycles: 0, last: None, span: None, track: None, kinds }
+        Account { clock, busy: [Duration::ZERO; 7], runs: [0; 7], cycles: 0, end: Time::MAX, last: None, span: None, track: None, kinds }
+    }
+
+    /// The run ends at `end`: work booked to run past it counts only up to it.
+    pub fn ends_at(&mut self, end: Time) {
+        self.end = end;
+    }
+
+    /// `start` and `end` clipped to the run.
+    fn within(&self, start: Time, end: Time) -> (Time, Time) {
+        (start.min(self.end), end.min(self.end))
     }
 
     /// Draw this processor's work into `trace`, on thread `thread` of `process`.
@@ -89,6 +101,7 @@ impl Account {
     /// Work of `activity` from `start` to `end` that cost `cycles` (stalls on
     /// the bus and copies take time without cycles of their own).
     pub fn account(&mut self, activity: Activity, start: Time, end: Time, cycles: u64) {
+        let (start, end) = self.within(start, end);
         self.busy[activity as usize] = self.busy[activity as usize] + end.since(start);
         self.cycles += cycles;
         if self.last != Some((activity, start)) {
@@ -113,6 +126,7 @@ impl Account {
     /// Work of `activity` that was to end at `end` stopped at `now` (an
     /// interrupt took the processor): the rest is not spent yet.
     pub fn stop(&mut self, activity: Activity, now: Time, end: Time) {
+        let (now, end) = self.within(now, end);
         let left = end.since(now);
         self.busy[activity as usize] = Duration(self.busy[activity as usize].ps() - left.ps());
         self.last = Some((activity, now));
@@ -251,6 +265,21 @@ pub(crate) mod tests {
         a.account(Activity::Deferred, us(0), us(10), 1000);
         a.stop(Activity::Deferred, us(4), us(10));
         assert_eq!(a.busy(), Duration::from_us(4));
+    }
+
+    #[test]
+    fn work_booked_past_the_end_of_the_run_counts_only_up_to_it() {
+        let mut a = Account::new(Clock::from_mhz(100), HOST);
+        a.ends_at(us(100));
+        a.account(Activity::App, us(0), us(60), 6000);
+        a.account(Activity::Deferred, us(60), us(130), 7000);
+        a.account(Activity::Poll, us(130), us(150), 0);
+        assert_eq!(a.busy(), Duration::from_us(100));
+        // Stopped before the end, it gives back only what fell within the run.
+        a.stop(Activity::Deferred, us(90), us(130));
+        assert_eq!(a.runs(Activity::Deferred).0, Duration::from_us(30));
+        a.stop(Activity::Poll, us(140), us(150));
+        assert_eq!(a.busy(), Duration::from_us(90));
     }
 
     #[test]
