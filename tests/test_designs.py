@@ -101,3 +101,18 @@ def test_the_simple_nic_moves_a_descriptor_and_a_tail_per_frame_where_batching_s
     simple64 = nicsim.run(scenarios / "modern/40g-simple-nic.toml", overrides=small).component("tester-rx").metrics
     batched64 = nicsim.run(scenarios / "modern/40g-dpdk.toml", overrides=small).component("tester-rx").metrics
     assert simple64["frame_rate_pps"] < 0.5 * batched64["frame_rate_pps"]
+
+
+@pytest.mark.parametrize("transfer", ["pio", "shared-memory", "system-dma"])
+def test_segmentation_offload_cuts_sends_the_host_moved_into_packet_memory(scenarios, tmp_path, transfer):
+    """With TSO the host moves a whole send into the adapter, which cuts it into
+    segments and sums their checksums there (it sent the send whole, its TCP
+    checksum never summed)."""
+    pcap = tmp_path / "tso.pcap"
+    sets = {"duration": "100ms", "host[0].adapter[0].transfer": transfer, "host[0].ttcp.bytes": 100_000}
+    r = nicsim.run(scenarios / "combinations" / "napi-gro-tso.toml", pcap=pcap, capture=["wire"], overrides=sets)
+    sent = [check_frame(buf) for _, buf in read_pcap(pcap)]
+    data = [k["payload_len"] for k in sent if k["l4"] == "tcp" and k["payload_len"]]
+    assert len(data) >= 100_000 // 1460 and max(data) == 1460
+    s, t = r.component("sender").metrics, r.component("receiver").metrics
+    assert s["ttcp_bytes"] == t["ttcp_bytes"] == 100_000 and s["tcp_retransmits"] == 0

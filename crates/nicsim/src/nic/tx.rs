@@ -87,14 +87,17 @@ impl Tx {
         let mut out = Vec::with_capacity(self.posted.len());
         if self.cfg.host_moves() {
             // The host already moved each frame into packet memory: the tail
-            // write is the transmit command; frames go as the wire frees.
-            for frame in self.posted.drain(..) {
-                let start = now.max(self.mac_free);
-                self.mac_free = start + wire_time(frame.len(), self.cfg.link_rate_bps);
+            // write is the transmit command; frames go as the wire frees (with
+            // TSO, a send's segments are cut from packet memory).
+            for frame in std::mem::take(&mut self.posted) {
+                for f in self.segments(frame) {
+                    let start = now.max(self.mac_free);
+                    self.mac_free = start + wire_time(f.len(), self.cfg.link_rate_bps);
+                    self.frames += 1;
+                    self.bytes += f.len() as u64;
+                    out.push((start, f));
+                }
                 self.completions.push_back(self.mac_free);
-                self.frames += 1;
-                self.bytes += frame.len() as u64;
-                out.push((start, frame));
             }
             return out;
         }
@@ -115,15 +118,14 @@ impl Tx {
     /// each segment's data as FIFO room allows, and sums TCP checksums.
     fn send(&mut self, frame: Frame, desc_ready: Time, bus: &mut HostBus, out: &mut Vec<(Time, Frame)>) {
         let ready = if self.cfg.tso {
-            let meta = FrameMeta { gso: 0, ..frame.meta };
-            let frames = cut(&frame.bytes, frame.meta.gso);
-            let header = if frames.len() > 1 { Layout::of(&frames[0]).map_or(0, |l| l.header_len()) } else { 0 };
+            let frames = self.segments(frame);
+            let header = if frames.len() > 1 { Layout::of(&frames[0].bytes).map_or(0, |l| l.header_len()) } else { 0 };
             let mut ready = desc_ready;
             for (i, f) in frames.into_iter().enumerate() {
                 let read = if i == 0 { f.len() } else { f.len() - header };
                 let (start, done) = self.onto_wire(f.len(), read, desc_ready, bus);
                 ready = done;
-                out.push((start, Frame { bytes: f, meta }));
+                out.push((start, f));
             }
             ready
         } else {
@@ -138,6 +140,15 @@ impl Tx {
             self.completions.extend(std::iter::repeat_n(done, n as usize));
             self.unwritten = 0;
         }
+    }
+
+    /// With TSO, a send cut into its segments, TCP checksums summed; else the frame.
+    fn segments(&self, frame: Frame) -> Vec<Frame> {
+        if !self.cfg.tso {
+            return vec![frame];
+        }
+        let meta = FrameMeta { gso: 0, ..frame.meta };
+        cut(&frame.bytes, frame.meta.gso).into_iter().map(|bytes| Frame { bytes, meta }).collect()
     }
 
     /// A frame of `len` bytes, `read` of them fetched from host memory, into
