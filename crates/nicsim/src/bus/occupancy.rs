@@ -11,8 +11,8 @@ struct Tally {
     transactions: u64,
     bytes: u64,
     busy: Duration,
-    /// Of `busy`, what lies within the run (its share of the run's time).
-    busy_in_run: Duration,
+    /// Of `busy`, what lies within the run, going (up, down).
+    in_run: [Duration; 2],
     wait_clocks: u64,
 }
 
@@ -58,12 +58,14 @@ impl Occupancy {
         t.transactions += u64::from(!b.part);
         t.bytes += b.bytes;
         t.busy = t.busy + b.busy;
-        t.busy_in_run = t.busy_in_run + in_run;
+        t.in_run[dir] = t.in_run[dir] + in_run;
         t.wait_clocks += b.wait;
     }
 
     /// Overall (one shared bus, or each PCIe direction) and by purpose, with
-    /// transaction counts; wait states on PCI.
+    /// transaction counts; wait states on PCI. A purpose's share is of the
+    /// bus's time, or of each PCIe direction's (a read's request goes up, its
+    /// data down, each direction's shares adding up to its utilization).
     pub fn report(&self, r: &mut Report, end: Time, pci: bool) {
         let frac = |d: Duration| if end.ps() == 0 { 0.0 } else { d.ps() as f64 / end.ps() as f64 };
         let dirs: &[(&str, Duration)] =
@@ -77,7 +79,12 @@ impl Occupancy {
             let t = &self.tally[p as usize];
             if t.transactions > 0 {
                 r.count(&format!("bus_{name}_transactions"), t.transactions);
-                r.real(&format!("bus_{name}_share"), frac(t.busy_in_run));
+                if pci {
+                    r.real(&format!("bus_{name}_share"), frac(t.in_run[0] + t.in_run[1]));
+                } else {
+                    r.real(&format!("bus_up_{name}_share"), frac(t.in_run[0]));
+                    r.real(&format!("bus_down_{name}_share"), frac(t.in_run[1]));
+                }
                 r.real(&format!("bus_{name}_mean_ns"), t.busy.ps() as f64 / 1e3 / t.transactions as f64);
                 if pci {
                     r.real(&format!("bus_{name}_wait_clocks_mean"), t.wait_clocks as f64 / t.transactions as f64);
