@@ -1,0 +1,94 @@
+"""Random combinations of the mechanisms a host and its adapters can have,
+drawn over the shipped scenarios, for the invariant tests."""
+
+import random
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python < 3.11
+    import tomli as tomllib
+
+from conftest import SCENARIOS
+
+# Scenarios whose runs need no real network (the bridge's need namespaces).
+FILES = sorted(p for p in SCENARIOS.rglob("*.toml") if p.name != "study.toml" and "bridge" not in p.parts)
+
+HOST = {
+    "driver.mode": ["handler", "napi", "poll", "os-poll"],
+    "driver.gro": [True, False],
+    "driver.budget": [1, 8, 64],
+    "driver.buffers": ["recycle", "reallocate"],
+    "driver.refill_batch": [1, 8],
+    "driver.tx_tail_batch": [1, 32],
+    "driver.deferred": ["interrupted", "any"],
+    "driver.handler": ["interrupt", "dpc"],
+    "driver.copy": [True, False],
+    "cpus": [1, 2, 4],
+    "zero_copy": [True, False],
+    "serialized_stack": [True, False],
+    "background": [{"processes": 2, "slice": "1ms"}],
+    "costs.poll": [0, 100],
+    "costs.gro_segment": [0, 200],
+    "costs.alloc_stall": ["0s", "2us"],
+    "costs.media_frame": [0, 500],
+    "costs.copy_ns_per_byte": [0.0, 0.5],
+    "bus": [
+        {"kind": "pcie", "generation": 1, "lanes": 1},
+        {"kind": "pci", "clock": "66MHz", "width": 64},
+        {"kind": "pci", "clock": "33MHz", "width": 32, "mwi": False},
+    ],
+}
+# Settings that come with another: a policy and its parameters.
+RING = {
+    "interrupt": [
+        {"interrupt": "per-frame"},
+        {"interrupt": "min-interval", "interrupt_interval": "20us"},
+        {"interrupt": "coalesce", "coalesce_frames": 8, "coalesce_time": "50us"},
+        {"interrupt": "backup", "backup_timeout": "200us"},
+    ],
+    "intelligent": [{"intelligent": True, "processor_clock": "100MHz", "processor_frame_cycles": 500}, {"intelligent": False}],
+    "tso": [True, False],
+    "transfer": ["bus-master", "pio", "shared-memory", "system-dma"],
+    "rx_ring": [8, 64, 256],
+    "tx_ring": [8, 256],
+    "rx_writeback": [1, 4],
+    "tx_writeback": [1, 4],
+    "strip_crc": [True, False],
+    "rx_fifo": [4096, 49152],
+    "rx_writeback_delay": ["2us"],
+    "irq_cpu": [0, 1],
+    "count": [1, 2],
+}
+PROGRAMMABLE = {
+    "segmentation": ["direct", "store-and-forward"],
+    "checksum": ["mac", "firmware", "split"],
+    "rx_buffers": [1, 64],
+    "repost_batch": [1, 8],
+    "receive": [{"coalesce_frames": 8}, {"lro_timeout": "20us"}, {"gro_timeout": "20us"}, {"to_host": False}],
+}
+
+
+def draw(rng: random.Random):
+    """A scenario file and overrides: a short run from time zero, its hosts'
+    (some of them) drivers, processors, buses and adapters changed at random."""
+    path = rng.choice(FILES)
+    sc = tomllib.loads(path.read_text())
+    hosts = sc.get("host", [])
+    sets = {"duration": rng.choice(["2ms", "5ms", "20ms"]), "seed": rng.randint(1, 99)}
+    sets.update({f"host[{i}].warmup": "0s" for i in range(len(hosts))})
+    modelled = [i for i, h in enumerate(hosts) if not h.get("ideal")]
+    for i in rng.sample(modelled, rng.randint(min(1, len(modelled)), len(modelled))):
+        at = f"host[{i}]"
+        for key, values in rng.sample(sorted(HOST.items()), rng.randint(1, 5)):
+            sets[f"{at}.{key}"] = rng.choice(values)
+        for a, adapter in enumerate(hosts[i].get("adapter", [])):
+            kind = adapter.get("kind", "ring")
+            table = RING if kind == "ring" else PROGRAMMABLE if kind == "programmable" else {}
+            prefix = f"{at}.adapter[{a}]" + (".programmable" if kind == "programmable" else "")
+            for key, values in rng.sample(sorted(table.items()), rng.randint(0, min(4, len(table)))):
+                value = rng.choice(values)
+                if kind == "ring" and isinstance(value, dict):
+                    sets.update({f"{prefix}.{k}": v for k, v in value.items()})
+                else:
+                    sets[f"{prefix}.{key}"] = value
+    return path, sets

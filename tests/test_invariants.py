@@ -1,0 +1,85 @@
+"""Any mechanism combines with any other: random combinations of driver
+policies, processors, buses and adapter settings (tests/combos.py) on the
+shipped scenarios, each run checked for what holds whatever the combination:
+figures within their ranges, processors' activities adding up, a timeline that
+agrees with them, one transaction at a time on a bus, real frames, and no
+retransmission where nothing was lost. Seeds are fixed: a failure names its
+case, which `draw(random.Random(case))` rebuilds."""
+
+import itertools
+import math
+import random
+import re
+
+import dpkt
+import pytest
+
+import nicsim
+
+from combos import draw
+from frames import check_frame
+from test_trace import assert_one_run_at_a_time, spans_by_track
+
+CASES = 64
+ACTIVITIES = ("interrupt", "deferred", "app", "poll", "background")
+LOSS = ("drop", "overrun", "unclaimed", "lost", "no_buffer", "refused")
+
+
+def accepted(case: int):
+    """The case's first combination that nicsim accepts (most are)."""
+    rng = random.Random(case)
+    while True:
+        path, sets = draw(rng)
+        try:
+            nicsim.check(path, overrides=sets)
+            return path, sets
+        except nicsim.ScenarioError:
+            continue
+
+
+def check_figures(r):
+    lost = any(v > 0 for c in r.components for k, v in c.metrics.items() if any(w in k for w in LOSS))
+    for c in r.components:
+        m = c.metrics
+        for k, v in m.items():
+            assert math.isfinite(v) and v >= 0, f"{c.name}.{k} = {v}"
+            if k.endswith(("utilization", "_share")):
+                assert v <= 1 + 1e-9, f"{c.name}.{k} = {v}"
+            if k.startswith("mean_") and f"max_{k[5:]}" in m:
+                assert v <= m[f"max_{k[5:]}"] + 1e-9, f"{c.name}.{k}"
+        cpus = [k[: -len("_utilization")] for k in m if re.fullmatch(r"cpu\d+_utilization", k)]
+        for cpu in cpus:
+            work = sum(m[f"{cpu}_{a}"] for a in ACTIVITIES)
+            assert work == pytest.approx(m[f"{cpu}_utilization"], abs=1e-6), f"{c.name}.{cpu}"
+            assert work + m[f"{cpu}_idle_poll"] <= 1 + 1e-6, f"{c.name}.{cpu}"
+        for d in ("up", "down"):
+            shares = [v for k, v in m.items() if k.startswith(f"bus_{d}_") and k.endswith("_share")]
+            assert sum(shares) == pytest.approx(m.get(f"bus_{d}_utilization", 0), abs=1e-6), f"{c.name} bus {d}"
+        if not lost:
+            assert m.get("tcp_retransmits", 0) == 0, f"{c.name} retransmitted on a network that lost nothing"
+
+
+def check_timeline(r, path):
+    if r.data["trace_events_dropped"]:
+        return
+    for (proc, thread), spans in spans_by_track(path).items():
+        if "cpu" in thread or "PCI" in thread:
+            assert_one_run_at_a_time(spans)
+        name = thread.replace(" cpu", "_cpu")
+        if re.fullmatch(r"(adapter\d* )?cpu\d+", thread) and f"{name}_cycles" in r.component(proc).metrics:
+            m = r.component(proc).metrics
+            assert sum(e["args"]["cycles"] for e in spans) == m[f"{name}_cycles"], f"{proc} {thread}"
+            busy = sum(e["dur"] for e in spans if e["name"] != "idle_poll") / 1e6
+            assert busy == pytest.approx(m[f"{name}_utilization"] * r.simulated_seconds, rel=1e-6, abs=1e-9), f"{proc} {thread}"
+
+
+@pytest.mark.parametrize("case", range(CASES))
+def test_a_random_combination_keeps_every_invariant(case, tmp_path):
+    path, sets = accepted(case)
+    pcap, trace = tmp_path / "run.pcap", tmp_path / "run.json"
+    r = nicsim.run(path, overrides=sets, pcap=pcap, trace=trace, trace_limit=100_000)
+    check_figures(r)
+    check_timeline(r, trace)
+    with open(pcap, "rb") as f:
+        for _, frame in itertools.islice(dpkt.pcap.Reader(f), 5000):
+            check_frame(frame)
