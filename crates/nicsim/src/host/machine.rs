@@ -16,6 +16,7 @@ use crate::host::offload::Offload;
 use crate::host::port::{Adapter, Port, Ring};
 use crate::host::sessions::Sessions;
 pub(super) use crate::host::tag::{wake, Tag};
+use crate::host::trace_tracks::trace_parts;
 use crate::host::transfer::Wires;
 use crate::nic::smart::{Due, Programmable};
 use crate::observe::{Report, SharedTrace, TrackId};
@@ -91,28 +92,7 @@ impl Machine {
             .collect::<Vec<Port>>();
         let rings = (0..ports.len()).filter(|p| ports[*p].ring_ref().is_some()).collect();
         let mut cpus: Vec<Cpu> = (0..cfg.cpus).map(|_| Cpu::new(cfg.clock, crate::processor::HOST)).collect();
-        let mut wire_tracks = Vec::new();
-        if let Some(t) = &trace {
-            for (i, b) in buses.iter_mut().enumerate() {
-                b.trace_into(t.clone(), &if cfg.buses > 1 { format!("{name} bus{i}") } else { name.to_string() });
-            }
-            for (i, c) in cpus.iter_mut().enumerate() {
-                c.account.trace_into(t, name, &format!("cpu{i}"));
-            }
-            for (i, p) in ports.iter_mut().enumerate() {
-                let adapter = if cfg.adapters.len() > 1 { format!("adapter{i}") } else { "adapter".into() };
-                if let Some(o) = p.offload_mut() {
-                    o.engine.private_bus.trace_into(t.clone(), &format!("{name} {adapter}"));
-                }
-                for (k, a) in p.processors().into_iter().enumerate() {
-                    a.trace_into(t, name, &format!("{adapter} cpu{k}"));
-                }
-            }
-            for i in 0..cfg.adapters.len() {
-                let label = if cfg.adapters.len() > 1 { format!("adapter{i} wire (frames in)") } else { "adapter wire (frames in)".into() };
-                wire_tracks.push(t.borrow_mut().track(name, &label));
-            }
-        }
+        let wire_tracks = trace.as_ref().map_or(Vec::new(), |t| trace_parts(t, name, &mut buses, &mut cpus, &mut ports));
         let sessions = match &cfg.sessions {
             list if list.is_empty() => None,
             list => {

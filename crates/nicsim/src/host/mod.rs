@@ -21,4 +21,5 @@ pub mod sessions;
 mod steps;
 pub mod stream;
 mod tag;
+mod trace_tracks;
 pub mod transfer;
