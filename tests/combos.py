@@ -59,6 +59,11 @@ RING = {
     "irq_cpu": [0, 1],
     "count": [1, 2],
 }
+TOE = {
+    "clock": ["50MHz", "100MHz", "400MHz"],
+    "queue_depth": [1, 4, 32],
+    "inline_max": [0, 512, 4096],
+}
 PROGRAMMABLE = {
     "segmentation": ["direct", "store-and-forward"],
     "checksum": ["mac", "firmware", "split"],
@@ -83,12 +88,20 @@ def draw(rng: random.Random):
             sets[f"{at}.{key}"] = rng.choice(values)
         for a, adapter in enumerate(hosts[i].get("adapter", [])):
             kind = adapter.get("kind", "ring")
-            table = RING if kind == "ring" else PROGRAMMABLE if kind == "programmable" else {}
-            prefix = f"{at}.adapter[{a}]" + (".programmable" if kind == "programmable" else "")
+            table = {"ring": RING, "programmable": PROGRAMMABLE, "toe": TOE}[kind]
+            prefix = f"{at}.adapter[{a}]" + ("" if kind == "ring" else f".{kind}")
             for key, values in rng.sample(sorted(table.items()), rng.randint(0, min(4, len(table)))):
                 value = rng.choice(values)
                 if kind == "ring" and isinstance(value, dict):
                     sets.update({f"{prefix}.{k}": v for k, v in value.items()})
                 else:
                     sets[f"{prefix}.{key}"] = value
+    for i, _ in enumerate(sc.get("link", [])):
+        if rng.random() < 0.3:
+            sets[f"link[{i}].rate"] = rng.choice(["100Mbps", "1Gbps", "10Gbps"])
+        if rng.random() < 0.2:
+            sets[f"link[{i}].propagation"] = "5us"
+    for i, _ in enumerate(sc.get("switch", [])):
+        if rng.random() < 0.3:
+            sets[f"switch[{i}].queue_frames"] = rng.choice([4, 64])
     return path, sets

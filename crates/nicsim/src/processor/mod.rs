@@ -130,10 +130,11 @@ impl Account {
         let left = end.since(now);
         self.busy[activity as usize] = Duration(self.busy[activity as usize].ps() - left.ps());
         self.last = Some((activity, now));
-        if let Some((a, s, e, _)) = &mut self.span {
+        if let Some((a, s, e, c)) = &mut self.span {
             if *a == activity && *e == end {
                 *e = now;
-                if *s == now {
+                // A step stopped as it began keeps its span if it has cycles to show.
+                if *s == now && *c == 0 {
                     self.span = None;
                 }
             }
@@ -265,6 +266,20 @@ pub(crate) mod tests {
         a.account(Activity::Deferred, us(0), us(10), 1000);
         a.stop(Activity::Deferred, us(4), us(10));
         assert_eq!(a.busy(), Duration::from_us(4));
+    }
+
+    #[test]
+    fn a_step_stopped_as_it_began_keeps_its_cycles_on_the_timeline() {
+        let path = std::env::temp_dir().join(format!("nicsim-account-{}.json", std::process::id()));
+        let trace = crate::observe::Trace::create(&path, 100).unwrap();
+        let mut a = Account::new(Clock::from_mhz(100), HOST);
+        a.trace_into(&trace, "host", "cpu0");
+        a.account(Activity::Deferred, us(10), us(20), 1000);
+        a.stop(Activity::Deferred, us(10), us(20));
+        assert_eq!(a.span.map(|(_, s, e, c)| (s, e, c)), Some((us(10), us(10), 1000)));
+        a.account(Activity::Interrupt, us(10), us(30), 0);
+        a.stop(Activity::Interrupt, us(10), us(30));
+        assert!(a.span.is_none(), "a span with nothing to show is dropped");
     }
 
     #[test]
