@@ -14,6 +14,7 @@ use crate::host::cpu::{Cpu, Effects, Item};
 use crate::host::handler_runs::HandlerRuns;
 use crate::host::offload::Offload;
 use crate::host::port::{Adapter, Port, Ring};
+use crate::host::send_queue::SendOrder;
 use crate::host::sessions::Sessions;
 pub(super) use crate::host::tag::{wake, Tag};
 use crate::host::trace_tracks::trace_parts;
@@ -48,6 +49,7 @@ pub struct Machine {
     /// The data frames of a TTCP transfer, when the host runs one.
     pub(super) wires: Option<Wires>,
     wire_tracks: Vec<TrackId>,
+    pub(super) send_order: SendOrder,
     /// Frames that waited in a driver's send queue for a free descriptor.
     pub(super) tx_waited: u64,
     /// Frames a step put in each adapter's ring, and receive completions that
@@ -122,6 +124,7 @@ impl Machine {
             trace,
             wires,
             wire_tracks,
+            send_order: SendOrder::default(),
             tx_waited: 0,
             tx_filled: Vec::new(),
             visible: Vec::new(),
@@ -201,6 +204,7 @@ impl Machine {
             let at = self.buses[self.ports[p].bus].register_write(now);
             wake(ctx, at, Tag::RxPost(p, n));
         }
+        self.send_order.in_turn(step.send_turn, &mut effects.transmit);
         self.send_frames(&mut effects.transmit, now, ctx);
         if let Some(p) = enable_irq {
             let at = self.buses[self.ports[p].bus].register_write(now);
@@ -258,15 +262,7 @@ impl Component for Machine {
     }
 
     fn start(&mut self, ctx: &mut Ctx) {
-        for b in &mut self.buses {
-            b.ends_at(ctx.end());
-        }
-        for c in &mut self.cpus {
-            c.account.ends_at(ctx.end());
-        }
-        for a in self.ports.iter_mut().flat_map(|p| p.processors()) {
-            a.ends_at(ctx.end());
-        }
+        crate::host::report::ends_at(self, ctx.end());
         self.offload_start();
         self.programmable_start(ctx);
         for p in self.rings.clone() {

@@ -26,6 +26,19 @@ fn summed(parts: &[Report]) -> Report {
     r
 }
 
+/// The run ends at `end`: buses and processors count only what lies within it.
+pub(super) fn ends_at(m: &mut Machine, end: Time) {
+    for b in &mut m.buses {
+        b.ends_at(end);
+    }
+    for c in &mut m.cpus {
+        c.account.ends_at(end);
+    }
+    for a in m.ports.iter_mut().flat_map(|p| p.processors()) {
+        a.ends_at(end);
+    }
+}
+
 pub fn report(m: &Machine, end: Time) -> Report {
     let mut r = Report::default();
     let seconds = end.since(Time::ZERO + m.cfg.warmup).as_secs_f64();

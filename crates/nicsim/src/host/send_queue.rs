@@ -6,6 +6,8 @@
 //! interrupt, and under NetWare's polling the AppNote's backup interrupt on
 //! transmit buffers full. Reclaiming itself costs no cycles of its own.
 
+use std::collections::BTreeMap;
+
 use crate::engine::Ctx;
 use crate::host::machine::{wake, Machine, Tag};
 use crate::time::Time;
@@ -89,6 +91,40 @@ impl Machine {
         let Some(at) = port.ring().tx.next_reclaim() else { return };
         if let Some((due, generation)) = port.irq.sends_waiting(at) {
             wake(ctx, due.max(ctx.now()), Tag::Irq(p, generation));
+        }
+    }
+}
+
+/// The order the stack made frames to send in, step by step. Steps on
+/// different processors may end in another order; a step's frames go to the
+/// adapters only after those of the steps that made theirs earlier, as a
+/// connection's lock keeps a real stack's segments in order.
+#[derive(Debug, Default)]
+pub(super) struct SendOrder {
+    made: u64,
+    next: u64,
+    held: BTreeMap<u64, Vec<(usize, Frame)>>,
+}
+
+impl SendOrder {
+    /// The turn of a step that made frames to send.
+    pub fn take_turn(&mut self) -> u64 {
+        self.made += 1;
+        self.made - 1
+    }
+
+    /// A step of `turn` ended with `transmit`: leaves in it what may go now,
+    /// in order, its own frames and those held for it; else holds them.
+    pub fn in_turn(&mut self, turn: Option<u64>, transmit: &mut Vec<(usize, Frame)>) {
+        let Some(turn) = turn else { return };
+        if turn == self.next && self.held.is_empty() {
+            self.next += 1;
+            return;
+        }
+        self.held.insert(turn, std::mem::take(transmit));
+        while let Some(frames) = self.held.remove(&self.next) {
+            transmit.extend(frames);
+            self.next += 1;
         }
     }
 }

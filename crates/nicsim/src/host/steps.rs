@@ -74,7 +74,8 @@ impl Machine {
         if plan.holds_stack {
             self.stack_held = true;
         }
-        let step = Step { effects: plan.effects, holds_stack: plan.holds_stack, releases_order: plan.releases_order };
+        let send_turn = (!plan.effects.transmit.is_empty()).then(|| self.send_order.take_turn());
+        let step = Step { effects: plan.effects, holds_stack: plan.holds_stack, releases_order: plan.releases_order, send_turn };
         self.start_step(k, (plan.activity, plan.cycles), step, now, end, ctx);
     }
 
