@@ -347,3 +347,30 @@ def test_interrupt_moderation_delays_the_driver_not_the_dma(tmp_path):
     assert moderated["max_rx_to_stack_us"] > 150 > each["max_rx_to_stack_us"]
     for m in (each, moderated):
         assert m["mean_rx_to_driver_us"] < m["mean_rx_to_stack_us"] <= m["max_rx_to_stack_us"]
+
+
+@pytest.mark.parametrize(
+    "path, host, name, events, extra",
+    [
+        ("../bench/10g-rx-napi.toml", 0, "server", 0.6, {}),
+        ("modern/40g-kernel.toml", 0, "server", 1, {}),
+        ("combinations/napi-gro-tso.toml", 1, "receiver", 1, {}),
+        ("combinations/hosts-serve-hosts.toml", 0, "server", 1, {}),
+        # Interrupts taken between frames: one step each either way.
+        (NOVELL, 0, "server", 1, {"host[0].cpus": 2, "duration": "30ms"}),
+    ],
+)
+def test_frames_go_up_in_one_step_only_where_nothing_could_come_between_them(scenarios, path, host, name, events, extra):
+    """Frames queued to a processor whose interrupts are masked (a NAPI poll's)
+    go up the stack in one step, as Linux's softirq takes one after another,
+    ending at a frame whose work sends something. Nothing could have run between
+    them, so that changes nothing but the count of events: a serialized stack on
+    several processors, where another may take the lock between two frames,
+    gives each frame a step of its own, and every figure comes out the same.
+    (At 2 GHz a cycle is a whole number of picoseconds, so the sums agree exactly.)"""
+    sets = {"duration": "3ms", f"host[{host}].warmup": "1ms", "host[0].clock": "2GHz", f"host[{host}].clock": "2GHz", **extra}
+    batched = nicsim.run(scenarios / path, overrides=sets)
+    apart = nicsim.run(scenarios / path, overrides={**sets, f"host[{host}].serialized_stack": True})
+    assert [c.metrics for c in batched.components] == [c.metrics for c in apart.components]
+    assert batched.component(name).metrics["rx_frames"] > 20
+    assert batched.events <= events * apart.events

@@ -248,10 +248,15 @@ impl Machine {
     }
 
     pub(super) fn arm_sessions(&mut self, ctx: &mut Ctx) {
-        let Some(t) = self.sessions.as_mut().and_then(|s| s.next_timer(ctx.now())) else { return };
-        if self.sessions_armed.is_none_or(|a| t < a || a < ctx.now()) {
+        self.arm_sessions_from(ctx.now(), ctx);
+    }
+
+    /// Arm the sessions' next timer as work that ran from `at` left it.
+    pub(super) fn arm_sessions_from(&mut self, at: Time, ctx: &mut Ctx) {
+        let Some(t) = self.sessions.as_mut().and_then(|s| s.next_timer(at)) else { return };
+        if self.sessions_armed.is_none_or(|a| t < a || a < at) {
             self.sessions_armed = Some(t);
-            wake(ctx, t.max(ctx.now()), Tag::Sessions);
+            wake(ctx, t.max(at), Tag::Sessions);
         }
     }
 }

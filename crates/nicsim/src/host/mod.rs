@@ -4,6 +4,7 @@
 pub mod apps;
 pub mod config;
 pub mod cpu;
+mod frames_up;
 mod handler_runs;
 pub mod ideal;
 mod latency;

@@ -97,7 +97,7 @@ impl Machine {
         // Frames for the host's own stack pass its protocol one by one.
         for bytes in delivered {
             let frame = Box::new(Frame { bytes, meta: FrameMeta::default() });
-            plan.cycles += self.protocol(p, frame, Vec::new(), ctx, &mut plan.effects.transmit);
+            plan.cycles += self.protocol(p, frame, Vec::new(), now, ctx, &mut plan.effects.transmit);
         }
         plan.until = Some(now + self.cfg.clock.cycles(plan.cycles) + copy);
         plan.effects.programmable = Some((p, cost));

@@ -12,7 +12,6 @@ use crate::host::cpu::{Activity, Effects, Item, Step};
 use crate::host::machine::{wake, Machine, Tag};
 use crate::host::sessions::Work;
 use crate::nic::{Transfer, DMA_PROGRAM_WRITES};
-use crate::stack::tally::continues;
 use crate::time::{Duration, Time};
 use crate::wire::Frame;
 
@@ -216,19 +215,7 @@ impl Machine {
                 // Set long before the plan is moved: a byte written just before a
                 // move stalls the load of the word around it.
                 plan.releases_order = true;
-                debug_assert_eq!(order, self.ports[p].ring().delivered, "frames go up in ring order");
-                let merged = if self.cfg.driver.gro { self.merge(k, shared, p, order, &frame) } else { Vec::new() };
-                if !merged.is_empty() {
-                    self.gro_batches += 1;
-                    self.gro_segments += 1 + merged.len() as u64;
-                }
-                self.ports[p].ring().delivered += 1 + merged.len() as u64;
-                plan.effects.delivered.push(frame.meta.arrived);
-                for f in &merged {
-                    plan.effects.delivered.push(f.meta.arrived);
-                }
-                let gro = if self.cfg.driver.gro { self.cfg.costs.gro_segment * (1 + merged.len() as u64) } else { 0 };
-                plan.cycles = gro + self.protocol(p, frame, merged, ctx, &mut plan.effects.transmit);
+                self.frames_up(k, shared, (p, order, frame), &mut plan, ctx);
             }
             Item::Poll(p, left) => {
                 // The driver hands buffers back every refill batch as it goes
@@ -311,7 +298,7 @@ impl Machine {
 
     /// The cycles of what the sessions did (each request made or answered, each
     /// frame sent, each byte a TTCP end copied), with its frames queued to send.
-    fn charge(&self, work: Work, out: &mut Vec<(usize, Frame)>) -> u64 {
+    pub(super) fn charge(&self, work: Work, out: &mut Vec<(usize, Frame)>) -> u64 {
         let c = &self.cfg.costs;
         // A copy runs at memory speed: its time, in cycles of this clock.
         let copied = if self.cfg.zero_copy { 0 } else { work.copied };
@@ -321,60 +308,5 @@ impl Machine {
         let cycles = work.requests * c.app_request + work.out.len() as u64 * c.tx_frame + copy;
         out.extend(work.out.into_iter().map(|(p, f)| (p, *f)));
         cycles
-    }
-
-    /// GRO: the frames queued right behind frame `order` of adapter `p` that
-    /// carry on its connection's data, taken to go up the stack with it as one.
-    #[allow(clippy::vec_box, reason = "frames travel boxed from the wire; unboxing them here would copy each")]
-    fn merge(&mut self, k: usize, shared: bool, p: usize, order: u64, first: &Frame) -> Vec<Box<Frame>> {
-        let mut merged: Vec<Box<Frame>> = Vec::new();
-        let queue = self.deferred_queue(k, shared);
-        while let Some(Item::Frame(q, next, f)) = queue.front() {
-            let last = merged.last().map_or(first, |f| f);
-            if *q != p || *next != order + 1 + merged.len() as u64 || !continues(&last.bytes, &f.bytes) {
-                break;
-            }
-            let Some(Item::Frame(_, _, f)) = queue.pop_front() else { unreachable!("looked at") };
-            merged.push(f);
-        }
-        merged
-    }
-
-    /// Protocol and application work for frames received by adapter `p`: one
-    /// frame, or the segments GRO merged, which pass the protocol once.
-    #[allow(clippy::vec_box, reason = "frames travel boxed from the wire; unboxing them here would copy each")]
-    pub(super) fn protocol(
-        &mut self,
-        p: usize,
-        frame: Box<Frame>,
-        merged: Vec<Box<Frame>>,
-        ctx: &mut Ctx,
-        out: &mut Vec<(usize, Frame)>,
-    ) -> u64 {
-        let now = ctx.now();
-        let measuring = self.measuring(now);
-        if let Some(s) = self.sessions.as_mut().filter(|s| s.claims(&frame.bytes)) {
-            s.input(p, frame);
-            for f in merged {
-                s.input(p, f);
-            }
-            let work = s.run(now, measuring, Work::default());
-            let cycles = self.cfg.costs.protocol_segment + self.charge(work, out);
-            self.arm_sessions(ctx);
-            return cycles;
-        }
-        for frame in std::iter::once(frame).chain(merged) {
-            match &mut self.sink {
-                Some(s) if measuring => {
-                    s.frames += 1;
-                    s.bytes += frame.len() as u64;
-                }
-                Some(_) => {}
-                None => self.unclaimed += 1,
-            }
-            // Taken whole: a source may write its next frame into it.
-            crate::wire::spare::give(frame);
-        }
-        self.cfg.costs.protocol_segment
     }
 }

@@ -82,6 +82,11 @@ impl Irq {
         true
     }
 
+    /// Whether the driver has it masked, so that it cannot be raised.
+    pub fn masked(&self) -> bool {
+        !self.enabled
+    }
+
     /// The driver masks the interrupt (its handler or poll is running).
     pub fn disable(&mut self) {
         self.enabled = false;

@@ -1,0 +1,134 @@
+//! Received frames going up the stack: the deferred step that does their
+//! protocol and application work. A processor's own queue of frames is worked
+//! through in one step, as Linux's softirq takes frame after frame in one run
+//! (`process_backlog`, or the stack called from a NAPI poll), until a frame's
+//! work sends something: the step ends there, so what it sends leaves when its
+//! own work ends.
+
+use crate::engine::Ctx;
+use crate::host::cpu::Item;
+use crate::host::machine::Machine;
+use crate::host::sessions::Work;
+use crate::host::steps::Plan;
+use crate::stack::tally::continues;
+use crate::time::Time;
+use crate::wire::Frame;
+
+impl Machine {
+    /// Plan the protocol work of the `first` frame (adapter, place in its ring,
+    /// frame) and of the frames behind it in processor `k`'s own queue (not the host-wide one, whose
+    /// frames any free processor may take), with GRO's merges.
+    pub(super) fn frames_up(&mut self, k: usize, shared: bool, first: (usize, u64, Box<Frame>), plan: &mut Plan, ctx: &mut Ctx) {
+        let now = ctx.now();
+        let mut next = Some(first);
+        while let Some((p, order, frame)) = next.take() {
+            debug_assert_eq!(order, self.ports[p].ring().delivered, "frames go up in ring order");
+            let merged = if self.cfg.driver.gro { self.merge(k, shared, p, order, &frame) } else { Vec::new() };
+            if !merged.is_empty() {
+                self.gro_batches += 1;
+                self.gro_segments += 1 + merged.len() as u64;
+            }
+            self.ports[p].ring().delivered += 1 + merged.len() as u64;
+            let from = plan.effects.delivered.len();
+            plan.effects.delivered.push(frame.meta.arrived);
+            for f in &merged {
+                plan.effects.delivered.push(f.meta.arrived);
+            }
+            let gro = if self.cfg.driver.gro { self.cfg.costs.gro_segment * (1 + merged.len() as u64) } else { 0 };
+            let at = if plan.cycles == 0 { now } else { now + self.cfg.clock.cycles(plan.cycles) };
+            plan.cycles += gro + self.protocol(p, frame, merged, at, ctx, &mut plan.effects.transmit);
+            // What it sent leaves when its work ends: at the step's end.
+            if !plan.effects.transmit.is_empty() || !self.nothing_between(k, shared) {
+                break;
+            }
+            // Nothing will stretch the step: the frames went up when their work ended.
+            let up = now + self.cfg.clock.cycles(plan.cycles);
+            // As a step ending after the run's end would not count its frames.
+            let counted = self.measuring(up) && up <= ctx.end();
+            for arrived in plan.effects.delivered.drain(from..) {
+                if counted {
+                    self.latency.delivered(arrived, up);
+                }
+            }
+            // A frame whose work would begin after the run's end never begins.
+            if up <= ctx.end() {
+                next = self.next_frame_in_turn(k);
+            }
+        }
+    }
+
+    /// Whether nothing could come between two frames' work on processor `k`:
+    /// they are its own (the host-wide queue's are for any free processor), no
+    /// other processor waits on the stack's lock, and every interrupt bound to
+    /// `k` is masked (one would preempt the work between two frames).
+    fn nothing_between(&self, k: usize, shared: bool) -> bool {
+        let lock_contended = self.cfg.serialized_stack && self.cpus.len() > 1;
+        !shared && !lock_contended && self.ports.iter().zip(&self.cfg.adapters).all(|(port, a)| a.irq_cpu != k || port.irq.masked())
+    }
+
+    /// The frame at the head of processor `k`'s own queue, if it may go up now.
+    fn next_frame_in_turn(&mut self, k: usize) -> Option<(usize, u64, Box<Frame>)> {
+        let queue = &mut self.cpus[k].queue;
+        let Some(Item::Frame(p, order, _)) = queue.front() else { return None };
+        if self.ports[*p].ring_ref().is_none_or(|r| *order != r.delivered) {
+            return None;
+        }
+        let Some(Item::Frame(p, order, frame)) = queue.pop_front() else { unreachable!("looked at") };
+        Some((p, order, frame))
+    }
+
+    /// GRO: the frames queued right behind frame `order` of adapter `p` that
+    /// carry on its connection's data, taken to go up the stack with it as one.
+    #[allow(clippy::vec_box, reason = "frames travel boxed from the wire; unboxing them here would copy each")]
+    fn merge(&mut self, k: usize, shared: bool, p: usize, order: u64, first: &Frame) -> Vec<Box<Frame>> {
+        let mut merged: Vec<Box<Frame>> = Vec::new();
+        let queue = if shared { &mut self.shared } else { &mut self.cpus[k].queue };
+        while let Some(Item::Frame(q, next, f)) = queue.front() {
+            let last = merged.last().map_or(first, |f| f);
+            if *q != p || *next != order + 1 + merged.len() as u64 || !continues(&last.bytes, &f.bytes) {
+                break;
+            }
+            let Some(Item::Frame(_, _, f)) = queue.pop_front() else { unreachable!("looked at") };
+            merged.push(f);
+        }
+        merged
+    }
+
+    /// Protocol and application work, from `at`, for frames received by adapter
+    /// `p`: one frame, or the segments GRO merged, which pass the protocol once.
+    #[allow(clippy::vec_box, reason = "frames travel boxed from the wire; unboxing them here would copy each")]
+    pub(super) fn protocol(
+        &mut self,
+        p: usize,
+        frame: Box<Frame>,
+        merged: Vec<Box<Frame>>,
+        at: Time,
+        ctx: &mut Ctx,
+        out: &mut Vec<(usize, Frame)>,
+    ) -> u64 {
+        let measuring = self.measuring(at);
+        if let Some(s) = self.sessions.as_mut().filter(|s| s.claims(&frame.bytes)) {
+            s.input(p, frame);
+            for f in merged {
+                s.input(p, f);
+            }
+            let work = s.run(at, measuring, Work::default());
+            let cycles = self.cfg.costs.protocol_segment + self.charge(work, out);
+            self.arm_sessions_from(at, ctx);
+            return cycles;
+        }
+        for frame in std::iter::once(frame).chain(merged) {
+            match &mut self.sink {
+                Some(s) if measuring => {
+                    s.frames += 1;
+                    s.bytes += frame.len() as u64;
+                }
+                Some(_) => {}
+                None => self.unclaimed += 1,
+            }
+            // Taken whole: a source may write its next frame into it.
+            crate::wire::spare::give(frame);
+        }
+        self.cfg.costs.protocol_segment
+    }
+}
