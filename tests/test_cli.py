@@ -1,6 +1,7 @@
 """The command line as a user meets it."""
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -60,10 +61,12 @@ def test_bench_reports_rates(cli):
     # frame when it is sent, without an event.
     assert figures["events"] == 20000 // 32
     assert figures["frames_per_second"] > 0
-    # Which build made the figures: tools/build-pgo's builds name themselves.
+    # Which build made the figures (tools/build-pgo's builds name themselves), and
+    # on which machine: wall times compare only on one.
     assert figures["build"] in ("release", "release, profile-guided", "debug")
+    assert figures["machine"].endswith(f", {len(os.sched_getaffinity(0))} processors") and len(figures["machine"]) > 14
     r = cli("bench", "--frames", "20000", "--repeat", "1")
-    assert r.returncode == 0 and r.stdout.strip().endswith(f"{figures['build']} build"), r.stdout
+    assert r.returncode == 0 and r.stdout.strip().endswith(f"{figures['build']} build on {figures['machine']}"), r.stdout
     # A value the flood's scenario refuses is blamed on the option it came from.
     for option, value in (("--rate", "fast"), ("--frame-size", "10")):
         r = cli("bench", option, value, "--repeat", "1")

@@ -132,6 +132,8 @@ def test_the_goals_are_measured_in_one_run_beside_their_targets(cli, tmp_path):
     assert (small["hosts"], large["hosts"]) == (2, 20)
     assert growth["figure"] == large["wall_ns_per_frame"] / small["wall_ns_per_frame"] and growth["ratio"] == 2 / growth["figure"]
     assert memory["figure"] == large["peak_memory_mb_per_host"] * 1024 and memory["ratio"] is None
+    # The machine is named with the figures.
+    assert g["machine"] == g["cases"]["full-path"]["machine"] == g["cases"]["10g-napi"]["machine"] and "processors" in g["machine"]
     for hosts in ("5,10", "10"):
         r = cli("bench", "--case", "goals", "--hosts", hosts)
         assert r.returncode == 2 and "--hosts" in r.stderr, r.stderr

@@ -11,6 +11,7 @@ import time
 
 from . import _core
 from .api import run
+from .benchmachine import machine
 from .study import papers_dir
 
 CLIENTS = [f"client{i}" for i in range(1, 9)]
@@ -80,6 +81,7 @@ def measure(case: str, repeat: int) -> dict:
         "wall_seconds_per_simulated_second": best / result.simulated_seconds,
         "peak_memory_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "build": _core.build_kind(),
+        "machine": machine(),
     }
 
 

@@ -9,6 +9,7 @@ import json
 import sys
 
 from . import _core, benchpeers
+from .benchmachine import machine
 from .generate import reworded
 
 
@@ -50,7 +51,7 @@ def command(args) -> int:
         raise _core.ScenarioError("--compare-peers: the peers model the link flood only; leave out --case")
     peers = benchpeers.folder(args.peers) if args.compare_peers else None
     figures, line = _bench_case(args) if args.case != "link" else _bench_link(args)
-    line = f"{line}; {figures['build']} build"
+    line = f"{line}; {figures['build']} build on {figures['machine']}"
     if peers is not None:
         figures["peers"] = benchpeers.compare(figures["frames_per_second"], peers, args.peers_python)
         line = "\n".join([line, *benchpeers.lines(figures["peers"])])
@@ -70,11 +71,11 @@ def _bench_scale(args) -> int:
 
     sizes, duration = benchscale.parse_hosts(args.hosts or benchscale.SIZES), args.duration or benchscale.DURATION
     benchscale.check(sizes, duration)
-    build = _core.build_kind()
-    show = None if args.json else (lambda f: print(f"{benchscale.line(f)}; {build} build", flush=True))
+    build, on = _core.build_kind(), machine()
+    show = None if args.json else (lambda f: print(f"{benchscale.line(f)}; {build} build on {on}", flush=True))
     figures = benchscale.measure(sizes, duration, show)
     for f in figures:
-        f["build"] = build
+        f["build"], f["machine"] = build, on
     if args.json:
         print(json.dumps(figures, indent=2))
     return 0
@@ -125,6 +126,7 @@ def _bench_link(args) -> tuple:
         "frame_size": args.frame_size,
         "rate": args.rate,
         "build": _core.build_kind(),
+        "machine": machine(),
     }
     line = (
         f"flood of {frames:,} x {args.frame_size} B frames over one {args.rate} link: "

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 
 from . import _core, benchcases, benchpeers, benchscale
+from .benchmachine import machine
 
 LINE_RATE_64B = 10e9 / ((64 + 20) * 8)  # 64-byte frames at 10 Gb/s, preamble and gap included
 SIZES = "10,1000"
@@ -35,7 +36,7 @@ def measure(args, sizes: tuple, duration: str) -> dict:
     rows.append(row)
     per_host = scale[1]["peak_memory_mb_per_host"] * 1024
     rows.append({"goal": f"memory per host at {large} hosts, KB (reported)", "figure": per_host, "target": None, "ratio": None})
-    return {"goals": rows, "cases": {"full-path": ibm, "10g-napi": napi, "scale": scale}, "build": _core.build_kind()}
+    return {"goals": rows, "cases": {"full-path": ibm, "10g-napi": napi, "scale": scale}, "build": _core.build_kind(), "machine": machine()}
 
 
 def _row(goal: str, figure: float, target: float) -> dict:
@@ -74,5 +75,5 @@ def lines(g: dict) -> list:
         ratio = "" if r["ratio"] is None else f"{r['ratio']:.2f}" + (" met" if r["ratio"] >= 1 else "")
         figure = f"{r['figure']:,.2f}" if r["figure"] < 10 else f"{r['figure']:,.0f}"
         out.append(f"{r['goal']:<72} {figure:>12} {target:>12} {ratio:>7}")
-    out.append(f"{g['build']} build")
+    out.append(f"{g['build']} build on {g['machine']}")
     return out
