@@ -194,6 +194,21 @@ impl Machine {
         }
     }
 
+    /// Adapter `p` took a tail write: a sender waiting for room on it learns
+    /// when the first of those frames' descriptors comes back. (It found the
+    /// ring full while every frame in it was still on its way to the adapter,
+    /// so no completion was booked for it to wait for.)
+    pub(super) fn wake_sender_for(&mut self, p: usize, ctx: &mut Ctx) {
+        if !self.blast_waiting || p != self.blast_port {
+            return;
+        }
+        let Some(blast) = self.blast.as_ref().filter(|b| b.cfg.count.is_none_or(|c| b.sent < c)) else { return };
+        let cpu = blast.cfg.cpu as usize;
+        if let Some(t) = self.ports[p].ring().tx.next_reclaim() {
+            wake(ctx, t.max(ctx.now()), Tag::Thread(cpu));
+        }
+    }
+
     /// The sender's turn: build a whole burst of frames if the ring has room.
     fn sender_step(&mut self, k: usize, ctx: &mut Ctx) -> Option<Plan> {
         let now = ctx.now();
