@@ -160,8 +160,9 @@ impl Machine {
     }
 
     /// One turn of the poller: poll every adapter. With nothing found and nothing
-    /// else ready, it spins until the next booked completion or sleeps until the
-    /// adapter books one (a dedicated poller's spin is busy, the OS idle loop's is not).
+    /// else ready, it spins (busy for a dedicated poller, idle for the OS's loop)
+    /// until the next completion booked, or one that any adapter books sooner:
+    /// a real loop polls all the while, so it sees each the moment it is made.
     fn poller_step(&mut self, others_ready: bool, ctx: &mut Ctx) -> Option<Plan> {
         let now = ctx.now();
         let mut plan = Plan::new(Activity::Poll, 0);
@@ -180,18 +181,11 @@ impl Machine {
         Effects::recycle(plan.effects);
         let visible = self.ports.iter().filter_map(|p| p.ring_ref().and_then(|r| r.rx.next_visible())).min();
         let next = visible.into_iter().chain(self.next_send_room()).min();
-        match next {
-            Some(t) if t > now => {
-                let mut spin = Plan::new(self.idle_poll_activity(), 0);
-                spin.until = Some(t);
-                self.polls += self.polls_in(t.since(now));
-                Some(spin)
-            }
-            _ => {
-                self.poll_asleep_since = Some(now);
-                None
-            }
+        if let Some(t) = next.filter(|&t| t > now) {
+            wake(ctx, t, Tag::Thread(self.cfg.driver.poll_cpu as usize));
         }
+        self.poll_asleep_since = Some(now);
+        None
     }
 
     /// Adapter `p` took a tail write: a sender waiting for room on it learns
