@@ -16,8 +16,8 @@ use crate::wire::Frame;
 
 impl Machine {
     /// Plan the protocol work of the `first` frame (adapter, place in its ring,
-    /// frame) and of the frames behind it in processor `k`'s own queue (not the host-wide one, whose
-    /// frames any free processor may take), with GRO's merges.
+    /// frame) and of the frames behind it in processor `k`'s own queue (not the
+    /// host-wide one, whose frames any free processor may take), with GRO's merges.
     pub(super) fn frames_up(&mut self, k: usize, shared: bool, first: (usize, u64, Box<Frame>), plan: &mut Plan, ctx: &mut Ctx) {
         let now = ctx.now();
         let mut next = Some(first);
