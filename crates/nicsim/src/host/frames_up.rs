@@ -20,6 +20,8 @@ impl Machine {
     /// host-wide one, whose frames any free processor may take), with GRO's merges.
     pub(super) fn frames_up(&mut self, k: usize, shared: bool, first: (usize, u64, Box<Frame>), plan: &mut Plan, ctx: &mut Ctx) {
         let now = ctx.now();
+        // Nothing in planning changes it: asked once, after the first frame.
+        let mut between_none = None;
         let mut next = Some(first);
         while let Some((p, order, frame)) = next.take() {
             debug_assert_eq!(order, self.ports[p].ring().delivered, "frames go up in ring order");
@@ -38,7 +40,7 @@ impl Machine {
             let at = if plan.cycles == 0 { now } else { now + self.cfg.clock.cycles(plan.cycles) };
             plan.cycles += gro + self.protocol(p, frame, merged, at, ctx, &mut plan.effects.transmit);
             // What it sent leaves when its work ends: at the step's end.
-            if !plan.effects.transmit.is_empty() || !self.nothing_between(k, shared) {
+            if !plan.effects.transmit.is_empty() || !*between_none.get_or_insert_with(|| self.nothing_between(k, shared)) {
                 break;
             }
             // Nothing will stretch the step: the frames went up when their work ended.
