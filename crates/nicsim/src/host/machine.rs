@@ -348,6 +348,7 @@ impl Component for Machine {
                         ctx.send_at(p as PortId, at, Msg::frame(frame));
                     }
                     self.wake_sender_for(p, ctx);
+                    self.sends_in_adapter(p, ctx);
                 }
                 Some(Tag::StepEnd(k, generation)) if generation == self.cpus[k].generation => self.end_step(k, ctx),
                 Some(Tag::Sessions) if self.sessions_armed == Some(now) => {

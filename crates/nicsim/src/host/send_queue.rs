@@ -84,6 +84,21 @@ impl Machine {
         }
     }
 
+    /// Adapter `p` took a tail write. Frames that found its ring full while
+    /// every frame in it was still on its way there had no completion to wait
+    /// for; now they have one: arm the interrupt, wake a sleeping poller.
+    pub(super) fn sends_in_adapter(&mut self, p: usize, ctx: &mut Ctx) {
+        if self.ports[p].ring_ref().is_none_or(|r| r.waiting.is_empty()) {
+            return;
+        }
+        self.arm_send_wait(p, ctx);
+        if self.polling() && self.poll_asleep_since.is_some() {
+            if let Some(at) = self.ports[p].ring().tx.next_reclaim() {
+                wake(ctx, at.max(ctx.now()), Tag::Thread(self.cfg.driver.poll_cpu as usize));
+            }
+        }
+    }
+
     /// Frames wait on adapter `p`: it interrupts when its oldest outstanding
     /// frame is sent (if its interrupt is unmasked).
     fn arm_send_wait(&mut self, p: usize, ctx: &mut Ctx) {
