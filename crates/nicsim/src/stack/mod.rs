@@ -10,8 +10,9 @@
 //! surface we touch, and does handshake and teardown, a sliding window with
 //! window scaling, retransmission with RTT estimation (RTO at least 1 s, as RFC
 //! 6298 asks), fast retransmit, Reno congestion control, delayed ACKs and Nagle.
-//! It is vendored with one fix (`third_party/smoltcp/PATCHES.md`): Reno's
-//! initial window is two segments of the negotiated MSS, not 2,048 bytes.
+//! It is vendored with a few changes (`third_party/smoltcp/PATCHES.md`): Reno's
+//! initial window is two segments of the negotiated MSS, not 2,048 bytes, and a
+//! segment carrying over one MSS (merged by LRO) is acknowledged at once.
 //! Its ACK rule sends an ACK as soon as more than one MSS is unacknowledged at
 //! the end of a poll, so a stack polled per frame ACKs every second full
 //! segment, and one that takes frames in batches stretches its ACKs by itself.

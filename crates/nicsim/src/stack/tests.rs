@@ -293,3 +293,45 @@ proptest::proptest! {
         proptest::prop_assert_eq!((h.fragment_offset.value(), h.dscp.value(), h.ecn.value(), h.options.len()), (0, 0, 0, 0));
     }
 }
+
+#[test]
+fn a_segment_carrying_two_mss_is_acknowledged_at_once() {
+    use crate::nic::firmware::gro::Gro;
+    let (mut a, mut b) = (Stack::new(&cfg(1), 1), Stack::new(&cfg(2), 2));
+    let slow = SocketConfig { ack_delay: Some(Duration::from_ms(200)), ..socket() };
+    a.open(&slow);
+    b.open(&slow);
+    b.listen(S, 5001).unwrap();
+    a.connect(S, [10, 0, 0, 2], 5001, 40000).unwrap();
+    let mut now = Time::ZERO;
+    // The handshake, then the initial window's two full segments.
+    while a.state(S) != "ESTABLISHED" || b.state(S) != "ESTABLISHED" {
+        for f in a.poll(now) {
+            b.input(f);
+        }
+        for f in b.poll(now) {
+            a.input(f);
+        }
+        now += Duration::from_us(10);
+    }
+    // Three segments' worth: the window takes two, neither the last (PSH) one.
+    a.send(S, &[5u8; 3 * 1460]);
+    let data = a.poll(now);
+    assert_eq!(data.len(), 2);
+    // Large receive offload merges them: the stack sees one 2,920-byte
+    // segment. (smoltcp leaves every IPv4 ID 0; the merge wants them in turn.)
+    let mut lro = Gro::new(Duration::from_us(20));
+    for (id, f) in data.iter().enumerate() {
+        let mut bytes = f.bytes.clone();
+        bytes[18..20].copy_from_slice(&(id as u16).to_be_bytes());
+        crate::nic::firmware::csum::insert(&mut bytes).unwrap();
+        assert!(lro.push(&bytes, now).is_empty());
+    }
+    let merged = lro.expire(now + Duration::from_us(20));
+    assert_eq!(merged.len(), 1);
+    b.input(Box::new(Frame { bytes: merged[0].bytes.clone(), meta: Default::default() }));
+    let acks = b.poll(now + Duration::from_us(30));
+    assert_eq!(b.recv(S, 1 << 20).len(), 2 * 1460);
+    // Over one MSS unacknowledged: the ACK goes now, not after the 200 ms delay.
+    assert_eq!(acks.len(), 1, "no ACK for two segments' worth of data");
+}

@@ -2279,6 +2279,14 @@ impl<'a> Socket<'a> {
             && self.ack_to_transmit()
         {
             self.ack_delay_timer = match self.ack_delay_timer {
+                // nicsim: one segment may carry several MSS (merged by LRO);
+                // with more than one MSS unacknowledged, ACK at once, as Linux does.
+                AckDelayTimer::Idle
+                    if self.ack_policy == AckPolicy::EverySecondSegment && self.immediate_ack_to_transmit() =>
+                {
+                    tcp_trace!("over one MSS unacknowledged, acking at once");
+                    AckDelayTimer::Immediate
+                }
                 AckDelayTimer::Idle => {
                     tcp_trace!("starting delayed ack timer");
                     AckDelayTimer::Waiting(cx.now() + ack_delay)
