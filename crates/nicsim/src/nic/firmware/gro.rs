@@ -6,7 +6,9 @@
 //! segment is shorter than the first (merged, then flushed), when the merge would
 //! pass 64 KB, or when the timeout passes. Like Linux, it also flushes when the
 //! IPv4 ID does not follow on, so re-segmenting a merged frame gives back the
-//! frames that went in.
+//! frames that went in; as Linux does for datagrams that may not be fragmented,
+//! it takes an ID that stays the same from segment to segment too (smoltcp
+//! sends every segment with ID 0 and don't-fragment).
 
 use etherparse::IpNumber;
 
@@ -45,7 +47,10 @@ struct Held {
     layout: Layout,
     mss: usize,
     next_seq: u32,
-    next_id: u16,
+    last_id: u16,
+    /// How the IDs go: +1 a segment, or 0 (fixed, don't-fragment only); set by
+    /// the second segment.
+    id_step: Option<u16>,
     segments: u32,
     since: Time,
 }
@@ -57,6 +62,7 @@ struct Seg {
     seq: u32,
     ack: [u8; 4],
     id: u16,
+    dont_fragment: bool,
     flags: u8,
     len: usize,
     end: usize,
@@ -77,11 +83,18 @@ fn seg(f: &[u8]) -> Option<Seg> {
         seq: u32::from_be_bytes(f[t + 4..t + 8].try_into().ok()?),
         ack: f[t + 8..t + 12].try_into().ok()?,
         id: u16::from_be_bytes([f[ip + 4], f[ip + 5]]),
+        dont_fragment: f[ip + 6] & 0x40 != 0,
         flags: f[t + 13],
         len: end - layout.header_len(),
         end,
         layout,
     })
+}
+
+/// Whether segment `s`'s IPv4 ID is `step` on from `last`: a step of 0 (a
+/// fixed ID) only where the datagram may not be fragmented.
+fn id_follows(last: u16, s: &Seg, step: u16) -> bool {
+    s.id == last.wrapping_add(step) && (step != 0 || s.dont_fragment)
 }
 
 #[derive(Debug)]
@@ -115,7 +128,8 @@ impl Gro {
             layout: s.layout,
             mss: s.len,
             next_seq: s.seq.wrapping_add(s.len as u32),
-            next_id: s.id.wrapping_add(1),
+            last_id: s.id,
+            id_step: None,
             segments: weight,
             since: now,
         });
@@ -153,7 +167,7 @@ impl Gro {
             Some(Flush::Ack)
         } else if options || h.layout.header_len() != s.layout.header_len() {
             Some(Flush::Options)
-        } else if s.id != h.next_id {
+        } else if !h.id_step.map_or(id_follows(h.last_id, &s, 1) || id_follows(h.last_id, &s, 0), |d| id_follows(h.last_id, &s, d)) {
             Some(Flush::Id)
         } else if h.bytes.len() - h.layout.ip + s.len > MAX_IP {
             Some(Flush::Full)
@@ -168,7 +182,8 @@ impl Gro {
         let h = &mut self.held[i];
         h.bytes.extend_from_slice(&frame[s.layout.header_len()..s.end]);
         h.next_seq = h.next_seq.wrapping_add(s.len as u32);
-        h.next_id = h.next_id.wrapping_add(1);
+        h.id_step = Some(s.id.wrapping_sub(h.last_id));
+        h.last_id = s.id;
         h.segments += weight;
         self.merged_segments += 1;
         if s.len < h.mss {
@@ -231,6 +246,35 @@ mod tests {
         assert_eq!((out[0].segments, out[0].reason), (4, Some(Flush::Short)));
         assert!(crate::wire::verify_checksums(&out[0].bytes).is_ok());
         assert_eq!(tso::reassemble(&[out[0].bytes.clone()]).unwrap(), tso::reassemble(&input).unwrap());
+    }
+
+    /// The frames with IPv4 IDs `ids` and the don't-fragment bit as given.
+    fn with_ids(ids: &[u16], dont_fragment: bool) -> Vec<Vec<u8>> {
+        let mut fs = frames(1460 * ids.len(), 1460);
+        for (f, id) in fs.iter_mut().zip(ids) {
+            f[18..20].copy_from_slice(&id.to_be_bytes());
+            f[20] = if dont_fragment { f[20] | 0x40 } else { f[20] & !0x40 };
+            csum::insert(f).unwrap();
+        }
+        fs
+    }
+
+    fn reasons(fs: &[Vec<u8>]) -> Vec<Option<Flush>> {
+        let mut g = gro();
+        let mut out: Vec<Out> = fs.iter().flat_map(|f| g.push(f, at(0))).collect();
+        out.extend(g.expire(at(20)));
+        out.into_iter().map(|o| o.reason).collect()
+    }
+
+    #[test]
+    fn a_fixed_id_merges_only_where_the_datagram_may_not_be_fragmented() {
+        // smoltcp: ID 0 and don't-fragment on every segment, as Linux's GRO takes.
+        assert_eq!(reasons(&with_ids(&[0, 0, 0], true)), [Some(Flush::Timeout)]);
+        assert_eq!(reasons(&with_ids(&[7, 8, 9], false)), [Some(Flush::Timeout)]);
+        assert_eq!(reasons(&with_ids(&[0, 0], false)), [Some(Flush::Id), Some(Flush::Timeout)]);
+        // The IDs keep to the way the first two went.
+        assert_eq!(reasons(&with_ids(&[4, 5, 5], true)), [Some(Flush::Id), Some(Flush::Timeout)]);
+        assert_eq!(reasons(&with_ids(&[4, 4, 5], true)), [Some(Flush::Id), Some(Flush::Timeout)]);
     }
 
     #[test]
