@@ -2,7 +2,7 @@
 //! code whether the adapter firmware runs it (LRO) or the host driver (GRO).
 //! In-order TCP segments of one flow merge into one large segment with correct
 //! headers and checksums. A held segment is flushed when a segment brings a flag
-//! other than ACK, a gap in sequence, a different ACK number or options, when a
+//! other than ACK (PSH and FIN merged first, as in Linux), a gap in sequence, a different ACK number or options, when a
 //! segment is shorter than the first (merged, then flushed), when the merge would
 //! pass 64 KB, or when the timeout passes. Like Linux, it also flushes when the
 //! IPv4 ID does not follow on, so re-segmenting a merged frame gives back the
@@ -16,6 +16,8 @@ use crate::nic::firmware::csum;
 use crate::nic::firmware::headers::Layout;
 use crate::time::{Duration, Time};
 
+const FIN: u8 = 0x01;
+const PSH: u8 = 0x08;
 const ACK: u8 = 0x10;
 const MAX_IP: usize = 65_535;
 
@@ -147,16 +149,24 @@ impl Gro {
         let Some(s) = seg(frame) else { return vec![pass(frame)] };
         let i = self.held.iter().position(|h| h.key == s.key);
         let mut out = Vec::new();
-        if s.flags & !ACK != 0 || s.len == 0 {
-            if let Some(i) = i {
-                out.push(Self::close(self.held.remove(i), Flush::Flag));
+        // PSH or FIN ends a merge: the segment joins what is held (as in
+        // Linux's GRO) and all of it goes up. Any other flag goes up alone.
+        let ends = s.flags & !ACK != 0;
+        let joins = s.flags & !(ACK | PSH | FIN) == 0 && s.len > 0;
+        let i = match i {
+            Some(i) if joins => i,
+            _ if ends || s.len == 0 => {
+                if let Some(i) = i {
+                    out.push(Self::close(self.held.remove(i), Flush::Flag));
+                }
+                out.push(pass(frame));
+                return out;
             }
-            out.push(pass(frame));
-            return out;
-        }
-        let Some(i) = i else {
-            self.hold(frame, &s, now, weight);
-            return out;
+            Some(i) => i,
+            None => {
+                self.hold(frame, &s, now, weight);
+                return out;
+            }
         };
         let h = &self.held[i];
         let t = h.layout.l4;
@@ -176,7 +186,11 @@ impl Gro {
         };
         if let Some(reason) = refuse {
             out.push(Self::close(self.held.remove(i), reason));
-            self.hold(frame, &s, now, weight);
+            if ends {
+                out.push(pass(frame));
+            } else {
+                self.hold(frame, &s, now, weight);
+            }
             return out;
         }
         let h = &mut self.held[i];
@@ -185,8 +199,11 @@ impl Gro {
         h.id_step = Some(s.id.wrapping_sub(h.last_id));
         h.last_id = s.id;
         h.segments += weight;
+        h.bytes[t + 13] |= s.flags;
         self.merged_segments += 1;
-        if s.len < h.mss {
+        if ends {
+            out.push(Self::close(self.held.remove(i), Flush::Flag));
+        } else if s.len < h.mss {
             out.push(Self::close(self.held.remove(i), Flush::Short));
         }
         out
@@ -288,15 +305,18 @@ mod tests {
     }
 
     #[test]
-    fn a_flag_other_than_ack_flushes_and_goes_up_alone() {
+    fn psh_ends_a_merge_with_its_segment_in_it() {
         let data = vec![1u8; 2920];
         let f = tso::segment(&template(5001, 1, true, false), &data, 1460);
         let mut g = gro();
         assert!(g.push(&f[0], at(0)).is_empty());
         let out = g.push(&f[1], at(0));
-        assert_eq!(out.len(), 2);
-        assert_eq!(out[0].reason, Some(Flush::Flag));
-        assert_eq!((out[1].segments, out[1].reason), (1, None), "the PSH segment itself is not held");
+        assert_eq!(out.len(), 1);
+        assert_eq!((out[0].segments, out[0].reason), (2, Some(Flush::Flag)), "the PSH segment joins, then all goes up");
+        assert_eq!(out[0].bytes[14 + 20 + 13] & PSH, PSH, "the merged segment carries PSH");
+        assert_eq!(tso::reassemble(&[out[0].bytes.clone()]).unwrap(), tso::reassemble(&f).unwrap());
+        // A PSH segment with nothing held, or a SYN, goes up alone at once.
+        assert_eq!(g.push(&f[1], at(0)).iter().map(|o| (o.segments, o.reason)).collect::<Vec<_>>(), [(1, None)]);
     }
 
     #[test]
