@@ -3,8 +3,9 @@ policies, processors, buses and adapter settings (tests/combos.py) on the
 shipped scenarios, each run checked for what holds whatever the combination:
 figures within their ranges, processors' activities adding up, a timeline that
 agrees with them, one transaction at a time on a bus, real frames, and no
-retransmission where nothing was lost. Seeds are fixed: a failure names its
-case, which `draw(random.Random(case))` rebuilds."""
+retransmission where nothing was lost, and applications that keep making
+progress. Seeds are fixed: a failure names its case, which
+`draw(random.Random(case))` rebuilds."""
 
 import itertools
 import math
@@ -83,3 +84,27 @@ def test_a_random_combination_keeps_every_invariant(case, tmp_path):
     with open(pcap, "rb") as f:
         for _, frame in itertools.islice(dpkt.pcap.Reader(f), 5000):
             check_frame(frame)
+
+
+PROGRESS = ("app_sent_bytes", "app_received_bytes", "requests_answered", "blast_frames", "sink_frames")
+
+
+@pytest.mark.parametrize("case", range(24))
+def test_a_random_combination_keeps_making_progress(case):
+    """Run for 20 ms and for 60 ms: a host whose applications still have work
+    (a transfer not complete, sessions, a sink) must have done more of it by
+    60 ms, unless the network lost frames (a lost segment waits for the
+    retransmission timer, at least 1 s). A processor, adapter or TCP that is
+    never woken again stops them for good (a probe like this found smoltcp
+    waiting 200 ms to ACK a segment merged by LRO)."""
+    path, sets = accepted(case)
+    short = nicsim.run(path, overrides={**sets, "duration": "20ms"})
+    long = nicsim.run(path, overrides={**sets, "duration": "60ms"})
+    if any(v > 0 for c in long.components for k, v in c.metrics.items() if any(w in k for w in LOSS)):
+        pytest.skip("frames were lost: TCP waits for its retransmission timer")
+    for c in short.components:
+        m, later = c.metrics, long.component(c.name).metrics
+        if c.kind != "host" or later.get("transfer_complete"):
+            continue
+        moving = [k for k in PROGRESS if m.get(k, 0) > 0]
+        assert not moving or any(later[k] > m[k] for k in moving), f"{c.name} made no progress after 20 ms: {moving}"
