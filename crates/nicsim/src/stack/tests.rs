@@ -59,9 +59,18 @@ fn exchange(a: &mut Stack, b: &mut Stack, bytes: &[u8], drop: impl Fn(usize) -> 
 }
 
 fn pair() -> (Stack, Stack) {
+    pair_with(&socket())
+}
+
+/// A pair whose delayed ACK waits 200 ms, as NT's and BSD's did.
+fn slow_pair() -> (Stack, Stack) {
+    pair_with(&SocketConfig { ack_delay: Some(Duration::from_ms(200)), ..socket() })
+}
+
+fn pair_with(socket: &SocketConfig) -> (Stack, Stack) {
     let (mut a, mut b) = (Stack::new(&cfg(1), 1), Stack::new(&cfg(2), 2));
-    a.open(&socket());
-    b.open(&socket());
+    a.open(socket);
+    b.open(socket);
     b.listen(S, 5001).unwrap();
     a.connect(S, [10, 0, 0, 2], 5001, 40000).unwrap();
     (a, b)
@@ -92,12 +101,7 @@ fn congestion_control_opens_the_window_on_a_loss_free_lan() {
 
 #[test]
 fn a_new_connection_is_not_held_by_the_delayed_ack() {
-    let (mut a, mut b) = (Stack::new(&cfg(1), 1), Stack::new(&cfg(2), 2));
-    let slow = SocketConfig { ack_delay: Some(Duration::from_ms(200)), ..socket() };
-    a.open(&slow);
-    b.open(&slow);
-    b.listen(S, 5001).unwrap();
-    a.connect(S, [10, 0, 0, 2], 5001, 40000).unwrap();
+    let (mut a, mut b) = slow_pair();
     // With smoltcp's own initial window of 2,048 bytes the first flight was one
     // full segment (Nagle held the rest) and the receiver waited 200 ms for a
     // second. Two full segments go now; fourteen arrive well within 20 ms.
@@ -297,12 +301,7 @@ proptest::proptest! {
 #[test]
 fn a_segment_carrying_two_mss_is_acknowledged_at_once() {
     use crate::nic::firmware::gro::Gro;
-    let (mut a, mut b) = (Stack::new(&cfg(1), 1), Stack::new(&cfg(2), 2));
-    let slow = SocketConfig { ack_delay: Some(Duration::from_ms(200)), ..socket() };
-    a.open(&slow);
-    b.open(&slow);
-    b.listen(S, 5001).unwrap();
-    a.connect(S, [10, 0, 0, 2], 5001, 40000).unwrap();
+    let (mut a, mut b) = slow_pair();
     let mut now = Time::ZERO;
     // The handshake, then the initial window's two full segments.
     while a.state(S) != "ESTABLISHED" || b.state(S) != "ESTABLISHED" {
