@@ -57,6 +57,8 @@ pub struct Machine {
     pub(super) tx_filled: Vec<u32>,
     pub(super) visible: Vec<(Time, u32)>,
     pub(super) unclaimed: u64,
+    /// Frames for another station that the adapters' address filter dropped.
+    pub(super) not_for_us: u64,
     pub(super) handler: HandlerRuns,
     pub(super) polls: u64,
     pub(super) preemptions: u64,
@@ -129,6 +131,7 @@ impl Machine {
             tx_filled: Vec::new(),
             visible: Vec::new(),
             unclaimed: 0,
+            not_for_us: 0,
             handler: HandlerRuns::default(),
             polls: 0,
             preemptions: 0,
@@ -305,6 +308,14 @@ impl Component for Machine {
                 if let (Some(t), Some(track)) = (&self.trace, self.wire_tracks.get(p)) {
                     t.borrow_mut().instant(*track, "frame in", now);
                 }
+                // The MAC's address filter: another station's frame (one a
+                // switch floods before it has learned where that station is)
+                // goes no further than the adapter's MAC.
+                if !addressed_to(&frame.bytes, &self.cfg.mac) {
+                    self.not_for_us += 1;
+                    crate::wire::spare::give(frame);
+                    return;
+                }
                 if let Some(w) = &mut self.wires {
                     w.received(&frame.bytes, now);
                 }
@@ -399,4 +410,9 @@ impl Component for Machine {
             None => self.sessions.as_ref().map(|s| s.text()).unwrap_or_default(),
         }
     }
+}
+
+/// Whether a frame is for the station `mac`: its own, broadcast or multicast.
+fn addressed_to(frame: &[u8], mac: &[u8; 6]) -> bool {
+    frame.get(..6).is_some_and(|dst| dst[0] & 1 == 1 || dst == mac)
 }

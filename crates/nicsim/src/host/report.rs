@@ -109,6 +109,7 @@ pub fn report(m: &Machine, end: Time) -> Report {
     }
     r.count("tx_waited_for_descriptor", m.tx_waited);
     r.count("rx_unclaimed", m.unclaimed);
+    r.count("frames_not_for_us", m.not_for_us);
     m.latency.report(&mut r);
     let total_cpu: f64 = m.cpus.iter().map(|c| c.account.utilization(end)).sum();
     r.real("cpu_utilization", total_cpu / m.cpus.len() as f64);
