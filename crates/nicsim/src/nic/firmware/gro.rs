@@ -2,13 +2,14 @@
 //! code whether the adapter firmware runs it (LRO) or the host driver (GRO).
 //! In-order TCP segments of one flow merge into one large segment with correct
 //! headers and checksums. A held segment is flushed when a segment brings a flag
-//! other than ACK (PSH and FIN merged first, as in Linux), a gap in sequence, a different ACK number or options, when a
-//! segment is shorter than the first (merged, then flushed), when the merge would
-//! pass 64 KB, or when the timeout passes. Like Linux, it also flushes when the
-//! IPv4 ID does not follow on, so re-segmenting a merged frame gives back the
-//! frames that went in; as Linux does for datagrams that may not be fragmented,
-//! it takes an ID that stays the same from segment to segment too (smoltcp
-//! sends every segment with ID 0 and don't-fragment).
+//! other than ACK (one with PSH or FIN joins it first, as in Linux), a gap in
+//! sequence, a different ACK number or options, when a segment is shorter than
+//! the first (merged, then flushed), when the merge would pass 64 KB, or when the
+//! timeout passes. Like Linux, it also flushes when the IPv4 ID does not follow
+//! on, so re-segmenting a merged frame gives back the frames that went in; as
+//! Linux does for datagrams that may not be fragmented, it takes an ID that stays
+//! the same from segment to segment too (smoltcp sends every segment with ID 0
+//! and don't-fragment).
 
 use etherparse::IpNumber;
 
@@ -162,8 +163,7 @@ impl Gro {
                 out.push(pass(frame));
                 return out;
             }
-            Some(i) => i,
-            None => {
+            _ => {
                 self.hold(frame, &s, now, weight);
                 return out;
             }
