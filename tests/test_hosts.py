@@ -119,6 +119,8 @@ def test_frames_the_host_cannot_take_are_counted_not_lost(tmp_path):
     "change, path, words",
     [
         (("rx_ring = 16", "rx_ring = 12"), "host[0].adapter[0].rx_ring", "multiple of 8"),
+        (("rx_fifo = 8192", "rx_fifo = 1024"), "host[0].adapter[0].rx_fifo", "one full frame"),
+        (("rx_ring = 16", "rx_ring = 16\nrx_writeback = 0"), "host[0].adapter[0].rx_writeback", "at least 1"),
         (('kind = "pci"', 'kind = "pci"\nlanes = 8'), "host[0].bus.lanes", "not a PCI setting"),
         (('kind = "pci"', 'kind = "pcie"\nmps = 300'), "host[0].bus.mps", "power of two"),
         (('clock = "100MHz"', 'clock = "100MHz"\ncpus = 0'), "host[0].cpus", "1 to 256"),
@@ -135,6 +137,8 @@ def test_bad_host_settings_are_named(tmp_path, cli, change, path, words):
     p = cli("run", f)
     assert p.returncode == 2, p.stderr
     assert path in p.stderr and words in p.stderr, p.stderr
+    leaf = path.rsplit(".", 1)[-1]
+    assert f"{path}: {leaf}" not in p.stderr, "the key is named once"
 
 
 def test_set_overrides_change_the_run_and_bad_ones_are_named(scenarios, cli):

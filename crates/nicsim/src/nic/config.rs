@@ -144,8 +144,10 @@ impl NicConfig {
                 self.rx_desc_fetch, self.rx_desc_cache
             ));
         }
-        if self.rx_fifo < 2048 || self.tx_fifo < 2048 {
-            return Err("rx_fifo and tx_fifo: must hold at least one full frame (2 KB)".into());
+        for (name, fifo) in [("rx_fifo", self.rx_fifo), ("tx_fifo", self.tx_fifo)] {
+            if fifo < 2048 {
+                return Err(format!("{name}: must hold at least one full frame (2 KB), got {fifo} bytes"));
+            }
         }
         if self.rx_dma_threshold > self.rx_fifo {
             return Err(format!("rx_dma_threshold: {} bytes is more than the receive FIFO", self.rx_dma_threshold));

@@ -229,7 +229,7 @@ fn nic_config(a: &AdapterSpec, path: &str, link_rate: u64) -> Result<NicConfig, 
         tso: a.tso,
         transfer: transfer(a, path)?,
     };
-    cfg.check().map_err(|m| ScenarioError::new(format!("{path}.{}", m.split(':').next().unwrap_or("")), m))?;
+    ScenarioError::at_field(path, cfg.check())?;
     Ok(cfg)
 }
 

@@ -259,7 +259,7 @@ pub(crate) fn bus_config(b: &BusSpec, path: &str) -> Result<BusConfig, ScenarioE
     if let Some((key, _)) = foreign.iter().find(|(_, set)| *set) {
         return err(format!("{path}.{key}"), format!("is not a {kind} setting"));
     }
-    let fix = |r: Result<(), String>| r.map_err(|m| ScenarioError::new(format!("{path}.{}", m.split(':').next().unwrap_or("")), m));
+    let fix = |r| ScenarioError::at_field(path, r);
     match b.kind {
         BusKind::Pci => {
             let width = b.width.unwrap_or(D::WIDTH);

@@ -49,6 +49,15 @@ impl ScenarioError {
     pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
         ScenarioError { path: path.into(), line: None, message: message.into() }
     }
+
+    /// A part's own check says "field: what is wrong"; the error names the field
+    /// under `path` and says what is wrong once.
+    pub fn at_field(path: &str, check: Result<(), String>) -> Result<(), ScenarioError> {
+        check.map_err(|m| match m.split_once(": ") {
+            Some((field, rest)) => ScenarioError::new(format!("{path}.{field}"), rest),
+            None => ScenarioError::new(path, m),
+        })
+    }
 }
 
 impl fmt::Display for ScenarioError {
