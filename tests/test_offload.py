@@ -82,6 +82,29 @@ def test_the_capture_replays_as_a_consistent_tcp_stream(scenarios, tmp_path, des
     assert hashlib.sha256(joined).hexdigest() == sut.text["ttcp_sha256"] == normal.text["ttcp_sha256"]
 
 
+def test_the_stack_answers_before_the_application_works(scenarios, tmp_path):
+    """A host stack's reply to a segment (the handshake's last ACK, the data an
+    ACK lets go) leaves when its protocol work ends, not after the application's
+    reads and writes: a sender of 1-byte messages fills its 8,760-byte socket
+    buffer one call at a time (about 58 ms at 300 MHz), and its ACK of the
+    SYN-ACK used to wait for all of that."""
+    pcap = tmp_path / "one-byte.pcap"
+    run(scenarios, SEND, "host-stack", pcap=pcap, **{"host[0].ttcp.message": 1, "host[1].ttcp.message": 1, "host[0].ttcp.bytes": 20_000})
+    frames = tcp_frames(pcap)
+    sender = frames[0][1]
+    syn_ack = next(ts for ts, src, t in frames if src != sender and t.flags & dpkt.tcp.TH_SYN)
+    ack = next(ts for ts, src, t in frames if src == sender and ts > syn_ack)
+    assert ack - syn_ack < 1e-3, f"the handshake's ACK left {1e3 * (ack - syn_ack):.1f} ms after the SYN-ACK"
+    # Each ACK from the receiver that opens the window lets the next data go at once.
+    waits = []
+    for i, (ts, src, t) in enumerate(frames):
+        if src != sender and not t.data and not t.flags & (dpkt.tcp.TH_SYN | dpkt.tcp.TH_FIN):
+            nxt = next((f for f in frames[i + 1 :] if f[1] == sender and f[2].data), None)
+            if nxt:
+                waits.append(nxt[0] - ts)
+    assert waits and min(waits) < 1e-3, f"data an ACK let go waited {[round(w * 1e3, 1) for w in waits]} ms"
+
+
 def test_the_i960_calibration_point_holds(scenarios):
     sut, normal, _ = run(scenarios, SEND)
     assert sut.metrics["adapter_cycles_per_packet"] == pytest.approx(17_000, rel=0.02), "about 17,000 cycles per full-size packet"

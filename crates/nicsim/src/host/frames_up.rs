@@ -6,8 +6,8 @@
 //! own work ends.
 
 use crate::engine::Ctx;
-use crate::host::cpu::Item;
-use crate::host::machine::Machine;
+use crate::host::cpu::{Activity, Item};
+use crate::host::machine::{Machine, Then};
 use crate::host::sessions::Work;
 use crate::host::steps::Plan;
 use crate::stack::tally::continues;
@@ -38,7 +38,12 @@ impl Machine {
             }
             let gro = if self.cfg.driver.gro { self.cfg.costs.gro_segment * (1 + merged.len() as u64) } else { 0 };
             let at = if plan.cycles == 0 { now } else { now + self.cfg.clock.cycles(plan.cycles) };
-            plan.cycles += gro + self.protocol(p, frame, merged, at, ctx, &mut plan.effects.transmit);
+            let mut then = None;
+            plan.cycles += gro + self.protocol(p, frame, merged, at, ctx, &mut plan.effects.transmit, &mut then);
+            if let Some(then) = then {
+                self.then[k] = Some(Then { plan: then, turn: None });
+                break;
+            }
             // What it sent leaves when its work ends: at the step's end.
             if !plan.effects.transmit.is_empty() || !*between_none.get_or_insert_with(|| self.nothing_between(k, shared)) {
                 break;
@@ -98,6 +103,8 @@ impl Machine {
 
     /// Protocol and application work, from `at`, for frames received by adapter
     /// `p`: one frame, or the segments GRO merged, which pass the protocol once.
+    /// The applications' work, when there is some, goes to `next`: the step
+    /// that follows this one on its processor.
     #[allow(clippy::vec_box, reason = "frames travel boxed from the wire; unboxing them here would copy each")]
     pub(super) fn protocol(
         &mut self,
@@ -107,6 +114,7 @@ impl Machine {
         at: Time,
         ctx: &mut Ctx,
         out: &mut Vec<(usize, Frame)>,
+        next: &mut Option<Plan>,
     ) -> u64 {
         let measuring = self.measuring(at);
         if let Some(s) = self.sessions.as_mut().filter(|s| s.claims(&frame.bytes)) {
@@ -114,8 +122,18 @@ impl Machine {
             for f in merged {
                 s.input(p, f);
             }
-            let work = s.run(at, measuring, Work::default());
-            let cycles = self.cfg.costs.protocol_segment + self.charge(work, out);
+            let (answer, apps) = s.run_apart(at, measuring, Work::default());
+            let cycles = self.cfg.costs.protocol_segment + self.charge(answer, out);
+            // The applications' part follows as a step of its own, so that the
+            // stack's answer does not wait for their reads and writes.
+            if apps.requests > 0 || apps.copied > 0 || !apps.out.is_empty() {
+                let mut then = Plan::new(Activity::Deferred, 0);
+                then.cycles = self.charge(apps, &mut then.effects.transmit);
+                if then.cycles > 0 || !then.effects.transmit.is_empty() {
+                    then.holds_stack = self.cfg.serialized_stack;
+                    *next = Some(then);
+                }
+            }
             self.arm_sessions_from(at, ctx);
             return cycles;
         }

@@ -16,6 +16,7 @@ use crate::host::offload::Offload;
 use crate::host::port::{Adapter, Port, Ring};
 use crate::host::send_queue::SendOrder;
 use crate::host::sessions::Sessions;
+use crate::host::steps::Plan;
 pub(super) use crate::host::tag::{wake, Tag};
 use crate::host::trace_tracks::trace_parts;
 use crate::host::transfer::Wires;
@@ -23,6 +24,13 @@ use crate::nic::smart::{Due, Programmable};
 use crate::observe::{Report, SharedTrace, TrackId};
 use crate::time::{Duration, Time};
 use crate::toe::engine::Engine;
+
+/// A step planned to follow the one its processor runs (the applications'
+/// part of a frame's protocol work), with its turn in the send order.
+pub(super) struct Then {
+    pub plan: Plan,
+    pub turn: Option<u64>,
+}
 
 pub struct Machine {
     pub(super) cfg: HostConfig,
@@ -35,6 +43,8 @@ pub struct Machine {
     /// Deferred work any processor may take (`driver.deferred = "any"`).
     pub(super) shared: VecDeque<Item>,
     pub(super) stack_held: bool,
+    /// Per processor, the step that must follow the one it runs.
+    pub(super) then: Vec<Option<Then>>,
     pub(super) sessions: Option<Sessions>,
     pub(super) sink: Option<SinkCount>,
     pub(super) blast: Option<Blast>,
@@ -117,6 +127,7 @@ impl Machine {
             cpus,
             shared: VecDeque::new(),
             stack_held: false,
+            then: (0..cfg.cpus).map(|_| None).collect(),
             sessions,
             blast,
             blast_waiting: false,
@@ -217,7 +228,10 @@ impl Machine {
         }
         let released = self.queue_deferred(k, &mut effects.queue);
         Effects::recycle(effects);
-        self.stack_held &= !step.holds_stack;
+        // A step that must follow keeps the stack lock.
+        if self.then[k].is_none() {
+            self.stack_held &= !step.holds_stack;
+        }
         // Work that others may take goes first to those waiting for it, so
         // this processor stays free for the interrupts bound to it.
         if (step.holds_stack || step.releases_order || released) && self.others_may_take(k) {

@@ -119,7 +119,7 @@ impl Machine {
 
     /// Processor `k` has no deferred work, none shared, and no process to run.
     pub(super) fn nothing_queued(&self, k: usize) -> bool {
-        self.cpus[k].queue.is_empty() && self.shared.is_empty() && self.run_queue_of(k).len() == 0
+        self.cpus[k].queue.is_empty() && self.then[k].is_none() && self.shared.is_empty() && self.run_queue_of(k).len() == 0
     }
 
     /// The next ready process of processor `k`, round robin: the one whose turn

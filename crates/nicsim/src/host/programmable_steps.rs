@@ -6,7 +6,7 @@
 
 use crate::engine::{Ctx, Msg};
 use crate::host::cpu::{Activity, Item};
-use crate::host::machine::Machine;
+use crate::host::machine::{Machine, Then};
 use crate::host::steps::Plan;
 use crate::nic::smart::{Due, HostCost, HostWork, Programmable};
 use crate::time::Time;
@@ -78,7 +78,7 @@ impl Machine {
 
     /// The host step for adapter `p`'s `work`: a send call is the
     /// application's, the rest the driver's poll of the event ring.
-    pub(super) fn programmable_step(&mut self, p: usize, work: HostWork, ctx: &mut Ctx) -> Plan {
+    pub(super) fn programmable_step(&mut self, k: usize, p: usize, work: HostWork, ctx: &mut Ctx) -> Plan {
         let now = ctx.now();
         let prog = self.ports[p].programmable_mut().expect("programmable");
         prog.settle(now);
@@ -94,10 +94,24 @@ impl Machine {
         }
         let activity = if work == HostWork::Send { Activity::App } else { Activity::Poll };
         let mut plan = Plan::new(activity, cost.cycles);
-        // Frames for the host's own stack pass its protocol one by one.
+        // Frames for the host's own stack pass its protocol one by one; the
+        // applications' work on them follows as one step.
+        let mut apps: Option<Plan> = None;
         for bytes in delivered {
             let frame = Box::new(Frame { bytes, meta: FrameMeta::default() });
-            plan.cycles += self.protocol(p, frame, Vec::new(), now, ctx, &mut plan.effects.transmit);
+            let mut then = None;
+            plan.cycles += self.protocol(p, frame, Vec::new(), now, ctx, &mut plan.effects.transmit, &mut then);
+            match (&mut apps, then) {
+                (Some(a), Some(mut t)) => {
+                    a.cycles += t.cycles;
+                    a.effects.transmit.append(&mut t.effects.transmit);
+                }
+                (None, t) => apps = t,
+                (Some(_), None) => {}
+            }
+        }
+        if let Some(plan) = apps {
+            self.then[k] = Some(Then { plan, turn: None });
         }
         plan.until = Some(now + self.cfg.clock.cycles(plan.cycles) + copy);
         plan.effects.programmable = Some((p, cost));

@@ -227,8 +227,22 @@ impl Sessions {
 
     /// Take in waiting frames, let each application act on what arrived and what
     /// was acknowledged, and send what is due.
-    pub fn run(&mut self, now: Time, measuring: bool, mut work: Work) -> Work {
-        let mut frames = self.stack.poll(now);
+    pub fn run(&mut self, now: Time, measuring: bool, work: Work) -> Work {
+        let (mut answer, apps) = self.run_apart(now, measuring, work);
+        answer.out.extend(apps.out);
+        Work { requests: answer.requests + apps.requests, copied: answer.copied + apps.copied, out: answer.out }
+    }
+
+    /// As `run`, with the stack's own answer to what came in (ACKs, data an ACK
+    /// let go) apart from what the applications then did and sent: a processor
+    /// sends the answer when its protocol work ends, before the applications'.
+    pub fn run_apart(&mut self, now: Time, measuring: bool, mut work: Work) -> (Work, Work) {
+        let mut answer = Work::default();
+        for mut f in self.stack.poll(now) {
+            f.meta.created = now;
+            self.route(f, &mut answer.out);
+        }
+        let mut frames = Vec::new();
         let visit: Vec<usize> = if std::mem::take(&mut self.visit_all) {
             (0..self.sessions.len()).collect()
         } else {
@@ -315,7 +329,7 @@ impl Sessions {
             f.meta.created = now;
             self.route(f, &mut work.out);
         }
-        work
+        (answer, work)
     }
 
     /// A TTCP end closes its side when its part is done: the sender once all

@@ -41,6 +41,7 @@ impl Machine {
         if !cpu.idle() || cpu.at_rest() && self.nothing_queued(k) {
             return;
         }
+        let fresh = self.then[k].is_none();
         let now = ctx.now();
         let suspended = cpu.suspended.last().map(|s| s.activity);
         let lock_free = !(self.cfg.serialized_stack && self.stack_held);
@@ -51,15 +52,29 @@ impl Machine {
             Some(self.handler_step(p, now, ctx))
         } else if let Some(p) = self.cpus[k].irq_pending.pop_front() {
             Some(self.interrupt_entry(k, p, now))
-        } else if suspended == Some(Activity::Deferred) || suspended.is_some() && !deferred_ready {
+        } else if suspended == Some(Activity::Deferred) || suspended.is_some() && !deferred_ready && fresh {
             return self.resume(k, ctx);
+        } else if let Some(then) = self.then[k].take() {
+            // The applications' part of the protocol step that just ended,
+            // which holds the stack lock and its place in the send order.
+            return self.start_planned(k, then.plan, then.turn, ctx);
         } else if deferred_ready {
             let item = self.deferred_queue(k, shared).pop_front().expect("checked non-empty");
             Some(self.deferred(k, item, shared, ctx))
         } else {
             self.run_queue(k, ctx)
         };
-        let Some(mut plan) = plan else { return };
+        let Some(plan) = plan else { return };
+        let send_turn = (!plan.effects.transmit.is_empty()).then(|| self.send_order.take_turn());
+        if let Some(then) = self.then[k].as_mut().filter(|t| fresh && !t.plan.effects.transmit.is_empty()) {
+            then.turn = Some(self.send_order.take_turn());
+        }
+        self.start_planned(k, plan, send_turn, ctx);
+    }
+
+    /// Start a planned step on processor `k`, with its turn in the send order.
+    fn start_planned(&mut self, k: usize, mut plan: Plan, send_turn: Option<u64>, ctx: &mut Ctx) {
+        let now = ctx.now();
         let dumb = plan.effects.transmit.iter().filter(|(p, _)| !self.ports[*p].smart()).count() as u64;
         plan.cycles += dumb * self.cfg.costs.media_frame;
         let mut end = now + self.cfg.clock.cycles(plan.cycles);
@@ -73,7 +88,6 @@ impl Machine {
         if plan.holds_stack {
             self.stack_held = true;
         }
-        let send_turn = (!plan.effects.transmit.is_empty()).then(|| self.send_order.take_turn());
         let step = Step { effects: plan.effects, holds_stack: plan.holds_stack, releases_order: plan.releases_order, send_turn };
         self.start_step(k, (plan.activity, plan.cycles), step, now, end, ctx);
     }
@@ -249,7 +263,7 @@ impl Machine {
                 self.arm_sessions(ctx);
             }
             Item::Offload(p, step) => return self.offload_step(p, step, ctx),
-            Item::Programmable(p, work) => return self.programmable_step(p, work, ctx),
+            Item::Programmable(p, work) => return self.programmable_step(k, p, work, ctx),
             Item::Start => {
                 plan.activity = Activity::App;
                 if let Some(s) = &mut self.sessions {
