@@ -7,9 +7,9 @@
 
 use crate::engine::Ctx;
 use crate::host::cpu::{Activity, Item};
-use crate::host::machine::{Machine, Then};
+use crate::host::machine::Machine;
 use crate::host::sessions::Work;
-use crate::host::steps::Plan;
+use crate::host::steps::{Plan, Then};
 use crate::stack::tally::continues;
 use crate::time::Time;
 use crate::wire::Frame;
@@ -38,8 +38,8 @@ impl Machine {
             }
             let gro = if self.cfg.driver.gro { self.cfg.costs.gro_segment * (1 + merged.len() as u64) } else { 0 };
             let at = if plan.cycles == 0 { now } else { now + self.cfg.clock.cycles(plan.cycles) };
-            let mut then = None;
-            plan.cycles += gro + self.protocol(p, frame, merged, at, ctx, &mut plan.effects.transmit, &mut then);
+            let (cycles, then) = self.protocol(p, frame, merged, at, ctx, &mut plan.effects.transmit);
+            plan.cycles += gro + cycles;
             if let Some(then) = then {
                 self.then[k] = Some(Then { plan: then, turn: None });
                 break;
@@ -103,8 +103,8 @@ impl Machine {
 
     /// Protocol and application work, from `at`, for frames received by adapter
     /// `p`: one frame, or the segments GRO merged, which pass the protocol once.
-    /// The applications' work, when there is some, goes to `next`: the step
-    /// that follows this one on its processor.
+    /// Returns its cycles, and the applications' work when there is some: the
+    /// step that follows this one on its processor.
     #[allow(clippy::vec_box, reason = "frames travel boxed from the wire; unboxing them here would copy each")]
     pub(super) fn protocol(
         &mut self,
@@ -114,8 +114,7 @@ impl Machine {
         at: Time,
         ctx: &mut Ctx,
         out: &mut Vec<(usize, Frame)>,
-        next: &mut Option<Plan>,
-    ) -> u64 {
+    ) -> (u64, Option<Plan>) {
         let measuring = self.measuring(at);
         if let Some(s) = self.sessions.as_mut().filter(|s| s.claims(&frame.bytes)) {
             s.input(p, frame);
@@ -126,16 +125,17 @@ impl Machine {
             let cycles = self.cfg.costs.protocol_segment + self.charge(answer, out);
             // The applications' part follows as a step of its own, so that the
             // stack's answer does not wait for their reads and writes.
+            let mut next = None;
             if apps.requests > 0 || apps.copied > 0 || !apps.out.is_empty() {
                 let mut then = Plan::new(Activity::Deferred, 0);
                 then.cycles = self.charge(apps, &mut then.effects.transmit);
                 if then.cycles > 0 || !then.effects.transmit.is_empty() {
                     then.holds_stack = self.cfg.serialized_stack;
-                    *next = Some(then);
+                    next = Some(then);
                 }
             }
             self.arm_sessions_from(at, ctx);
-            return cycles;
+            return (cycles, next);
         }
         for frame in std::iter::once(frame).chain(merged) {
             match &mut self.sink {
@@ -149,6 +149,6 @@ impl Machine {
             // Taken whole: a source may write its next frame into it.
             crate::wire::spare::give(frame);
         }
-        self.cfg.costs.protocol_segment
+        (self.cfg.costs.protocol_segment, None)
     }
 }

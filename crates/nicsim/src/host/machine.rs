@@ -16,7 +16,7 @@ use crate::host::offload::Offload;
 use crate::host::port::{Adapter, Port, Ring};
 use crate::host::send_queue::SendOrder;
 use crate::host::sessions::Sessions;
-use crate::host::steps::Plan;
+use crate::host::steps::Then;
 pub(super) use crate::host::tag::{wake, Tag};
 use crate::host::trace_tracks::trace_parts;
 use crate::host::transfer::Wires;
@@ -24,13 +24,6 @@ use crate::nic::smart::{Due, Programmable};
 use crate::observe::{Report, SharedTrace, TrackId};
 use crate::time::{Duration, Time};
 use crate::toe::engine::Engine;
-
-/// A step planned to follow the one its processor runs (the applications'
-/// part of a frame's protocol work), with its turn in the send order.
-pub(super) struct Then {
-    pub plan: Plan,
-    pub turn: Option<u64>,
-}
 
 pub struct Machine {
     pub(super) cfg: HostConfig,

@@ -6,8 +6,8 @@
 
 use crate::engine::{Ctx, Msg};
 use crate::host::cpu::{Activity, Item};
-use crate::host::machine::{Machine, Then};
-use crate::host::steps::Plan;
+use crate::host::machine::Machine;
+use crate::host::steps::{Plan, Then};
 use crate::nic::smart::{Due, HostCost, HostWork, Programmable};
 use crate::time::Time;
 use crate::wire::{Frame, FrameMeta};
@@ -99,8 +99,8 @@ impl Machine {
         let mut apps: Option<Plan> = None;
         for bytes in delivered {
             let frame = Box::new(Frame { bytes, meta: FrameMeta::default() });
-            let mut then = None;
-            plan.cycles += self.protocol(p, frame, Vec::new(), now, ctx, &mut plan.effects.transmit, &mut then);
+            let (cycles, then) = self.protocol(p, frame, Vec::new(), now, ctx, &mut plan.effects.transmit);
+            plan.cycles += cycles;
             match (&mut apps, then) {
                 (Some(a), Some(mut t)) => {
                     a.cycles += t.cycles;

@@ -29,6 +29,13 @@ pub(super) struct Plan {
     releases_order: bool,
 }
 
+/// A step planned to follow the one its processor runs (the applications'
+/// part of a frame's protocol work), with its turn in the send order.
+pub(super) struct Then {
+    pub plan: Plan,
+    pub turn: Option<u64>,
+}
+
 impl Plan {
     pub fn new(activity: Activity, cycles: u64) -> Self {
         Plan { activity, cycles, until: None, effects: Effects::fresh(), holds_stack: false, releases_order: false }
