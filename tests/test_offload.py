@@ -85,12 +85,16 @@ def test_the_capture_replays_as_a_consistent_tcp_stream(scenarios, tmp_path, des
 def test_the_stack_answers_before_the_application_works(scenarios, tmp_path):
     """A host stack's reply to a segment (the handshake's last ACK, the data an
     ACK lets go) leaves when its protocol work ends, not after the application's
-    reads and writes: a sender of 1-byte messages fills its 8,760-byte socket
-    buffer one call at a time (about 58 ms at 300 MHz), and its ACK of the
-    SYN-ACK used to wait for all of that."""
+    reads and writes, and a TTCP end makes one call a step: a sender of 1-byte
+    messages fills its 8,760-byte socket buffer one call at a time (about 58 ms
+    at 300 MHz), and its ACK of the SYN-ACK used to wait for all of that."""
     pcap = tmp_path / "one-byte.pcap"
-    run(scenarios, SEND, "host-stack", pcap=pcap, **{"host[0].ttcp.message": 1, "host[1].ttcp.message": 1, "host[0].ttcp.bytes": 20_000})
+    sut, _, _ = run(scenarios, SEND, "host-stack", pcap=pcap, **{"host[0].ttcp.message": 1, "host[1].ttcp.message": 1, "host[0].ttcp.bytes": 20_000})
     frames = tcp_frames(pcap)
+    first = next(t for _, src, t in frames if src == frames[0][1] and t.data)
+    assert len(first.data) == 1, "one call a step: Nagle's rule sends the first byte alone"
+    m = sut.metrics
+    assert m["tcp_goodput_mbps"] < 1.02 * 20_000 * 8 / m["host_cpu_seconds"] / 1e6, "no faster than its processor writes"
     sender = frames[0][1]
     syn_ack = next(ts for ts, src, t in frames if src != sender and t.flags & dpkt.tcp.TH_SYN)
     ack = next(ts for ts, src, t in frames if src == sender and ts > syn_ack)
@@ -123,7 +127,8 @@ def test_the_fast_path_sends_each_small_message_alone_where_nagle_aggregates(sce
     small = {"host[0].ttcp.message": 200, "host[1].ttcp.message": 200, "host[0].ttcp.bytes": 400_000}
     host, part = (metrics(scenarios, SEND, d, **small) for d in ("host-stack", "partial-offload"))
     assert host["mean_segment_bytes"] > 1000, "Nagle: many messages per segment"
-    assert 200 <= part["mean_segment_bytes"] < 300, "no Nagle: about one message per segment"
+    # A message is split where the window ends, so some segments carry less.
+    assert 100 < part["mean_segment_bytes"] < 300, "no Nagle: about one message per segment"
     assert part["host_cpu_us_per_mb"] > 1.2 * host["host_cpu_us_per_mb"], "a frame's work per message"
     assert part["tcp_retransmits"] == 0 and part["tcp_goodput_mbps"] < host["tcp_goodput_mbps"]
 

@@ -21,6 +21,8 @@ pub enum Item {
     Poll(usize, u32),
     /// The sessions' timer fell due (the stack's, or a request's).
     SessionTimer,
+    /// The next application in turn makes its next call (one is queued at a time).
+    AppCall,
     /// The applications start (their first requests).
     Start,
     /// The application's work with the offload engine of adapter `p`.

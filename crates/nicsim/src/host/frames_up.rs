@@ -122,14 +122,20 @@ impl Machine {
                 s.input(p, f);
             }
             let (answer, apps) = s.run_apart(at, measuring, Work::default());
+            let due = s.calls_due();
             let cycles = self.cfg.costs.protocol_segment + self.charge(answer, out);
             // The applications' part follows as a step of its own, so that the
             // stack's answer does not wait for their reads and writes.
+            let more = due && !std::mem::replace(&mut self.call_queued, true);
             let mut next = None;
-            if apps.requests > 0 || apps.copied > 0 || !apps.out.is_empty() {
+            if more || apps.requests > 0 || apps.copied > 0 || !apps.out.is_empty() {
                 let mut then = Plan::new(Activity::Deferred, 0);
                 then.cycles = self.charge(apps, &mut then.effects.transmit);
-                if then.cycles > 0 || !then.effects.transmit.is_empty() {
+                if more {
+                    // The applications' further calls wait behind the work queued by then.
+                    then.effects.queue.push(Item::AppCall);
+                }
+                if then.cycles > 0 || !then.effects.transmit.is_empty() || more {
                     then.holds_stack = self.cfg.serialized_stack;
                     next = Some(then);
                 }

@@ -38,6 +38,8 @@ pub struct Machine {
     pub(super) stack_held: bool,
     /// Per processor, the step that must follow the one it runs.
     pub(super) then: Vec<Option<Then>>,
+    /// An `Item::AppCall` waits in a queue.
+    pub(super) call_queued: bool,
     pub(super) sessions: Option<Sessions>,
     pub(super) sink: Option<SinkCount>,
     pub(super) blast: Option<Blast>,
@@ -103,7 +105,10 @@ impl Machine {
         let sessions = match &cfg.sessions {
             list if list.is_empty() => None,
             list => {
-                Some(Sessions::new(&cfg.stack, cfg.seed, list.clone(), ports.iter().map(|p| p.stack_segments()).collect(), &cfg.routes)?)
+                let mut s =
+                    Sessions::new(&cfg.stack, cfg.seed, list.clone(), ports.iter().map(|p| p.stack_segments()).collect(), &cfg.routes)?;
+                s.one_call_a_step();
+                Some(s)
             }
         };
         let blast = cfg.blast.clone().map(Blast::new).transpose()?;
@@ -121,6 +126,7 @@ impl Machine {
             shared: VecDeque::new(),
             stack_held: false,
             then: (0..cfg.cpus).map(|_| None).collect(),
+            call_queued: false,
             sessions,
             blast,
             blast_waiting: false,

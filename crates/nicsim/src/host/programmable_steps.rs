@@ -105,6 +105,7 @@ impl Machine {
                 (Some(a), Some(mut t)) => {
                     a.cycles += t.cycles;
                     a.effects.transmit.append(&mut t.effects.transmit);
+                    a.effects.queue.append(&mut t.effects.queue);
                 }
                 (None, t) => apps = t,
                 (Some(_), None) => {}

@@ -7,6 +7,7 @@
 //! `Work` says what happened and the caller charges its processors for it.
 
 mod answer_times;
+mod calls;
 mod figures;
 mod turns;
 
@@ -15,7 +16,6 @@ pub use turns::Turns;
 
 use rustc_hash::FxHashMap;
 
-use crate::host::segment::{matches_pattern, pattern};
 use crate::host::stream::Stream;
 use crate::nic::firmware::tso::cut;
 use crate::stack::tally::Tally;
@@ -95,6 +95,12 @@ pub struct Sessions {
     /// The next run visits every session (a timer, a request made), not only
     /// those whose sockets the stack polled.
     visit_all: bool,
+    /// A TTCP end makes one read or write call a step (a modelled host's
+    /// process), not all it can at once (an ideal host, at no cost).
+    one_call: bool,
+    /// Sessions whose applications may have a call to make, in turn.
+    due: std::collections::VecDeque<usize>,
+    is_due: Vec<bool>,
     /// Sessions with a request due (an `ask_at`), so that finding the next
     /// timer does not walk every session when none waits.
     asks_waiting: usize,
@@ -145,12 +151,16 @@ impl Sessions {
         if list.len() > 1 {
             s.watched = list.iter().find(|x| x.stream.is_some()).map(|x| Tally::of_port(x.cfg.port));
         }
+        let list_len = list.len();
         Ok(Sessions {
             stack: s,
             ip: stack.ip,
             sessions: list,
             routes: routes.iter().copied().collect(),
             visit_all: true,
+            one_call: false,
+            due: Default::default(),
+            is_due: vec![false; list_len],
             asks_waiting: 0,
             first: segments.iter().position(Option::is_some).unwrap_or(0),
             segments: if segments.is_empty() { vec![Some(false)] } else { segments },
@@ -249,77 +259,25 @@ impl Sessions {
             self.stack.polled().iter().map(|s| s.0).collect()
         };
         let mut acted = false;
-        for i in visit {
-            let s = &mut self.sessions[i];
-            let queue = self.stack.send_queue(s.sock);
-            if measuring {
-                self.measured_acked += s.queued.saturating_sub(queue) as u64;
-            }
-            let (mut read, mut bad, stream) = (s.read, false, &mut s.stream);
-            let n = self.stack.drain(s.sock, |bytes| {
-                match stream {
-                    Some(st) => work.requests += st.through(bytes),
-                    None => bad |= !matches_pattern(read, bytes),
-                }
-                read += bytes.len() as u64;
-            }) as u64;
-            self.bad_payload += bad as u64;
-            if s.stream.is_some() {
-                work.copied += n;
-            }
-            acted |= n > 0;
-            s.read += n;
-            s.partial += n;
-            if measuring {
-                self.measured_read += n;
-            }
-            let turns = s.cfg.role.turns(&mut s.partial);
-            match s.cfg.role {
-                Role::Answer { .. } => self.requests_answered += turns.whole,
-                _ => self.answers_read += turns.whole,
-            }
-            if matches!(s.cfg.role, Role::Ask { .. }) && turns.whole > 0 {
-                s.waits.answered(now, measuring);
-                if turns.writes > 0 {
-                    s.waits.asked(now);
+        if self.one_call {
+            // A file session's reads and writes are the socket layer's, at
+            // once; a TTCP end waits its turn for its next call, the first
+            // in turn makes it now.
+            for i in visit {
+                if self.sessions[i].stream.is_some() {
+                    self.make_due(i);
+                } else {
+                    acted |= self.act(i, now, measuring, &mut work, &mut frames);
                 }
             }
-            s.owed += turns.writes * turns.each as u64;
-            work.requests += turns.writes;
-            if let Some(think) = turns.think {
-                self.asks_waiting += s.ask_at.is_none() as usize;
-                s.ask_at = Some(now + think);
+            if let Some(i) = self.next_due() {
+                acted |= self.act(i, now, measuring, &mut work, &mut frames);
+                self.due_again(i);
             }
-            // Without Nagle a stack outputs at every send call, so each call's
-            // bytes leave as their own segment when the window allows.
-            let per_call = !self.stack.nagle(s.sock);
-            while s.owed > 0 {
-                // The pattern is laid out 64 KB at a time.
-                let room = self.stack.send_room(s.sock).min(s.owed as usize).min(65_536);
-                let n = match &mut s.stream {
-                    Some(st) => {
-                        let m = st.message as usize;
-                        let room = if per_call { room.min(m - (st.bytes % m as u64) as usize) } else { room };
-                        let data = st.next(room);
-                        let n = self.stack.send(s.sock, &data);
-                        work.requests += st.through(&data[..n]);
-                        work.copied += n as u64;
-                        if per_call && n > 0 {
-                            frames.extend(self.stack.poll(now));
-                        }
-                        n
-                    }
-                    None => self.stack.send(s.sock, pattern(s.sent, room)),
-                };
-                if n == 0 {
-                    break;
-                }
-                s.sent += n as u64;
-                s.owed -= n as u64;
-                acted = true;
+        } else {
+            for i in visit {
+                acted |= self.act(i, now, measuring, &mut work, &mut frames);
             }
-            s.queued = self.stack.send_queue(s.sock);
-            acted |= Self::end_stream(&mut self.stack, s, now);
         }
         // What the applications read or wrote may send more (data, a window update).
         if acted {

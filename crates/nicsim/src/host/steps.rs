@@ -267,6 +267,17 @@ impl Machine {
                     let work = s.timer(now, measuring);
                     plan.cycles = self.cfg.costs.protocol_segment + self.charge(work, &mut plan.effects.transmit);
                 }
+                self.queue_call(&mut plan);
+                self.arm_sessions(ctx);
+            }
+            Item::AppCall => {
+                self.call_queued = false;
+                let measuring = self.measuring(now);
+                if let Some(s) = &mut self.sessions {
+                    let work = s.call(now, measuring);
+                    plan.cycles = self.charge(work, &mut plan.effects.transmit);
+                }
+                self.queue_call(&mut plan);
                 self.arm_sessions(ctx);
             }
             Item::Offload(p, step) => return self.offload_step(p, step, ctx),
@@ -277,6 +288,7 @@ impl Machine {
                     let work = s.start(now);
                     plan.cycles = self.charge(work, &mut plan.effects.transmit);
                 }
+                self.queue_call(&mut plan);
                 self.arm_sessions(ctx);
             }
         }
@@ -311,6 +323,14 @@ impl Machine {
             wake(ctx, due, Tag::Irq(p, generation));
         }
         n
+    }
+
+    /// Queue the applications' next call behind what `plan` queues, if one is
+    /// due and none waits yet.
+    fn queue_call(&mut self, plan: &mut Plan) {
+        if self.sessions.as_ref().is_some_and(|s| s.calls_due()) && !std::mem::replace(&mut self.call_queued, true) {
+            plan.effects.queue.push(Item::AppCall);
+        }
     }
 
     pub(super) fn measuring(&self, now: Time) -> bool {

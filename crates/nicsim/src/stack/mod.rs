@@ -322,12 +322,13 @@ impl Stack {
         buf.truncate(n);
         buf
     }
-    /// Take every received byte, handing it to `f` in place (no copy out),
-    /// in one or two pieces; returns how many.
-    pub fn drain(&mut self, s: Sock, mut f: impl FnMut(&[u8])) -> usize {
+    /// Take up to `most` received bytes, handing them to `f` in place (no copy
+    /// out), in one or two pieces; returns how many.
+    pub fn drain(&mut self, s: Sock, most: usize, mut f: impl FnMut(&[u8])) -> usize {
         let mut total = 0;
-        while self.readable(s) > 0 {
+        while self.readable(s) > 0 && total < most {
             let n = self.tcp(s).recv(|buf| {
+                let buf = &buf[..buf.len().min(most - total)];
                 f(buf);
                 (buf.len(), buf.len())
             });
