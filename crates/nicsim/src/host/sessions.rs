@@ -270,10 +270,7 @@ impl Sessions {
                     acted |= self.act(i, now, measuring, &mut work, &mut frames);
                 }
             }
-            if let Some(i) = self.next_due() {
-                acted |= self.act(i, now, measuring, &mut work, &mut frames);
-                self.due_again(i);
-            }
+            acted |= self.next_call(now, measuring, &mut work, &mut frames);
         } else {
             for i in visit {
                 acted |= self.act(i, now, measuring, &mut work, &mut frames);

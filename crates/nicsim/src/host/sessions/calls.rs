@@ -24,18 +24,25 @@ impl Sessions {
     /// The next application in turn makes its next call; what it sends, and
     /// what the stack then sends, goes out.
     pub fn call(&mut self, now: Time, measuring: bool) -> Work {
-        let mut work = Work::default();
-        let Some(i) = self.next_due() else { return work };
-        let mut frames = Vec::new();
-        if self.act(i, now, measuring, &mut work, &mut frames) {
+        let (mut work, mut frames) = (Work::default(), Vec::new());
+        if self.next_call(now, measuring, &mut work, &mut frames) {
             frames.extend(self.stack.poll(now));
         }
-        self.due_again(i);
         for mut f in frames {
             f.meta.created = now;
             self.route(f, &mut work.out);
         }
         work
+    }
+
+    /// The next application in turn, if any, makes its next call; returns
+    /// whether it did something.
+    #[allow(clippy::vec_box, reason = "frames travel boxed from the stack to the wire: a move is a pointer")]
+    pub(super) fn next_call(&mut self, now: Time, measuring: bool, work: &mut Work, frames: &mut Vec<Box<Frame>>) -> bool {
+        let Some(i) = self.next_due() else { return false };
+        let acted = self.act(i, now, measuring, work, frames);
+        self.due_again(i);
+        acted
     }
 
     pub(super) fn make_due(&mut self, i: usize) {
@@ -44,14 +51,14 @@ impl Sessions {
         }
     }
 
-    pub(super) fn next_due(&mut self) -> Option<usize> {
+    fn next_due(&mut self) -> Option<usize> {
         let i = self.due.pop_front()?;
         self.is_due[i] = false;
         Some(i)
     }
 
     /// Session `i` made a call: it waits its turn again if it has another to make.
-    pub(super) fn due_again(&mut self, i: usize) {
+    fn due_again(&mut self, i: usize) {
         let s = &self.sessions[i];
         let more = s.stream.is_some() && (self.stack.readable(s.sock) > 0 || s.owed > 0 && self.stack.send_room(s.sock) > 0);
         if more {
