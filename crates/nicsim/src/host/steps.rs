@@ -10,7 +10,7 @@ use crate::engine::Ctx;
 use crate::host::config::{Buffers, DriverMode, Handler};
 use crate::host::cpu::{Activity, Effects, Item, Step};
 use crate::host::machine::{wake, Machine, Tag};
-use crate::host::sessions::Work;
+use crate::host::sessions::{Sessions, Work};
 use crate::nic::{Transfer, DMA_PROGRAM_WRITES};
 use crate::time::{Duration, Time};
 use crate::wire::Frame;
@@ -262,34 +262,18 @@ impl Machine {
                 return self.handler_step(p, now, ctx);
             }
             Item::SessionTimer => {
-                let measuring = self.measuring(now);
-                if let Some(s) = &mut self.sessions {
-                    let work = s.timer(now, measuring);
-                    plan.cycles = self.cfg.costs.protocol_segment + self.charge(work, &mut plan.effects.transmit);
-                }
-                self.queue_call(&mut plan);
-                self.arm_sessions(ctx);
+                plan.cycles = self.cfg.costs.protocol_segment;
+                self.sessions_step(&mut plan, ctx, |s, now, measuring| s.timer(now, measuring));
             }
             Item::AppCall => {
                 self.call_queued = false;
-                let measuring = self.measuring(now);
-                if let Some(s) = &mut self.sessions {
-                    let work = s.call(now, measuring);
-                    plan.cycles = self.charge(work, &mut plan.effects.transmit);
-                }
-                self.queue_call(&mut plan);
-                self.arm_sessions(ctx);
+                self.sessions_step(&mut plan, ctx, |s, now, measuring| s.call(now, measuring));
             }
             Item::Offload(p, step) => return self.offload_step(p, step, ctx),
             Item::Programmable(p, work) => return self.programmable_step(k, p, work, ctx),
             Item::Start => {
                 plan.activity = Activity::App;
-                if let Some(s) = &mut self.sessions {
-                    let work = s.start(now);
-                    plan.cycles = self.charge(work, &mut plan.effects.transmit);
-                }
-                self.queue_call(&mut plan);
-                self.arm_sessions(ctx);
+                self.sessions_step(&mut plan, ctx, |s, now, _| s.start(now));
             }
         }
         plan
@@ -325,12 +309,19 @@ impl Machine {
         n
     }
 
-    /// Queue the applications' next call behind what `plan` queues, if one is
-    /// due and none waits yet.
-    fn queue_call(&mut self, plan: &mut Plan) {
+    /// A step of the sessions' own (a timer, a call, the start): `act`'s work
+    /// is charged to `plan`, the applications' next call queued behind it if
+    /// one is due and none waits yet, and the sessions' next timer armed.
+    fn sessions_step(&mut self, plan: &mut Plan, ctx: &mut Ctx, act: impl FnOnce(&mut Sessions, Time, bool) -> Work) {
+        let (now, measuring) = (ctx.now(), self.measuring(ctx.now()));
+        if let Some(s) = &mut self.sessions {
+            let work = act(s, now, measuring);
+            plan.cycles += self.charge(work, &mut plan.effects.transmit);
+        }
         if self.sessions.as_ref().is_some_and(|s| s.calls_due()) && !std::mem::replace(&mut self.call_queued, true) {
             plan.effects.queue.push(Item::AppCall);
         }
+        self.arm_sessions(ctx);
     }
 
     pub(super) fn measuring(&self, now: Time) -> bool {
