@@ -9,14 +9,15 @@
 //! never told (an adapter processor's, its memory port's, with reach-backs far
 //! longer than anything booked ahead) forgets by each request instead.
 
-use std::collections::VecDeque;
-
 use crate::time::{Duration, Time};
 
 #[derive(Debug, Default)]
 pub struct Calendar {
-    /// Busy intervals [start, end), sorted, non-overlapping, touching ones merged.
-    busy: VecDeque<(Time, Time)>,
+    /// Busy intervals [start, end), sorted, non-overlapping, touching ones
+    /// merged: those from `head` on are kept (a plain vector indexes faster
+    /// than a ring buffer; the forgotten front is dropped now and then).
+    busy: Vec<(Time, Time)>,
+    head: usize,
     /// How far before the present a request may reach back.
     reach_back: Duration,
     /// Bookings that ended before this are forgotten.
@@ -28,7 +29,7 @@ pub struct Calendar {
 
 impl Calendar {
     pub fn new(reach_back: Duration) -> Self {
-        Calendar { busy: VecDeque::new(), reach_back, floor: Time::ZERO, told: false, busy_total: Duration::ZERO }
+        Calendar { busy: Vec::new(), head: 0, reach_back, floor: Time::ZERO, told: false, busy_total: Duration::ZERO }
     }
 
     /// Reserve the first gap from `at` on that fits the transaction; `len(start)`
@@ -88,21 +89,36 @@ impl Calendar {
         (first.unwrap_or(cursor), cursor + left)
     }
 
-    /// The first interval that ends after `at`. Requests come at or near the
-    /// end of the calendar, so it looks back from there a few intervals before
-    /// it searches by halves.
+    /// The first interval kept that ends after `at` (its index in `busy`).
+    /// Requests come at or near the end of the calendar, so it looks back
+    /// from there a few intervals before it searches by halves.
     fn first_ending_after(&self, at: Time) -> usize {
         let n = self.busy.len();
-        for back in 0..4.min(n) {
+        for back in 0..4.min(n - self.head) {
             if self.busy[n - 1 - back].1 <= at {
                 return n - back;
             }
         }
-        self.busy.partition_point(|&(_, end)| end <= at)
+        self.head + self.kept().partition_point(|&(_, end)| end <= at)
     }
 
+    /// The intervals kept, oldest first.
+    fn kept(&self) -> &[(Time, Time)] {
+        &self.busy[self.head..]
+    }
+
+    /// Book [start, end) as interval `i` of `busy`.
+    #[inline]
     fn insert(&mut self, i: usize, start: Time, end: Time) {
-        let joins_prev = i > 0 && self.busy[i - 1].1 == start;
+        if i == self.busy.len() {
+            // Most bookings go after the last one kept, or join it.
+            match self.busy.last_mut() {
+                Some(last) if i > self.head && last.1 == start => last.1 = end,
+                _ => self.busy.push((start, end)),
+            }
+            return;
+        }
+        let joins_prev = i > self.head && self.busy[i - 1].1 == start;
         let joins_next = self.busy.get(i).is_some_and(|n| n.0 == end);
         match (joins_prev, joins_next) {
             (true, true) => {
@@ -111,8 +127,6 @@ impl Calendar {
             }
             (true, false) => self.busy[i - 1].1 = end,
             (false, true) => self.busy[i].0 = start,
-            // Most bookings go after the last one kept.
-            (false, false) if i == self.busy.len() => self.busy.push_back((start, end)),
             (false, false) => self.busy.insert(i, (start, end)),
         }
     }
@@ -135,8 +149,14 @@ impl Calendar {
     fn forget_before(&mut self, now: Time) {
         let t = Time(now.ps().saturating_sub(self.reach_back.ps()));
         self.floor = self.floor.max(t);
-        while self.busy.front().is_some_and(|&(_, end)| end < t) {
-            self.busy.pop_front();
+        while self.busy.get(self.head).is_some_and(|&(_, end)| end < t) {
+            self.head += 1;
+        }
+        // Drop the forgotten front once it is a quarter of the vector: each interval
+        // forgotten moves at most three kept ones, and the vector stays small.
+        if self.head >= 32 && self.head * 4 >= self.busy.len() {
+            self.busy.drain(..self.head);
+            self.head = 0;
         }
     }
 
@@ -147,12 +167,12 @@ impl Calendar {
     /// Time reserved up to `end`: what is booked past it (kept, as it lies
     /// ahead of any present before `end`) is left out.
     pub fn busy_until(&self, end: Time) -> Duration {
-        let ahead: u64 = self.busy.iter().rev().take_while(|b| b.1 > end).map(|&(s, e)| e.since(s.max(end)).ps()).sum();
+        let ahead: u64 = self.kept().iter().rev().take_while(|b| b.1 > end).map(|&(s, e)| e.since(s.max(end)).ps()).sum();
         Duration(self.busy_total.ps().saturating_sub(ahead))
     }
     /// When the last reservation made so far ends.
     pub fn free_from(&self) -> Time {
-        self.busy.back().map_or(Time::ZERO, |b| b.1)
+        self.kept().last().map_or(Time::ZERO, |b| b.1)
     }
 }
 
@@ -211,7 +231,7 @@ mod tests {
         // A request now still finds the bus taken.
         assert_eq!(c.reserve(at(95), |_| ns(10)), (at(110), at(120)));
         c.settle(at(6100));
-        assert_eq!(c.busy.len(), 0, "all ended more than reach_back ago");
+        assert_eq!(c.kept().len(), 0, "all ended more than reach_back ago");
     }
 
     #[test]
@@ -226,7 +246,7 @@ mod tests {
         let mut pieces = Vec::new();
         assert_eq!(c.reserve_pieces(at(0), ns(30), ns(8), |s, e| pieces.push((s, e))), (at(0), at(65)));
         assert_eq!(pieces, vec![(at(0), at(10)), (at(35), at(50)), (at(60), at(65))]);
-        assert_eq!(c.busy.iter().copied().collect::<Vec<_>>(), vec![(at(0), at(20)), (at(25), at(65))]);
+        assert_eq!(c.kept().to_vec(), vec![(at(0), at(20)), (at(25), at(65))]);
         assert_eq!(c.busy_total(), ns(60));
         // A transaction shorter than a packet is one piece.
         assert_eq!(c.reserve_pieces(at(0), ns(3), ns(8), |_, _| {}), (at(20), at(23)));
@@ -244,14 +264,14 @@ mod tests {
                 c.reserve(at(t), |_| ns(len));
             }
             for (t, len, piece) in requests {
-                let before = c.busy.iter().map(|(s, e)| e.since(*s).ps()).sum::<u64>();
+                let before = c.kept().iter().map(|(s, e)| e.since(*s).ps()).sum::<u64>();
                 let mut sum = 0;
                 let (s, e) = c.reserve_pieces(at(t), ns(len), ns(piece), |s, e| sum += e.since(s).ps());
                 proptest::prop_assert_eq!(sum, ns(len).ps(), "the pieces told add up to the length");
-                let after = c.busy.iter().map(|(s, e)| e.since(*s).ps()).sum::<u64>();
+                let after = c.kept().iter().map(|(s, e)| e.since(*s).ps()).sum::<u64>();
                 proptest::prop_assert_eq!(after - before, ns(len).ps(), "exactly its length is added");
                 proptest::prop_assert!(s >= at(t) && e.since(s) >= ns(len));
-                for w in c.busy.iter().collect::<Vec<_>>().windows(2) {
+                for w in c.kept().iter().collect::<Vec<_>>().windows(2) {
                     proptest::prop_assert!(w[0].1 < w[1].0, "sorted, apart, merged when touching");
                 }
             }
@@ -278,7 +298,7 @@ mod tests {
                 c.reserve(at(t), |_| ns(len));
             }
             for p in probes {
-                let by_halves = c.busy.partition_point(|&(_, end)| end <= at(p));
+                let by_halves = c.head + c.kept().partition_point(|&(_, end)| end <= at(p));
                 proptest::prop_assert_eq!(c.first_ending_after(at(p)), by_halves);
             }
         }

@@ -6,8 +6,6 @@
 //! bridge writing registers for a processor) books the bus here, so contention is
 //! real and occupancy is measured.
 
-use rustc_hash::FxHashMap;
-
 use crate::bus::calendar::Calendar;
 use crate::bus::occupancy::{Booking, Occupancy};
 use crate::bus::pci::{self, PciConfig, Source};
@@ -38,6 +36,11 @@ pub enum Fill {
     },
 }
 
+/// A PCIe transfer's time up, down, and up for a write's last TLP.
+type Spans = (Duration, Duration, Duration);
+/// Transfer sizes whose spans are kept at once (a power of two).
+const SPAN_SLOTS: usize = 32;
+
 pub struct HostBus {
     cfg: BusConfig,
     /// PCI: the bus. PCIe: device to host.
@@ -49,9 +52,9 @@ pub struct HostBus {
     rhythm: Option<Rhythm>,
     trace: Option<(SharedTrace, TrackId, TrackId)>,
     /// PCIe: each direction's time for a write or read of a size, and a
-    /// write's last TLP's time up, worked out once per size (frames and
-    /// descriptors recur).
-    spans: FxHashMap<(bool, u64), (Duration, Duration, Duration)>,
+    /// write's last TLP's time up, kept for the sizes last asked for (frames
+    /// and descriptors recur): slots chosen by size, an entry's key beside it.
+    spans: Box<[(u64, Spans); SPAN_SLOTS]>,
     /// The simulation's time, as its owner last told it (`settle`).
     present: Time,
 }
@@ -70,7 +73,16 @@ impl HostBus {
             BusConfig::Pcie { .. } => None,
         };
         let (up, down) = (Calendar::new(reach_back), Calendar::new(reach_back));
-        HostBus { cfg, up, down, occupancy: Occupancy::default(), rhythm, trace: None, spans: FxHashMap::default(), present: Time::ZERO }
+        HostBus {
+            cfg,
+            up,
+            down,
+            occupancy: Occupancy::default(),
+            rhythm,
+            trace: None,
+            spans: Box::new([(u64::MAX, Spans::default()); SPAN_SLOTS]),
+            present: Time::ZERO,
+        }
     }
 
     /// The simulation has reached `now`: bookings that ended more than the
@@ -113,15 +125,22 @@ impl HostBus {
     }
 
     /// As `pcie_spans`, with the time up of a write's last TLP.
-    fn pcie_spans_with_last(&mut self, link: &PcieConfig, read: bool, bytes: u64) -> (Duration, Duration, Duration) {
-        *self.spans.entry((read, bytes)).or_insert_with(|| {
-            let bps = link.bytes_per_second();
-            let up = |t: pcie::Traffic| secs(t.wire_up(link) / bps);
-            let t = if read { pcie::dma_read(link, 0, bytes) } else { pcie::dma_write(link, 0, bytes) };
-            let last =
-                if read || bytes == 0 { Duration::ZERO } else { up(pcie::dma_write(link, 0, bytes - (bytes - 1) / link.mps * link.mps)) };
-            (up(t), secs(t.wire_down(link) / bps), last)
-        })
+    fn pcie_spans_with_last(&mut self, link: &PcieConfig, read: bool, bytes: u64) -> Spans {
+        let key = bytes << 1 | u64::from(read);
+        let slot = &mut self.spans[(key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 59) as usize];
+        if slot.0 != key {
+            *slot = (key, Self::work_out_spans(link, read, bytes));
+        }
+        slot.1
+    }
+
+    fn work_out_spans(link: &PcieConfig, read: bool, bytes: u64) -> Spans {
+        let bps = link.bytes_per_second();
+        let up = |t: pcie::Traffic| secs(t.wire_up(link) / bps);
+        let t = if read { pcie::dma_read(link, 0, bytes) } else { pcie::dma_write(link, 0, bytes) };
+        let last =
+            if read || bytes == 0 { Duration::ZERO } else { up(pcie::dma_write(link, 0, bytes - (bytes - 1) / link.mps * link.mps)) };
+        (up(t), secs(t.wire_down(link) / bps), last)
     }
 
     /// Book one transaction, or the second half of one (`part`: the completions
@@ -198,7 +217,7 @@ impl HostBus {
     /// As `write`, with `extra_clocks` of target wait states on a PCI bus (a
     /// descriptor write-back that the bridge makes wait).
     pub fn write_parts(&mut self, at: Time, bytes: u64, fill: Fill, purpose: Purpose, extra_clocks: u64) -> Time {
-        match self.cfg.clone() {
+        match self.cfg {
             BusConfig::Pci(c) => {
                 let source = |start: Time| match fill {
                     Fill::Ready => Source::all_ready(),
@@ -254,7 +273,7 @@ impl HostBus {
     /// PCI the bus is held until the data is in; PCIe requests are split
     /// transactions, so several may be outstanding.
     pub fn read_pipelined(&mut self, at: Time, bytes: u64, purpose: Purpose) -> (Time, Time) {
-        match self.cfg.clone() {
+        match self.cfg {
             BusConfig::Pci(c) => {
                 let end = self.read_in_bursts(&c, at, bytes, purpose);
                 (end, end)
@@ -301,7 +320,7 @@ impl HostBus {
         if combined && !from_adapter {
             return self.write(at, bytes, Fill::Ready, purpose);
         }
-        match self.cfg.clone() {
+        match self.cfg {
             BusConfig::Pci(c) => {
                 let word = if from_adapter { pci::read(&c, 4) } else { pci::write(&c, 4, &Source::all_ready()).1 };
                 let (d, _) = pci_span(&c, word);
@@ -330,7 +349,7 @@ impl HostBus {
     /// A processor writes a 4-byte adapter register (a tail doorbell, an interrupt
     /// mask). Posted: the processor goes on; returns when the write reaches the adapter.
     pub fn register_write(&mut self, at: Time) -> Time {
-        match self.cfg.clone() {
+        match self.cfg {
             BusConfig::Pci(c) => self.book(true, at, Purpose::Register, 4, |_| pci_span(&c, pci::write(&c, 4, &Source::all_ready()).1)).1,
             BusConfig::Pcie { link, .. } => {
                 // Host to device: the write travels down, its ACK up.
@@ -345,7 +364,7 @@ impl HostBus {
     /// A processor reads a 4-byte adapter register (the interrupt cause); it
     /// stalls until the value returns, at the time this gives.
     pub fn register_read(&mut self, at: Time) -> Time {
-        match self.cfg.clone() {
+        match self.cfg {
             BusConfig::Pci(c) => self.book(true, at, Purpose::Register, 4, |_| pci_span(&c, pci::read(&c, 4))).1,
             BusConfig::Pcie { link, read_latency } => {
                 let (request, completion) = self.pcie_spans(&link, true, 4);

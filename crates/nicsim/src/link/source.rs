@@ -145,25 +145,18 @@ impl Source {
     fn write_frame(&self, b: &mut Vec<u8>, n: u64, rng: &mut SimRng) {
         b.extend_from_slice(&self.template);
         let l = &self.layout;
-        // At most 6 stamp words and 2 sequence words: no allocation per frame.
-        let mut patches = [(0usize, 0u16); 8];
-        let mut n_patches = 0;
-        let mut patch = |at: usize, word: u16| {
-            patches[n_patches] = (at, word);
-            n_patches += 1;
-        };
         let payload_end = l.payload_at + self.cfg.payload_len;
         let random = self.cfg.fill == Fill::Random;
+        // The words changed under the L4 checksum, summed as RFC 1624 updates
+        // them (the old word's complement plus the new), folded in once.
+        let mut l4_delta = 0u64;
         if self.cfg.payload_len >= STAMP_LEN {
             let stamp = Stamp { flow: self.cfg.flow as u16, seq: n }.to_bytes();
-            // Words patched one by one only where a checksum follows them.
-            if random || l.l4_csum.is_none() {
-                b[l.payload_at..l.payload_at + STAMP_LEN].copy_from_slice(&stamp);
-            } else {
-                for (i, w) in stamp.chunks(2).enumerate() {
-                    patch(l.payload_at + 2 * i, u16::from_be_bytes([w[0], w[1]]));
-                }
+            let at = l.payload_at;
+            if !random && l.l4_csum.is_some() {
+                l4_delta += change(&b[at..at + STAMP_LEN], &stamp);
             }
+            b[at..at + STAMP_LEN].copy_from_slice(&stamp);
         }
         if random {
             let from = l.payload_at + STAMP_LEN.min(self.cfg.payload_len);
@@ -175,17 +168,16 @@ impl Source {
                 _ => 0,
             }
             .wrapping_add((n as u32).wrapping_mul(self.cfg.payload_len as u32));
-            patch(at, (seq >> 16) as u16);
-            patch(at + 2, seq as u16);
-        }
-        let mut l4_csum = l.l4_csum.map(|(at, _)| u16::from_be_bytes([b[at], b[at + 1]]));
-        for &(at, new) in &patches[..n_patches] {
-            let old = u16::from_be_bytes([b[at], b[at + 1]]);
-            b[at..at + 2].copy_from_slice(&new.to_be_bytes());
-            l4_csum = l4_csum.map(|c| checksum::update(c, old, new));
+            l4_delta += change(&b[at..at + 4], &seq.to_be_bytes());
+            b[at..at + 4].copy_from_slice(&seq.to_be_bytes());
         }
         if let Some((at, is_udp)) = l.l4_csum {
-            let c = if random { self.full_l4_checksum(b, at) } else { l4_csum.expect("has l4") };
+            let c = if random {
+                self.full_l4_checksum(b, at)
+            } else {
+                let old = u16::from_be_bytes([b[at], b[at + 1]]);
+                !checksum::fold(!old as u64 + l4_delta)
+            };
             let c = if is_udp && c == 0 { 0xffff } else { c };
             b[at..at + 2].copy_from_slice(&c.to_be_bytes());
         }
@@ -279,6 +271,15 @@ impl Component for Source {
         r.real("offered_pps", rate);
         r
     }
+}
+
+/// RFC 1624's update terms for the big-endian words of `old` becoming `new`
+/// (the same even length): each old word's complement plus the new word.
+fn change(old: &[u8], new: &[u8]) -> u64 {
+    old.chunks_exact(2)
+        .zip(new.chunks_exact(2))
+        .map(|(o, w)| !u16::from_be_bytes([o[0], o[1]]) as u64 + u16::from_be_bytes([w[0], w[1]]) as u64)
+        .sum()
 }
 
 #[cfg(test)]
