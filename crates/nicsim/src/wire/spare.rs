@@ -9,22 +9,34 @@ use std::cell::RefCell;
 
 use crate::wire::{Frame, FrameMeta};
 
-/// Frames kept at most: more than a line-rate source has in flight at once.
-const KEEP: usize = 256;
+/// Frames kept at most: more than a line-rate source of 64-byte frames has in
+/// flight at once, in the wire, a FIFO and a ring a host drains every 50 us.
+const KEEP: usize = 4096;
 /// The largest buffer kept (a jumbo frame's): a sink handed 64 KB sends would
 /// otherwise hold 16 MB for a source that writes 64-byte frames.
 const KEEP_BYTES: usize = 9_216;
+/// The bytes of all buffers kept, at most.
+const KEEP_TOTAL: usize = 1 << 20;
+
+#[derive(Default)]
+struct Kept {
+    #[allow(clippy::vec_box, reason = "the boxes are what is kept: a message carries a boxed frame")]
+    frames: Vec<Box<Frame>>,
+    /// Their buffers' capacity, in all.
+    bytes: usize,
+}
 
 thread_local! {
-    #[allow(clippy::vec_box, reason = "the boxes are what is kept: a message carries a boxed frame")]
-    static SPARE: RefCell<Vec<Box<Frame>>> = const { RefCell::new(Vec::new()) };
+    static SPARE: RefCell<Kept> = RefCell::new(Kept::default());
 }
 
 /// Keep `frame` for a later `take`.
 pub fn give(frame: Box<Frame>) {
     SPARE.with_borrow_mut(|s| {
-        if s.len() < KEEP && frame.bytes.capacity() <= KEEP_BYTES {
-            s.push(frame);
+        let cap = frame.bytes.capacity();
+        if s.frames.len() < KEEP && cap <= KEEP_BYTES && s.bytes + cap <= KEEP_TOTAL {
+            s.bytes += cap;
+            s.frames.push(frame);
         }
     });
 }
@@ -32,7 +44,12 @@ pub fn give(frame: Box<Frame>) {
 /// A boxed frame with `meta` whose bytes `fill` writes into an empty buffer
 /// (a kept one where there is one).
 pub fn take(meta: FrameMeta, fill: impl FnOnce(&mut Vec<u8>)) -> Box<Frame> {
-    let mut frame = SPARE.with_borrow_mut(|s| s.pop()).unwrap_or_else(|| Box::new(Frame { bytes: Vec::new(), meta }));
+    let kept = SPARE.with_borrow_mut(|s| {
+        let f = s.frames.pop()?;
+        s.bytes -= f.bytes.capacity();
+        Some(f)
+    });
+    let mut frame = kept.unwrap_or_else(|| Box::new(Frame { bytes: Vec::new(), meta }));
     frame.bytes.clear();
     frame.meta = meta;
     fill(&mut frame.bytes);
@@ -62,5 +79,14 @@ mod tests {
         let next = take(FrameMeta::default(), |b| b.push(1));
         assert_ne!(next.bytes.as_ptr(), at);
         assert!(next.bytes.capacity() < 65_536);
+    }
+
+    #[test]
+    fn the_buffers_kept_hold_at_most_a_mebibyte() {
+        let frames: Vec<_> = (0..400).map(|_| take(FrameMeta::default(), |b| b.extend_from_slice(&[0; 9_000]))).collect();
+        frames.into_iter().for_each(give);
+        let (n, bytes) = SPARE.with_borrow(|s| (s.frames.len(), s.bytes));
+        assert!(bytes <= KEEP_TOTAL && bytes + 9_000 > KEEP_TOTAL, "kept {n} frames, {bytes} bytes");
+        assert_eq!(bytes, SPARE.with_borrow(|s| s.frames.iter().map(|f| f.bytes.capacity()).sum::<usize>()));
     }
 }
