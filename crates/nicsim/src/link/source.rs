@@ -154,7 +154,7 @@ impl Source {
             let stamp = Stamp { flow: self.cfg.flow as u16, seq: n }.to_bytes();
             let at = l.payload_at;
             if !random && l.l4_csum.is_some() {
-                l4_delta += change(&b[at..at + STAMP_LEN], &stamp);
+                l4_delta += checksum::changes(&b[at..at + STAMP_LEN], &stamp);
             }
             b[at..at + STAMP_LEN].copy_from_slice(&stamp);
         }
@@ -168,16 +168,11 @@ impl Source {
                 _ => 0,
             }
             .wrapping_add((n as u32).wrapping_mul(self.cfg.payload_len as u32));
-            l4_delta += change(&b[at..at + 4], &seq.to_be_bytes());
+            l4_delta += checksum::changes(&b[at..at + 4], &seq.to_be_bytes());
             b[at..at + 4].copy_from_slice(&seq.to_be_bytes());
         }
         if let Some((at, is_udp)) = l.l4_csum {
-            let c = if random {
-                self.full_l4_checksum(b, at)
-            } else {
-                let old = u16::from_be_bytes([b[at], b[at + 1]]);
-                !checksum::fold(!old as u64 + l4_delta)
-            };
+            let c = if random { self.full_l4_checksum(b, at) } else { checksum::apply(u16::from_be_bytes([b[at], b[at + 1]]), l4_delta) };
             let c = if is_udp && c == 0 { 0xffff } else { c };
             b[at..at + 2].copy_from_slice(&c.to_be_bytes());
         }
@@ -271,15 +266,6 @@ impl Component for Source {
         r.real("offered_pps", rate);
         r
     }
-}
-
-/// RFC 1624's update terms for the big-endian words of `old` becoming `new`
-/// (the same even length): each old word's complement plus the new word.
-fn change(old: &[u8], new: &[u8]) -> u64 {
-    old.chunks_exact(2)
-        .zip(new.chunks_exact(2))
-        .map(|(o, w)| !u16::from_be_bytes([o[0], o[1]]) as u64 + u16::from_be_bytes([w[0], w[1]]) as u64)
-        .sum()
 }
 
 #[cfg(test)]

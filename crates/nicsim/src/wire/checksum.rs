@@ -43,7 +43,24 @@ pub fn checksum(data: &[u8]) -> u16 {
 
 /// RFC 1624 eqn. 3: the new checksum after one 16-bit word changed from `old` to `new`.
 pub fn update(checksum: u16, old: u16, new: u16) -> u16 {
-    !fold(!checksum as u64 + !old as u64 + new as u64)
+    apply(checksum, !old as u64 + new as u64)
+}
+
+/// RFC 1624's terms for the big-endian words of `old` becoming those of `new`
+/// (slices of one even length): each old word's complement plus the new word.
+/// Their sum, applied once, updates a checksum as a word-by-word update does.
+#[inline]
+pub fn changes(old: &[u8], new: &[u8]) -> u64 {
+    old.chunks_exact(2)
+        .zip(new.chunks_exact(2))
+        .map(|(o, w)| !u16::from_be_bytes([o[0], o[1]]) as u64 + u16::from_be_bytes([w[0], w[1]]) as u64)
+        .sum()
+}
+
+/// The checksum after the changes whose terms sum to `changes`.
+#[inline]
+pub fn apply(checksum: u16, changes: u64) -> u16 {
+    !fold(!checksum as u64 + changes)
 }
 
 /// Update for a 32-bit field (two words), e.g. a TCP sequence number.
@@ -104,6 +121,21 @@ mod tests {
         #[test]
         fn matches_reference(data in proptest::collection::vec(any::<u8>(), 0..3000)) {
             prop_assert_eq!(checksum(&data), reference(&data));
+        }
+
+        #[test]
+        fn changes_applied_at_once_equal_word_by_word_updates(
+            start in any::<u16>(),
+            old in proptest::collection::vec(any::<u8>(), 0..16),
+            new_bytes in proptest::collection::vec(any::<u8>(), 16),
+        ) {
+            let old = &old[..old.len() / 2 * 2];
+            let new = &new_bytes[..old.len()];
+            let by_word = old.chunks(2).zip(new.chunks(2)).fold(start, |c, (o, w)| {
+                update(c, u16::from_be_bytes([o[0], o[1]]), u16::from_be_bytes([w[0], w[1]]))
+            });
+            let at_once = apply(start, changes(old, new));
+            prop_assert_eq!(at_once, by_word);
         }
 
         #[test]
