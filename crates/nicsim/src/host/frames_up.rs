@@ -10,7 +10,7 @@ use crate::host::cpu::{Activity, Item};
 use crate::host::machine::Machine;
 use crate::host::sessions::Work;
 use crate::host::steps::{Plan, Then};
-use crate::stack::tally::continues;
+use crate::nic::firmware::merge::Merge;
 use crate::time::Time;
 use crate::wire::Frame;
 
@@ -85,18 +85,23 @@ impl Machine {
     }
 
     /// GRO: the frames queued right behind frame `order` of adapter `p` that
-    /// carry on its connection's data, taken to go up the stack with it as one.
+    /// join its merge (`nic::firmware::merge`), taken to go up the stack with it
+    /// as one.
     #[allow(clippy::vec_box, reason = "frames travel boxed from the wire; unboxing them here would copy each")]
     fn merge(&mut self, k: usize, shared: bool, p: usize, order: u64, first: &Frame) -> Vec<Box<Frame>> {
         let mut merged: Vec<Box<Frame>> = Vec::new();
+        let Some(mut merge) = Merge::start(&first.bytes) else { return merged };
         let queue = if shared { &mut self.shared } else { &mut self.cpus[k].queue };
         while let Some(Item::Frame(q, next, f)) = queue.front() {
-            let last = merged.last().map_or(first, |f| f);
-            if *q != p || *next != order + 1 + merged.len() as u64 || !continues(&last.bytes, &f.bytes) {
-                break;
-            }
+            let ends = match merge.take(&f.bytes) {
+                Some(ends) if *q == p && *next == order + 1 + merged.len() as u64 => ends,
+                _ => break,
+            };
             let Some(Item::Frame(_, _, f)) = queue.pop_front() else { unreachable!("looked at") };
             merged.push(f);
+            if ends {
+                break;
+            }
         }
         merged
     }

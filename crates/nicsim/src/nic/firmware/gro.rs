@@ -1,39 +1,13 @@
-//! Receive segment coalescing in the GRO style (BRIEF.md mechanism 6), the same
-//! code whether the adapter firmware runs it (LRO) or the host driver (GRO).
-//! In-order TCP segments of one flow merge into one large segment with correct
-//! headers and checksums. A held segment is flushed when a segment brings a flag
-//! other than ACK (one with PSH or FIN joins it first, as in Linux), a gap in
-//! sequence, a different ACK number or options, when a segment is shorter than
-//! the first (merged, then flushed), when the merge would pass 64 KB, or when the
-//! timeout passes. Like Linux, it also flushes when the IPv4 ID does not follow
-//! on, so re-segmenting a merged frame gives back the frames that went in; as
-//! Linux does for datagrams that may not be fragmented, it takes an ID that stays
-//! the same from segment to segment too (smoltcp sends every segment with ID 0
-//! and don't-fragment).
-
-use etherparse::IpNumber;
+//! Receive segment coalescing in the GRO style (BRIEF.md mechanism 6), as the
+//! adapter firmware runs it (LRO, or GRO for the host): in-order TCP segments of
+//! one flow merge into one large segment with correct headers and checksums, by
+//! the rule of `merge`; a held segment is also flushed when the timeout passes.
 
 use crate::nic::firmware::csum;
 use crate::nic::firmware::headers::Layout;
+pub use crate::nic::firmware::merge::Flush;
+use crate::nic::firmware::merge::{Merge, Seg};
 use crate::time::{Duration, Time};
-
-const FIN: u8 = 0x01;
-const PSH: u8 = 0x08;
-const ACK: u8 = 0x10;
-const MAX_IP: usize = 65_535;
-
-/// Why a held segment left.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Flush {
-    Flag,
-    Gap,
-    Ack,
-    Options,
-    Short,
-    Full,
-    Id,
-    Timeout,
-}
 
 /// A frame handed up, and, for a merged one, why it was flushed.
 #[derive(Debug, PartialEq, Eq)]
@@ -45,59 +19,11 @@ pub struct Out {
 
 #[derive(Debug)]
 struct Held {
-    key: [u8; 12],
+    merge: Merge,
     bytes: Vec<u8>,
     layout: Layout,
-    mss: usize,
-    next_seq: u32,
-    last_id: u16,
-    /// How the IDs go: +1 a segment, or 0 (fixed, don't-fragment only); set by
-    /// the second segment.
-    id_step: Option<u16>,
     segments: u32,
     since: Time,
-}
-
-/// The fields a segment is judged by.
-struct Seg {
-    key: [u8; 12],
-    layout: Layout,
-    seq: u32,
-    ack: [u8; 4],
-    id: u16,
-    dont_fragment: bool,
-    flags: u8,
-    len: usize,
-    end: usize,
-}
-
-fn seg(f: &[u8]) -> Option<Seg> {
-    let layout = Layout::of(f).ok()?;
-    if layout.proto != IpNumber::TCP || csum::verify(f).bad() {
-        return None;
-    }
-    let (ip, t) = (layout.ip, layout.l4);
-    let end = ip + u16::from_be_bytes([f[ip + 2], f[ip + 3]]) as usize;
-    let mut key = [0u8; 12];
-    key[..8].copy_from_slice(&f[ip + 12..ip + 20]);
-    key[8..].copy_from_slice(&f[t..t + 4]);
-    Some(Seg {
-        key,
-        seq: u32::from_be_bytes(f[t + 4..t + 8].try_into().ok()?),
-        ack: f[t + 8..t + 12].try_into().ok()?,
-        id: u16::from_be_bytes([f[ip + 4], f[ip + 5]]),
-        dont_fragment: f[ip + 6] & 0x40 != 0,
-        flags: f[t + 13],
-        len: end - layout.header_len(),
-        end,
-        layout,
-    })
-}
-
-/// Whether segment `s`'s IPv4 ID is `step` on from `last`: a step of 0 (a
-/// fixed ID) only where the datagram may not be fragmented.
-fn id_follows(last: u16, s: &Seg, step: u16) -> bool {
-    s.id == last.wrapping_add(step) && (step != 0 || s.dont_fragment)
 }
 
 #[derive(Debug)]
@@ -125,17 +51,7 @@ impl Gro {
     }
 
     fn hold(&mut self, f: &[u8], s: &Seg, now: Time, weight: u32) {
-        self.held.push(Held {
-            key: s.key,
-            bytes: f[..s.end].to_vec(),
-            layout: s.layout,
-            mss: s.len,
-            next_seq: s.seq.wrapping_add(s.len as u32),
-            last_id: s.id,
-            id_step: None,
-            segments: weight,
-            since: now,
-        });
+        self.held.push(Held { merge: Merge::first(s, f), bytes: f[..s.end].to_vec(), layout: s.layout, segments: weight, since: now });
     }
 
     /// Take in one received frame; returns what must go up now, in order.
@@ -147,13 +63,12 @@ impl Gro {
     /// (merged before), so that each `Out` counts the wire frames in it.
     pub fn push_weighted(&mut self, frame: &[u8], now: Time, weight: u32) -> Vec<Out> {
         let pass = |f: &[u8]| Out { bytes: f.to_vec(), segments: weight, reason: None };
-        let Some(s) = seg(frame) else { return vec![pass(frame)] };
-        let i = self.held.iter().position(|h| h.key == s.key);
+        let Some(s) = Seg::of(frame) else { return vec![pass(frame)] };
+        let i = self.held.iter().position(|h| h.merge.key == s.key);
         let mut out = Vec::new();
         // PSH or FIN ends a merge: the segment joins what is held (as in
         // Linux's GRO) and all of it goes up. Any other flag goes up alone.
-        let ends = s.flags & !ACK != 0;
-        let joins = s.flags & !(ACK | PSH | FIN) == 0 && s.len > 0;
+        let (ends, joins) = (s.ends(), s.joins());
         let i = match i {
             Some(i) if joins => i,
             _ if ends || s.len == 0 => {
@@ -168,23 +83,7 @@ impl Gro {
                 return out;
             }
         };
-        let h = &self.held[i];
-        let t = h.layout.l4;
-        let options = h.bytes[t + 20..h.layout.header_len()] != frame[s.layout.l4 + 20..s.layout.header_len()];
-        let refuse = if s.seq != h.next_seq {
-            Some(Flush::Gap)
-        } else if h.bytes[t + 8..t + 12] != s.ack {
-            Some(Flush::Ack)
-        } else if options || h.layout.header_len() != s.layout.header_len() {
-            Some(Flush::Options)
-        } else if !h.id_step.map_or(id_follows(h.last_id, &s, 1) || id_follows(h.last_id, &s, 0), |d| id_follows(h.last_id, &s, d)) {
-            Some(Flush::Id)
-        } else if h.bytes.len() - h.layout.ip + s.len > MAX_IP {
-            Some(Flush::Full)
-        } else {
-            None
-        };
-        if let Some(reason) = refuse {
+        if let Some(reason) = self.held[i].merge.refuses(&s, frame) {
             out.push(Self::close(self.held.remove(i), reason));
             if ends {
                 out.push(pass(frame));
@@ -194,17 +93,13 @@ impl Gro {
             return out;
         }
         let h = &mut self.held[i];
+        let end = h.merge.join(&s);
         h.bytes.extend_from_slice(&frame[s.layout.header_len()..s.end]);
-        h.next_seq = h.next_seq.wrapping_add(s.len as u32);
-        h.id_step = Some(s.id.wrapping_sub(h.last_id));
-        h.last_id = s.id;
         h.segments += weight;
-        h.bytes[t + 13] |= s.flags;
+        h.bytes[h.layout.l4 + 13] |= s.flags;
         self.merged_segments += 1;
-        if ends {
-            out.push(Self::close(self.held.remove(i), Flush::Flag));
-        } else if s.len < h.mss {
-            out.push(Self::close(self.held.remove(i), Flush::Short));
+        if let Some(reason) = end {
+            out.push(Self::close(self.held.remove(i), reason));
         }
         out
     }
@@ -230,6 +125,7 @@ impl Gro {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::nic::firmware::merge::{MAX_IP, PSH};
     use crate::nic::firmware::testing;
     use crate::nic::firmware::tso::{self, Template};
     use proptest::prelude::*;

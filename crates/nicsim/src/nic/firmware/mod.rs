@@ -7,6 +7,7 @@ pub mod coalesce;
 pub mod csum;
 pub mod gro;
 pub mod headers;
+pub mod merge;
 #[cfg(test)]
 pub(crate) mod testing;
 pub mod tso;

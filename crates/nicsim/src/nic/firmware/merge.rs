@@ -1,0 +1,261 @@
+//! The rule of GRO-style receive coalescing (BRIEF.md mechanism 6), apart from
+//! building the merged frame: which segment may start a merge, and whether the
+//! next segment of its flow joins it, ends it or is refused. A merge is flushed
+//! when a segment brings a flag other than ACK (one with PSH or FIN joins it
+//! first, as in Linux), a gap in sequence, a different ACK number or options,
+//! when a segment is shorter than the first (merged, then flushed), or when the
+//! merge would pass 64 KB. Like Linux, it also flushes when the IPv4 ID does not
+//! follow on, so re-segmenting a merged frame gives back the frames that went
+//! in; as Linux does for datagrams that may not be fragmented, it takes an ID
+//! that stays the same from segment to segment too (smoltcp sends every segment
+//! with ID 0 and don't-fragment).
+//!
+//! The adapter's LRO and GRO (`gro`) build merged frames by this rule; a host
+//! driver's GRO, which hands a merge's segments up the stack together, groups
+//! them by it (`Merge::start`, `Merge::take`).
+
+use etherparse::IpNumber;
+
+use crate::nic::firmware::csum;
+use crate::nic::firmware::headers::Layout;
+
+const FIN: u8 = 0x01;
+pub(super) const PSH: u8 = 0x08;
+const ACK: u8 = 0x10;
+pub(super) const MAX_IP: usize = 65_535;
+
+/// Why a merge ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flush {
+    Flag,
+    Gap,
+    Ack,
+    Options,
+    Short,
+    Full,
+    Id,
+    Timeout,
+}
+
+/// The fields a segment is judged by.
+pub(super) struct Seg {
+    pub key: [u8; 12],
+    pub layout: Layout,
+    seq: u32,
+    ack: [u8; 4],
+    id: u16,
+    dont_fragment: bool,
+    pub flags: u8,
+    pub len: usize,
+    pub end: usize,
+}
+
+impl Seg {
+    /// A TCP/IPv4 segment with a good checksum.
+    pub fn of(f: &[u8]) -> Option<Seg> {
+        let layout = Layout::of(f).ok()?;
+        if layout.proto != IpNumber::TCP || csum::verify(f).bad() {
+            return None;
+        }
+        let (ip, t) = (layout.ip, layout.l4);
+        let end = ip + u16::from_be_bytes([f[ip + 2], f[ip + 3]]) as usize;
+        let mut key = [0u8; 12];
+        key[..8].copy_from_slice(&f[ip + 12..ip + 20]);
+        key[8..].copy_from_slice(&f[t..t + 4]);
+        Some(Seg {
+            key,
+            seq: u32::from_be_bytes(f[t + 4..t + 8].try_into().ok()?),
+            ack: f[t + 8..t + 12].try_into().ok()?,
+            id: u16::from_be_bytes([f[ip + 4], f[ip + 5]]),
+            dont_fragment: f[ip + 6] & 0x40 != 0,
+            flags: f[t + 13],
+            len: end - layout.header_len(),
+            end,
+            layout,
+        })
+    }
+
+    /// It brings a flag that ends a merge (anything but ACK).
+    pub fn ends(&self) -> bool {
+        self.flags & !ACK != 0
+    }
+
+    /// It may join a merge: data, with no flag but ACK, PSH and FIN.
+    pub fn joins(&self) -> bool {
+        self.flags & !(ACK | PSH | FIN) == 0 && self.len > 0
+    }
+
+    /// It may start a merge: data with no flag but ACK.
+    fn starts(&self) -> bool {
+        self.joins() && !self.ends()
+    }
+
+    /// Its IPv4 ID is `step` on from `last`: a step of 0 (a fixed ID) only
+    /// where the datagram may not be fragmented.
+    fn id_follows(&self, last: u16, step: u16) -> bool {
+        self.id == last.wrapping_add(step) && (step != 0 || self.dont_fragment)
+    }
+}
+
+/// A merge under way: what its flow's next segment is judged against.
+#[derive(Clone, Debug)]
+pub struct Merge {
+    pub(super) key: [u8; 12],
+    ack: [u8; 4],
+    /// The first segment's TCP options, and its header length.
+    options: [u8; 40],
+    options_len: usize,
+    header_len: usize,
+    /// The first segment's length: a shorter one ends the merge.
+    mss: usize,
+    next_seq: u32,
+    last_id: u16,
+    /// How the IDs go: +1 a segment, or 0 (fixed, don't-fragment only); set by
+    /// the second segment.
+    id_step: Option<u16>,
+    /// The merged datagram's length so far.
+    ip_bytes: usize,
+}
+
+impl Merge {
+    /// A merge that starts with segment `s` of frame `f`.
+    pub(super) fn first(s: &Seg, f: &[u8]) -> Merge {
+        let options = &f[s.layout.l4 + 20..s.layout.header_len()];
+        let mut kept = [0u8; 40];
+        kept[..options.len()].copy_from_slice(options);
+        Merge {
+            key: s.key,
+            ack: s.ack,
+            options: kept,
+            options_len: options.len(),
+            header_len: s.layout.header_len(),
+            mss: s.len,
+            next_seq: s.seq.wrapping_add(s.len as u32),
+            last_id: s.id,
+            id_step: None,
+            ip_bytes: s.end - s.layout.ip,
+        }
+    }
+
+    /// Why `s` (of this flow, one that `joins`) may not join, if it may not.
+    pub(super) fn refuses(&self, s: &Seg, f: &[u8]) -> Option<Flush> {
+        let options = &f[s.layout.l4 + 20..s.layout.header_len()];
+        if s.seq != self.next_seq {
+            Some(Flush::Gap)
+        } else if s.ack != self.ack {
+            Some(Flush::Ack)
+        } else if self.header_len != s.layout.header_len() || options != &self.options[..self.options_len] {
+            Some(Flush::Options)
+        } else if !self.id_step.map_or(s.id_follows(self.last_id, 1) || s.id_follows(self.last_id, 0), |d| s.id_follows(self.last_id, d)) {
+            Some(Flush::Id)
+        } else if self.ip_bytes + s.len > MAX_IP {
+            Some(Flush::Full)
+        } else {
+            None
+        }
+    }
+
+    /// `s` joins; returns why the merge ends with it, if it does.
+    pub(super) fn join(&mut self, s: &Seg) -> Option<Flush> {
+        self.next_seq = self.next_seq.wrapping_add(s.len as u32);
+        self.id_step = Some(s.id.wrapping_sub(self.last_id));
+        self.last_id = s.id;
+        self.ip_bytes += s.len;
+        if s.ends() {
+            Some(Flush::Flag)
+        } else if s.len < self.mss {
+            Some(Flush::Short)
+        } else {
+            None
+        }
+    }
+
+    /// A merge that starts with frame `f`, if it may start one.
+    pub fn start(f: &[u8]) -> Option<Merge> {
+        Seg::of(f).filter(Seg::starts).map(|s| Merge::first(&s, f))
+    }
+
+    /// Frame `f` comes next: `Some(ends)` if it joins (and whether the merge
+    /// ends with it), `None` if the merge ends before it.
+    pub fn take(&mut self, f: &[u8]) -> Option<bool> {
+        let s = Seg::of(f).filter(|s| s.key == self.key && s.joins())?;
+        match self.refuses(&s, f) {
+            Some(_) => None,
+            None => Some(self.join(&s).is_some()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nic::firmware::testing::template;
+    use crate::nic::firmware::tso;
+
+    /// `n` full segments from sequence 1000, the last with PSH when `psh`.
+    fn segments(n: usize, ack: u32, psh: bool) -> Vec<Vec<u8>> {
+        tso::segment(&template(5001, 100, 1000, ack, psh, false), &vec![7u8; 1460 * n], 1460)
+    }
+
+    /// How a driver groups `frames`: the length of each merge, in order.
+    fn groups(frames: &[Vec<u8>]) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < frames.len() {
+            let mut n = 1;
+            if let Some(mut m) = Merge::start(&frames[i]) {
+                while let Some(ends) = frames.get(i + n).and_then(|f| m.take(f)) {
+                    n += 1;
+                    if ends {
+                        break;
+                    }
+                }
+            }
+            out.push(n);
+            i += n;
+        }
+        out
+    }
+
+    #[test]
+    fn a_driver_groups_a_flow_until_psh_which_joins_and_ends_it() {
+        let mut frames = segments(3, 1, true);
+        frames.extend(segments(2, 1, false).into_iter().map(|mut f| {
+            // The next send: sequence on from the first three, IDs on from theirs.
+            let seq = 1000 + 3 * 1460 + (u32::from_be_bytes(f[38..42].try_into().unwrap()) - 1000);
+            f[38..42].copy_from_slice(&seq.to_be_bytes());
+            let id = u16::from_be_bytes([f[18], f[19]]) + 3;
+            f[18..20].copy_from_slice(&id.to_be_bytes());
+            csum::insert(&mut f).unwrap();
+            f
+        }));
+        assert_eq!(groups(&frames), [3, 2], "the PSH segment ends the first group");
+    }
+
+    #[test]
+    fn a_different_ack_number_or_a_gap_starts_a_new_group() {
+        let a = segments(2, 1, false);
+        let mut b = segments(2, 9, false);
+        for (k, f) in b.iter_mut().enumerate() {
+            let seq = 1000 + (2 + k as u32) * 1460;
+            f[38..42].copy_from_slice(&seq.to_be_bytes());
+            f[18..20].copy_from_slice(&(102 + k as u16).to_be_bytes());
+            csum::insert(f).unwrap();
+        }
+        let frames: Vec<Vec<u8>> = a.iter().chain(&b).cloned().collect();
+        assert_eq!(groups(&frames), [2, 2], "the ACK number changed");
+        let gap = [a[0].clone(), b[1].clone()];
+        assert_eq!(groups(&gap), [1, 1]);
+    }
+
+    #[test]
+    fn a_short_segment_ends_its_group_and_a_flagged_first_goes_alone() {
+        let frames = tso::segment(&template(5001, 100, 1000, 1, false, false), &[7u8; 1460 * 2 + 100], 1460);
+        assert_eq!(groups(&frames), [3], "the short tail joins, then the group ends");
+        let psh = segments(1, 1, true);
+        assert!(Merge::start(&psh[0]).is_none(), "a PSH segment with nothing before it goes up alone");
+        let mut bad = segments(2, 1, false);
+        bad[1][60] ^= 0xff;
+        assert_eq!(groups(&bad), [1, 1], "a segment whose checksum fails joins nothing");
+    }
+}
