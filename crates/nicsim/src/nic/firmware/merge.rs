@@ -3,8 +3,9 @@
 //! next segment of its flow joins it, ends it or is refused. A merge is flushed
 //! when a segment brings a flag other than ACK (one with PSH or FIN joins it
 //! first, as in Linux), a gap in sequence, a different ACK number or options,
-//! when a segment is shorter than the first (merged, then flushed), or when the
-//! merge would pass 64 KB. Like Linux, it also flushes when the IPv4 ID does not
+//! when a segment is shorter than the first (merged, then flushed) or longer
+//! (as Linux, whose merged segment keeps the first's size), or when the merge
+//! would pass 64 KB. Like Linux, it also flushes when the IPv4 ID does not
 //! follow on, so re-segmenting a merged frame gives back the frames that went
 //! in; as Linux does for datagrams that may not be fragmented, it takes an ID
 //! that stays the same from segment to segment too (smoltcp sends every segment
@@ -32,6 +33,7 @@ pub enum Flush {
     Ack,
     Options,
     Short,
+    Long,
     Full,
     Id,
     Timeout,
@@ -148,6 +150,8 @@ impl Merge {
             Some(Flush::Options)
         } else if !self.id_step.map_or(s.id_follows(self.last_id, 1) || s.id_follows(self.last_id, 0), |d| s.id_follows(self.last_id, d)) {
             Some(Flush::Id)
+        } else if s.len > self.mss {
+            Some(Flush::Long)
         } else if self.ip_bytes + s.len > MAX_IP {
             Some(Flush::Full)
         } else {
@@ -254,6 +258,10 @@ mod tests {
         assert_eq!(groups(&frames), [3], "the short tail joins, then the group ends");
         let psh = segments(1, 1, true);
         assert!(Merge::start(&psh[0]).is_none(), "a PSH segment with nothing before it goes up alone");
+        let short_first = tso::segment(&template(5001, 100, 1000, 1, false, false), &[7u8; 100 + 1460], 100);
+        let mut longer = short_first[..2].to_vec();
+        longer[1] = tso::segment(&template(5001, 101, 1100, 1, false, false), &[7u8; 1460], 1460).remove(0);
+        assert_eq!(groups(&longer), [1, 1], "a segment longer than the first starts a merge of its own");
         let mut bad = segments(2, 1, false);
         bad[1][60] ^= 0xff;
         assert_eq!(groups(&bad), [1, 1], "a segment whose checksum fails joins nothing");
