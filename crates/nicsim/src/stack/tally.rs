@@ -33,7 +33,8 @@ pub fn classify_on(frame: &[u8], port: Option<u16>, outbound: bool) -> Class {
 }
 
 /// Whether `next` carries on `prev`'s data: both TCP data segments of one
-/// connection, `next` starting where `prev` ends (what GRO merges).
+/// connection, `next` starting where `prev` ends (what a write-back group of
+/// in-order data holds, `rx_writeback_data_only`).
 pub fn continues(prev: &[u8], next: &[u8]) -> bool {
     let (Some(a), Some(b)) = (Segment::parse(prev), Segment::parse(next)) else { return false };
     match (a.class, b.class) {
