@@ -16,17 +16,23 @@ fn splitmix(mut x: u64) -> u64 {
 }
 
 /// The stream's bytes from `offset`, `len` of them: byte i is byte i % 8 (least
-/// significant first) of `splitmix(seed ^ i / 8)`, so each word is made once.
+/// significant first) of `splitmix(seed ^ i / 8)`, so each word is made once
+/// and whole words are written whole.
 pub fn content(seed: u64, offset: u64, len: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity(len);
-    let (mut i, end) = (offset, offset + len as u64);
-    while i < end {
-        let word = splitmix(seed ^ (i / 8)).to_le_bytes();
-        let take = ((8 - i % 8).min(end - i)) as usize;
-        let from = (i % 8) as usize;
-        out.extend_from_slice(&word[from..from + take]);
-        i += take as u64;
+    let word = |w: u64| splitmix(seed ^ w).to_le_bytes();
+    let mut out = vec![0u8; len];
+    let from = (offset % 8) as usize;
+    let head = if from == 0 { 0 } else { (8 - from).min(len) };
+    out[..head].copy_from_slice(&word(offset / 8)[from..from + head]);
+    let mut w = (offset + head as u64) / 8;
+    let mut words = out[head..].chunks_exact_mut(8);
+    for chunk in &mut words {
+        chunk.copy_from_slice(&word(w));
+        w += 1;
     }
+    let tail = words.into_remainder();
+    let n = tail.len();
+    tail.copy_from_slice(&word(w)[..n]);
     out
 }
 
@@ -82,10 +88,21 @@ impl Stream {
 mod tests {
     use super::*;
 
+    fn bytewise(seed: u64, i: u64) -> u8 {
+        (splitmix(seed ^ (i / 8)) >> ((i % 8) * 8)) as u8
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_piece_is_the_streams_bytes(seed: u64, offset in 0u64..1 << 40, len in 0usize..3000) {
+            let expected: Vec<u8> = (offset..offset + len as u64).map(|i| bytewise(seed, i)).collect();
+            proptest::prop_assert_eq!(content(seed, offset, len), expected);
+        }
+    }
+
     #[test]
     fn the_stream_is_the_same_bytes_from_any_offset() {
-        let bytewise = |seed: u64, i: u64| (splitmix(seed ^ (i / 8)) >> ((i % 8) * 8)) as u8;
-        for (offset, len) in [(0, 0), (0, 1), (3, 5), (5, 20), (8, 8), (13, 1500), (65_533, 7)] {
+        for (offset, len) in [(0, 0), (0, 1), (3, 5), (3, 2), (5, 20), (8, 8), (13, 1500), (65_533, 7), (7, 0), (6, 10)] {
             let expected: Vec<u8> = (offset..offset + len as u64).map(|i| bytewise(9, i)).collect();
             assert_eq!(content(9, offset, len), expected, "offset {offset}, {len} bytes");
         }
