@@ -67,7 +67,14 @@ def test_compare_peers_runs_each_baseline_or_says_why_not(tmp_path):
 
     # Stand-ins for the peer scripts and their modules: each prints its figure as the real one does.
     (tmp_path / "ns3_p2p.py").write_text("print('ns3 sim_s=0.005 received=1 wall_s=1 pkts_per_wall_s=200000')\n")
-    (tmp_path / "simpy_link.py").write_text("print('simpy frames=1 wall_s=1 frames_per_wall_s=100000')\n")
+    # SimPy's stand-in counts its runs and gets faster each time.
+    (tmp_path / "simpy_link.py").write_text(
+        "import pathlib\n"
+        "p = pathlib.Path(__file__).with_name('runs')\n"
+        "n = int(p.read_text()) if p.exists() else 0\n"
+        "p.write_text(str(n + 1))\n"
+        "print(f'simpy frames=1 wall_s=1 frames_per_wall_s={100000 + 50000 * n}')\n"
+    )
     mods = tmp_path / "mods"
     mods.mkdir()
     (mods / "simpy.py").write_text("")
@@ -80,6 +87,11 @@ def test_compare_peers_runs_each_baseline_or_says_why_not(tmp_path):
     assert "no module 'ns'" in peers["ns-3"]["skipped"], "no ns3 module: skipped, saying why"
     assert peers["SimPy"]["frames_per_second"] == 100_000
     assert peers["SimPy"]["nicsim_ratio"] == f["frames_per_second"] / 100_000
+    # A peer is measured as often as nicsim (--repeat), and its best run counts.
+    r = subprocess.run(nicsim_cmd() + [a if a != "1" else "2" for a in args], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    simpy = next(p for p in json.loads(r.stdout)["peers"] if p["peer"] == "SimPy")
+    assert (simpy["frames_per_second"], simpy["runs"]) == (200_000, 2), "runs 2 and 3 of the stand-in: 150,000 and 200,000"
     r = subprocess.run(nicsim_cmd() + ["bench", "--compare-peers", "--peers", str(mods)], capture_output=True, text=True)
     assert r.returncode == 2 and "--peers: no peer scripts" in r.stderr
     r = subprocess.run(nicsim_cmd() + ["bench", "--case", "full-path", "--compare-peers"], capture_output=True, text=True)

@@ -53,7 +53,7 @@ def command(args) -> int:
     figures, line = _bench_case(args) if args.case != "link" else _bench_link(args)
     line = f"{line}; {figures['build']} build on {figures['machine']}"
     if peers is not None:
-        figures["peers"] = benchpeers.compare(figures["frames_per_second"], peers, args.peers_python)
+        figures["peers"] = benchpeers.compare(figures["frames_per_second"], peers, args.peers_python, args.repeat)
         line = "\n".join([line, *benchpeers.lines(figures["peers"])])
     print(json.dumps(figures, indent=2) if args.json else line)
     return 0
