@@ -287,7 +287,12 @@ impl Simulator {
             let peer = self.target(id, &out)?;
             match takes_now(peer.inline, &out, self.horizon, self.now) {
                 Inline::No => self.queue.push_in(peer.lane, out.at, Delivery::to(peer.end, out.msg)),
-                Inline::Last => Self::absorb(&mut self.slots, &mut self.last_box, &mut self.latest_inline, peer.end, out)?,
+                Inline::Last => {
+                    let at = out.at;
+                    if Self::absorb(&mut self.slots, &mut self.last_box, &mut self.latest_inline, peer.end, out) {
+                        return Err(Self::answered_last(&self.slots, peer.end, at));
+                    }
+                }
                 Inline::Ahead => self.pass_on(peer.end, out)?,
             }
         }
@@ -310,8 +315,9 @@ impl Simulator {
                 }
             };
             if takes_now(peer.inline, &o, *horizon, *now) == Inline::Last {
-                result = Self::absorb(slots, last_box, latest_inline, peer.end, o);
-                if result.is_err() {
+                let at = o.at;
+                if Self::absorb(slots, last_box, latest_inline, peer.end, o) {
+                    result = Err(Self::answered_last(slots, peer.end, at));
                     break;
                 }
             } else {
@@ -322,16 +328,28 @@ impl Simulator {
     }
 
     /// Hand a frame to a component that takes frames last (a sink), at its
-    /// send time.
-    fn absorb(slots: &mut [Slot], last_box: &mut Vec<Outgoing>, latest: &mut Time, to: Endpoint, out: Outgoing) -> Result<(), SimError> {
+    /// send time. Returns whether it broke the rule by sending something; the
+    /// error is made apart (`answered_last`), so that the path every frame takes
+    /// returns a flag in a register rather than an error through memory.
+    fn absorb(slots: &mut [Slot], last_box: &mut Vec<Outgoing>, latest: &mut Time, to: Endpoint, out: Outgoing) -> bool {
         *latest = (*latest).max(out.at);
         let slot = &mut slots[to.component];
         slot.part.handle(to.port, out.msg, &mut Ctx::new(out.at, last_box, &mut slot.rng));
         if last_box.is_empty() {
-            return Ok(());
+            return false;
         }
         last_box.clear();
-        Err(SimError { component: slot.name.clone(), time: out.at, message: "sent a message in answer to a frame it took last".into() })
+        true
+    }
+
+    /// The error of a component that sent a message in answer to a frame it took last.
+    #[cold]
+    fn answered_last(slots: &[Slot], to: Endpoint, at: Time) -> SimError {
+        SimError {
+            component: slots[to.component].name.clone(),
+            time: at,
+            message: "sent a message in answer to a frame it took last".into(),
+        }
     }
 
     /// Where a message `id` sent goes: its own timer port, or the far end of the wire.
