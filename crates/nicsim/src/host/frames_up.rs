@@ -90,13 +90,15 @@ impl Machine {
     #[allow(clippy::vec_box, reason = "frames travel boxed from the wire; unboxing them here would copy each")]
     fn merge(&mut self, k: usize, shared: bool, p: usize, order: u64, first: &Frame) -> Vec<Box<Frame>> {
         let mut merged: Vec<Box<Frame>> = Vec::new();
-        let Some(mut merge) = Merge::start(&first.bytes) else { return merged };
         let queue = if shared { &mut self.shared } else { &mut self.cpus[k].queue };
+        // Parsed only once a frame of the adapter's next in order waits behind it.
+        let mut merge = None;
         while let Some(Item::Frame(q, next, f)) = queue.front() {
-            let ends = match merge.take(&f.bytes) {
-                Some(ends) if *q == p && *next == order + 1 + merged.len() as u64 => ends,
-                _ => break,
-            };
+            if *q != p || *next != order + 1 + merged.len() as u64 {
+                break;
+            }
+            let Some(m) = merge.get_or_insert_with(|| Merge::start(&first.bytes)) else { break };
+            let Some(ends) = m.take(&f.bytes) else { break };
             let Some(Item::Frame(_, _, f)) = queue.pop_front() else { unreachable!("looked at") };
             merged.push(f);
             if ends {
