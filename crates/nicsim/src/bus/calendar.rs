@@ -118,6 +118,12 @@ impl Calendar {
             }
             return;
         }
+        self.insert_within(i, start, end);
+    }
+
+    /// Book [start, end) before interval `i` (a request reaching back).
+    #[inline(never)]
+    fn insert_within(&mut self, i: usize, start: Time, end: Time) {
         let joins_prev = i > self.head && self.busy[i - 1].1 == start;
         let joins_next = self.busy.get(i).is_some_and(|n| n.0 == end);
         match (joins_prev, joins_next) {
@@ -146,9 +152,14 @@ impl Calendar {
         debug_assert!(at >= self.floor, "a request at {at:?} reaches back past the bookings kept (from {:?})", self.floor);
     }
 
+    #[inline]
     fn forget_before(&mut self, now: Time) {
         let t = Time(now.ps().saturating_sub(self.reach_back.ps()));
-        self.floor = self.floor.max(t);
+        // Nothing booked since the last forgetting ends before the floor then.
+        if t <= self.floor {
+            return;
+        }
+        self.floor = t;
         while self.busy.get(self.head).is_some_and(|&(_, end)| end < t) {
             self.head += 1;
         }
