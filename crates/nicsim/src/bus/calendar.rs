@@ -92,6 +92,7 @@ impl Calendar {
     /// The first interval kept that ends after `at` (its index in `busy`).
     /// Requests come at or near the end of the calendar, so it looks back
     /// from there a few intervals before it searches by halves.
+    #[inline]
     fn first_ending_after(&self, at: Time) -> usize {
         let n = self.busy.len();
         for back in 0..4.min(n - self.head) {

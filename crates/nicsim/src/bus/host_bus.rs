@@ -125,7 +125,7 @@ impl HostBus {
     }
 
     /// As `pcie_spans`, with the time up of a write's last TLP.
-    #[inline]
+    #[inline(always)]
     fn pcie_spans_with_last(&mut self, link: &PcieConfig, read: bool, bytes: u64) -> Spans {
         let key = bytes << 1 | u64::from(read);
         let slot = &mut self.spans[(key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 59) as usize];
