@@ -150,18 +150,24 @@ impl Machine {
             self.arm_sessions_from(at, ctx);
             return (cycles, next);
         }
-        for frame in std::iter::once(frame).chain(merged) {
-            match &mut self.sink {
-                Some(s) if measuring => {
-                    s.frames += 1;
-                    s.bytes += frame.len() as u64;
-                }
-                Some(_) => {}
-                None => self.unclaimed += 1,
-            }
-            // Taken whole: a source may write its next frame into it.
-            crate::wire::spare::give(frame);
+        self.sink_frame(frame, measuring);
+        for f in merged {
+            self.sink_frame(f, measuring);
         }
         (self.cfg.costs.protocol_segment, None)
+    }
+
+    /// A frame no session claims: the host's sink counts it, if it has one.
+    fn sink_frame(&mut self, frame: Box<Frame>, measuring: bool) {
+        match &mut self.sink {
+            Some(s) if measuring => {
+                s.frames += 1;
+                s.bytes += frame.len() as u64;
+            }
+            Some(_) => {}
+            None => self.unclaimed += 1,
+        }
+        // Taken whole: a source may write its next frame into it.
+        crate::wire::spare::give(frame);
     }
 }

@@ -61,6 +61,8 @@ pub struct Rx {
     unwritten_since: Time,
     pub processor: Option<FrameProcessor>,
     dma_free: Time,
+    /// The wire time of `rx_dma_threshold` bytes (a division, once).
+    threshold_wire: Duration,
     /// Frames ready for the driver, in ring order.
     done: VecDeque<RxDone>,
     frames: u64,
@@ -72,7 +74,9 @@ pub struct Rx {
 impl Rx {
     /// A receive side with no buffers posted yet.
     pub fn new(cfg: NicConfig) -> Self {
+        let threshold_wire = Duration::for_bits(cfg.rx_dma_threshold * 8, cfg.link_rate_bps.max(1));
         Rx {
+            threshold_wire,
             processor: cfg.processor.map(FrameProcessor::new),
             cfg,
             waiting: VecDeque::new(),
@@ -158,7 +162,7 @@ impl Rx {
             let Some(desc_ready) = self.cache.pop_front() else { break };
             let w = self.waiting.pop_front().expect("checked non-empty");
             let bytes = self.dma_bytes(&w.frame);
-            let threshold = w.first_byte + self.wire_time(self.cfg.rx_dma_threshold);
+            let threshold = w.first_byte + self.threshold_wire;
             let start = threshold.max(self.dma_free).max(desc_ready);
             let fill = Fill::Arriving { first_byte: w.first_byte, rate_bps: self.cfg.link_rate_bps, last_bit: w.frame.meta.arrived };
             let end = bus.write(start, bytes, fill, Purpose::RxData);
