@@ -143,11 +143,12 @@ pub struct DriverConfig {
     pub poll_cpu: u32,
     /// "recycle" (a fixed pool) or "reallocate" (a new buffer per frame).
     pub buffers: Buffers,
-    /// Merge consecutive in-order data segments of one connection, queued
-    /// together for the protocol, into one pass (GRO), by the adapter's GRO
-    /// rule: the same ACK number and options, no flag but ACK (PSH or FIN joins
-    /// and ends the merge), the IPv4 ID following on, a shorter segment last,
-    /// at most 64 KB.
+    /// Merge in-order data segments of one connection, queued together for the
+    /// protocol, into one pass (GRO), by the adapter's GRO rule: the same ACK
+    /// number and options, no flag but ACK (PSH or FIN joins and ends the
+    /// merge), the IPv4 ID following on, a shorter segment last, at most 64 KB.
+    /// Other connections' segments may come between, up to 8 merges held at
+    /// once, as in Linux.
     pub gro: bool,
     /// Where the protocol work of received frames runs: "interrupted" (on the processor that
     /// took the interrupt, as Linux's softirq) or "any" (on any processor, once the handler run

@@ -7,10 +7,10 @@
 
 use crate::engine::Ctx;
 use crate::host::cpu::{Activity, Item};
+use crate::host::gro;
 use crate::host::machine::Machine;
 use crate::host::sessions::Work;
 use crate::host::steps::{Plan, Then};
-use crate::nic::firmware::merge::Merge;
 use crate::time::Time;
 use crate::wire::Frame;
 
@@ -24,13 +24,21 @@ impl Machine {
         let mut between_none = None;
         let mut next = Some(first);
         while let Some((p, order, frame)) = next.take() {
-            debug_assert_eq!(order, self.ports[p].ring().delivered, "frames go up in ring order");
+            debug_assert!(self.ports[p].ring().delivered.is_next(order), "frames go up in ring order");
             let merged = if self.cfg.driver.gro { self.merge(k, shared, p, order, &frame) } else { Vec::new() };
             if !merged.is_empty() {
                 self.gro_batches += 1;
                 self.gro_segments += 1 + merged.len() as u64;
             }
-            self.ports[p].ring().delivered += 1 + merged.len() as u64;
+            let gone_up = &mut self.ports[p].ring().delivered;
+            gone_up.went_up(order);
+            let merged: Vec<Box<Frame>> = merged
+                .into_iter()
+                .map(|(o, f)| {
+                    gone_up.went_up(o);
+                    f
+                })
+                .collect();
             let from = plan.effects.delivered.len();
             plan.effects.delivered.push(frame.meta.arrived);
             for f in &merged {
@@ -77,35 +85,18 @@ impl Machine {
     fn next_frame_in_turn(&mut self, k: usize) -> Option<(usize, u64, Box<Frame>)> {
         let queue = &mut self.cpus[k].queue;
         let Some(Item::Frame(p, order, _)) = queue.front() else { return None };
-        if self.ports[*p].ring_ref().is_none_or(|r| *order != r.delivered) {
+        if self.ports[*p].ring_ref().is_none_or(|r| !r.delivered.is_next(*order)) {
             return None;
         }
         let Some(Item::Frame(p, order, frame)) = queue.pop_front() else { unreachable!("looked at") };
         Some((p, order, frame))
     }
 
-    /// GRO: the frames queued right behind frame `order` of adapter `p` that
-    /// join its merge (`nic::firmware::merge`), taken to go up the stack with it
-    /// as one.
-    #[allow(clippy::vec_box, reason = "frames travel boxed from the wire; unboxing them here would copy each")]
-    fn merge(&mut self, k: usize, shared: bool, p: usize, order: u64, first: &Frame) -> Vec<Box<Frame>> {
-        let mut merged: Vec<Box<Frame>> = Vec::new();
+    /// GRO: the frames queued behind frame `order` of adapter `p` that join its
+    /// merge, taken to go up the stack with it (`host::gro`).
+    fn merge(&mut self, k: usize, shared: bool, p: usize, order: u64, first: &Frame) -> Vec<(u64, Box<Frame>)> {
         let queue = if shared { &mut self.shared } else { &mut self.cpus[k].queue };
-        // Parsed only once a frame of the adapter's next in order waits behind it.
-        let mut merge = None;
-        while let Some(Item::Frame(q, next, f)) = queue.front() {
-            if *q != p || *next != order + 1 + merged.len() as u64 {
-                break;
-            }
-            let Some(m) = merge.get_or_insert_with(|| Merge::start(&first.bytes)) else { break };
-            let Some(ends) = m.take(&f.bytes) else { break };
-            let Some(Item::Frame(_, _, f)) = queue.pop_front() else { unreachable!("looked at") };
-            merged.push(f);
-            if ends {
-                break;
-            }
-        }
-        merged
+        gro::take_merge(queue, p, order, first)
     }
 
     /// Protocol and application work, from `at`, for frames received by adapter

@@ -5,6 +5,8 @@ pub mod apps;
 pub mod config;
 pub mod cpu;
 mod frames_up;
+mod gone_up;
+mod gro;
 mod handler_runs;
 pub mod ideal;
 mod latency;

@@ -4,6 +4,7 @@
 use std::collections::VecDeque;
 
 use crate::bus::HostBus;
+use crate::host::gone_up::GoneUp;
 use crate::host::offload::Offload;
 use crate::nic::smart::Programmable;
 use crate::nic::{Irq, NicConfig, Rx, Transfer, Tx};
@@ -46,11 +47,12 @@ pub struct Ring {
     pub tso: bool,
     /// Who moves its frames to and from host memory.
     pub transfer: Transfer,
-    /// Frames the driver has taken from the ring, and frames the protocol has
-    /// taken up: one adapter's frames go up the stack in ring order, whichever
-    /// processor holds them (one DPC per adapter in NDIS; one poll per queue in NAPI).
+    /// Frames the driver has taken from the ring, and those that went up the
+    /// stack: one adapter's frames go up in ring order, whichever processor
+    /// holds them (one DPC per adapter in NDIS; one poll per queue in NAPI),
+    /// but for the segments GRO takes up with an earlier one of their flow.
     pub taken: u64,
-    pub delivered: u64,
+    pub delivered: GoneUp,
 }
 
 impl Port {
@@ -161,7 +163,7 @@ impl Ring {
             tso: nic.tso,
             transfer: nic.transfer,
             taken: 0,
-            delivered: 0,
+            delivered: GoneUp::default(),
         }
     }
 

@@ -103,7 +103,7 @@ impl Machine {
     /// earlier frames, queued on other processors, to go up first.
     fn in_turn(&self, item: Option<&Item>) -> bool {
         match item {
-            Some(Item::Frame(p, order, _)) => self.ports[*p].ring_ref().is_some_and(|r| *order == r.delivered),
+            Some(Item::Frame(p, order, _)) => self.ports[*p].ring_ref().is_some_and(|r| r.delivered.is_next(*order)),
             _ => true,
         }
     }

@@ -13,7 +13,7 @@
 //!
 //! The adapter's LRO and GRO (`gro`) build merged frames by this rule; a host
 //! driver's GRO, which hands a merge's segments up the stack together, groups
-//! them by it (`Merge::start`, `Merge::take`).
+//! them by it (`Merge::start`, `Merge::meet`).
 
 use etherparse::IpNumber;
 
@@ -24,6 +24,23 @@ const FIN: u8 = 0x01;
 pub(super) const PSH: u8 = 0x08;
 const ACK: u8 = 0x10;
 pub(super) const MAX_IP: usize = 65_535;
+
+/// A TCP/IPv4 flow: addresses and ports.
+pub type Flow = [u8; 12];
+
+/// What a frame queued after a merge's segments does to it, in a driver's GRO,
+/// which holds several flows' merges at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Meets {
+    /// A segment of its flow that joins it; `ends` when the merge ends with it.
+    Joins { ends: bool },
+    /// A segment of its flow that ends it without joining.
+    Ends,
+    /// Another flow's segment that starts a merge of its own, held beside this one.
+    Holds(Flow),
+    /// Anything else: it goes up on its own, and the merge goes on.
+    Passes,
+}
 
 /// Why a merge ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,7 +58,7 @@ pub enum Flush {
 
 /// The fields a segment is judged by.
 pub(super) struct Seg {
-    pub key: [u8; 12],
+    pub key: Flow,
     pub layout: Layout,
     seq: u32,
     ack: [u8; 4],
@@ -102,7 +119,7 @@ impl Seg {
 /// A merge under way: what its flow's next segment is judged against.
 #[derive(Clone, Debug)]
 pub struct Merge {
-    pub(super) key: [u8; 12],
+    pub(super) key: Flow,
     ack: [u8; 4],
     /// The first segment's TCP options, and its header length.
     options: [u8; 40],
@@ -179,14 +196,16 @@ impl Merge {
         Seg::of(f).filter(Seg::starts).map(|s| Merge::first(&s, f))
     }
 
-    /// Frame `f` comes next: `Some(ends)` if it joins (and whether the merge
-    /// ends with it), `None` if the merge ends before it.
-    pub fn take(&mut self, f: &[u8]) -> Option<bool> {
-        let s = Seg::of(f).filter(|s| s.key == self.key && s.joins())?;
-        match self.refuses(&s, f) {
-            Some(_) => None,
-            None => Some(self.join(&s).is_some()),
+    /// Frame `f` comes after the merge's segments so far: what it does to it.
+    pub fn meet(&mut self, f: &[u8]) -> Meets {
+        let Some(s) = Seg::of(f) else { return Meets::Passes };
+        if s.key != self.key {
+            return if s.starts() { Meets::Holds(s.key) } else { Meets::Passes };
         }
+        if !s.joins() || self.refuses(&s, f).is_some() {
+            return Meets::Ends;
+        }
+        Meets::Joins { ends: self.join(&s).is_some() }
     }
 }
 
@@ -208,7 +227,7 @@ mod tests {
         while i < frames.len() {
             let mut n = 1;
             if let Some(mut m) = Merge::start(&frames[i]) {
-                while let Some(ends) = frames.get(i + n).and_then(|f| m.take(f)) {
+                while let Some(Meets::Joins { ends }) = frames.get(i + n).map(|f| m.meet(f)) {
                     n += 1;
                     if ends {
                         break;
@@ -250,6 +269,19 @@ mod tests {
         assert_eq!(groups(&frames), [2, 2], "the ACK number changed");
         let gap = [a[0].clone(), b[1].clone()];
         assert_eq!(groups(&gap), [1, 1]);
+    }
+
+    #[test]
+    fn another_flows_data_is_held_beside_the_merge_and_its_pure_ack_passes() {
+        let a = segments(2, 1, false);
+        let mut m = Merge::start(&a[0]).expect("full data starts a merge");
+        let other = tso::segment(&template(5002, 100, 1000, 1, false, false), &[7u8; 1460], 1460);
+        assert!(matches!(m.meet(&other[0]), Meets::Holds(_)), "another flow's data starts a merge of its own");
+        let ack = tso::segment(&template(5002, 101, 1000, 1, false, false), &[], 1460);
+        assert_eq!(m.meet(&ack[0]), Meets::Passes, "another flow's pure ACK goes up alone");
+        assert_eq!(m.meet(&a[1]), Meets::Joins { ends: false }, "the merge goes on after both");
+        let own_ack = tso::segment(&template(5001, 102, 1000 + 2 * 1460, 1, false, false), &[], 1460);
+        assert_eq!(m.meet(&own_ack[0]), Meets::Ends, "its own flow's pure ACK ends it");
     }
 
     #[test]
