@@ -131,6 +131,24 @@ def test_more_stations_than_addresses_is_refused(cli, tmp_path):
     assert r.returncode == 2 and "sink[65535]: is station 65,536" in r.stderr, r.stderr
 
 
+def test_each_network_size_counts_its_fastest_run_and_the_sizes_take_turns(monkeypatch):
+    from nicsim import benchscale
+
+    walls = iter([5.0, 9.0, 3.0, 12.0, 4.0, 10.0])
+    order = []
+
+    def fake(hosts, duration, folder):
+        order.append(hosts)
+        return {"hosts": hosts, "wall_seconds": next(walls)}
+
+    monkeypatch.setattr(benchscale, "one", fake)
+    seen = []
+    small, large = benchscale.measure([10, 1000], "1ms", repeat=3, each=lambda i, f: seen.append(i))
+    assert order == [10, 1000] * 3, "every size once, then again"
+    assert (small["wall_seconds"], large["wall_seconds"]) == (3.0, 9.0) and small["runs"] == large["runs"] == 3
+    assert seen == [1, 1, 2, 2, 3, 3]
+
+
 def test_the_goals_are_measured_in_one_run_beside_their_targets(cli, tmp_path):
     r = cli("bench", "--case", "goals", "--hosts", "2,20", "--duration", "2ms", "--repeat", "1", "--frames", "20000", "--peers", tmp_path, "--json")
     assert r.returncode == 0, r.stderr

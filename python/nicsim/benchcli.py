@@ -31,7 +31,7 @@ def add_parser(sub) -> None:
     b.add_argument("--hosts", help="with --case scale: network sizes, comma-separated (default 2,10,100,1000); with --case goals: the smallest and largest are compared (default 10,1000)")
     b.add_argument("--duration", help="with --case scale or goals: simulated time of each size (default 10ms; 100ms for goals)")
     b.add_argument("--frames", type=int, default=2_000_000, help="frames per repetition (default 2,000,000)")
-    b.add_argument("--repeat", type=int, default=3, help="repetitions of each measurement, nicsim's and each peer's alike; the best is reported (default 3)")
+    b.add_argument("--repeat", type=int, default=3, help="repetitions of each measurement, nicsim's and each peer's alike, and each network size of --case scale and goals, the sizes taking turns; the best is reported (default 3)")
     b.add_argument("--frame-size", type=int, default=64, help="frame size in bytes (default 64)")
     b.add_argument("--rate", default="10Gbps", help="link rate (default 10Gbps)")
     b.add_argument("--compare-peers", action="store_true", help="with the link flood: run ns-3 and SimPy's baselines in the same run and print nicsim's ratio to each")
@@ -73,7 +73,8 @@ def _bench_scale(args) -> int:
     benchscale.check(sizes, duration)
     build, on = _core.build_kind(), machine()
     show = None if args.json else (lambda f: print(f"{benchscale.line(f)}; {build} build on {on}", flush=True))
-    figures = benchscale.measure(sizes, duration, show)
+    each = None if args.json else (lambda i, f: print(f"  run {i}/{args.repeat}: {f['hosts']} hosts, {f['wall_seconds']:.2f} s", file=sys.stderr, flush=True))
+    figures = benchscale.measure(sizes, duration, show, args.repeat, each)
     for f in figures:
         f["build"], f["machine"] = build, on
     if args.json:

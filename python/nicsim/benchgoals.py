@@ -29,7 +29,7 @@ def measure(args, sizes: tuple, duration: str) -> dict:
     rows.append(_row("10 GbE 64 B NAPI flood: host frames per wall second (real time)", napi["frames_per_second"], LINE_RATE_64B))
     small, large = sizes
     say(f"networks of {small} and {large} hosts")
-    scale = benchscale.measure([small, large], duration)
+    scale = benchscale.measure([small, large], duration, repeat=args.repeat)
     growth = scale[1]["wall_ns_per_frame"] / scale[0]["wall_ns_per_frame"]
     row = _row(f"wall time per frame, {large} hosts against {small} (at most)", growth, 2.0)
     row["ratio"] = 2.0 / growth

@@ -75,13 +75,24 @@ def one(hosts: int, duration: str, folder: Path) -> dict:
     }
 
 
-def measure(sizes: list, duration: str, progress=None) -> list:
-    out = []
+def measure(sizes: list, duration: str, progress=None, repeat: int = 1, each=None) -> list:
+    """Each size's figures from its fastest of `repeat` runs, given to `progress`
+    at the end; `each` is told every run as it ends. The sizes take turns (every
+    size once, then again), so that a machine whose speed drifts slows them
+    alike and the growth from one to another is not the drift's."""
+    best: dict = {}
     with tempfile.TemporaryDirectory() as d:
-        for n in sizes:
-            out.append(one(n, duration, Path(d)))
-            if progress:
-                progress(out[-1])
+        for i in range(repeat):
+            for n in sizes:
+                f = one(n, duration, Path(d))
+                if each:
+                    each(i + 1, f)
+                if n not in best or f["wall_seconds"] < best[n]["wall_seconds"]:
+                    best[n] = f
+    out = [dict(best[n], runs=repeat) for n in sizes]
+    if progress:
+        for f in out:
+            progress(f)
     return out
 
 
@@ -91,4 +102,5 @@ def line(f: dict) -> str:
         f"{f['wall_ns_per_frame']:7.0f} ns per frame, {f['events_per_frame']:.1f} events per frame, "
         f"{f['wall_seconds_per_simulated_second']:9.1f} s wall per simulated s, "
         f"peak {f['peak_memory_mb']:.0f} MB ({f['peak_memory_mb_per_host'] * 1024:.0f} KB per host)"
+        + (f", best of {f['runs']}" if f.get("runs", 1) > 1 else "")
     )
