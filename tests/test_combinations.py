@@ -135,8 +135,9 @@ def test_gro_merges_each_connection_across_the_other_connections_segments(scenar
     # between them, yet each connection's reach its stack in order.
     assert t["tcp_out_of_order"] == 0 and t["tcp_retransmits"] == 0
     # The switch interleaves the connections at the receiver's port: merging
-    # only segments queued back to back gave 2.0 segments a pass in this run.
-    assert t["gro_segments"] > 2.5 * t["gro_batches"] > 0
+    # only segments queued back to back gave 2.0 segments a pass in this run;
+    # holding both merges gives about what one connection alone gets (5.5).
+    assert t["gro_segments"] > 4 * t["gro_batches"] > 0
     plain = nicsim.run(path, overrides={"host[0].driver.gro": False})
     per_mbps = lambda run: run.metric("receiver", "cpu_utilization") / run.metric("receiver", "app_goodput_mbps")
     assert per_mbps(plain) > 1.2 * per_mbps(r), "GRO: one protocol pass per merge"

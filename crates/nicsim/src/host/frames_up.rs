@@ -96,7 +96,8 @@ impl Machine {
     /// merge, taken to go up the stack with it (`host::gro`).
     fn merge(&mut self, k: usize, shared: bool, p: usize, order: u64, first: &Frame) -> Vec<(u64, Box<Frame>)> {
         let queue = if shared { &mut self.shared } else { &mut self.cpus[k].queue };
-        gro::take_merge(queue, p, order, first)
+        let gone_up = &self.ports[p].ring_ref().expect("frames go up from a ring").delivered;
+        gro::take_merge(queue, p, (order, gone_up), first)
     }
 
     /// Protocol and application work, from `at`, for frames received by adapter

@@ -17,6 +17,11 @@ impl GoneUp {
         order == self.next
     }
 
+    /// Whether frame `order` has gone up.
+    pub fn has(&self, order: u64) -> bool {
+        order < self.next || self.ahead.contains(&order)
+    }
+
     /// Frame `order` went up.
     pub fn went_up(&mut self, order: u64) {
         if order != self.next {
@@ -42,7 +47,7 @@ mod tests {
         g.went_up(0);
         g.went_up(2);
         g.went_up(3);
-        assert!(g.is_next(1), "1 is still to go up");
+        assert!(g.is_next(1) && !g.has(1) && g.has(2) && g.has(0), "1 is still to go up");
         g.went_up(1);
         assert!(g.is_next(4), "2 and 3 went up ahead of 1");
     }

@@ -6,6 +6,7 @@
 use std::collections::VecDeque;
 
 use crate::host::cpu::Item;
+use crate::host::gone_up::GoneUp;
 use crate::nic::firmware::merge::{Flow, Meets, Merge};
 use crate::wire::Frame;
 
@@ -19,8 +20,9 @@ pub const GRO_FLOWS: usize = 8;
 /// other flows, as long as no more than `GRO_FLOWS` merges would be held at
 /// once: with more, this one, the oldest, would be flushed. The merge ends at
 /// anything queued that is not a frame (the poll goes on in another step) and
-/// at a frame of this adapter queued elsewhere (a gap in its order here).
-pub fn take_merge(queue: &mut VecDeque<Item>, p: usize, order: u64, first: &Frame) -> Vec<(u64, Box<Frame>)> {
+/// at a frame of this adapter queued elsewhere: a gap in its order here, but
+/// for frames that went up ahead (`gone_up`, taken by an earlier merge).
+pub fn take_merge(queue: &mut VecDeque<Item>, p: usize, (order, gone_up): (u64, &GoneUp), first: &Frame) -> Vec<(u64, Box<Frame>)> {
     let mut merged = Vec::new();
     // Parsed only once a frame of the adapter waits behind it.
     let mut merge = None;
@@ -30,6 +32,9 @@ pub fn take_merge(queue: &mut VecDeque<Item>, p: usize, order: u64, first: &Fram
         if *q != p {
             i += 1;
             continue;
+        }
+        while gone_up.has(expect) {
+            expect += 1;
         }
         if *next != expect {
             break;
@@ -72,16 +77,24 @@ mod tests {
         tso::segment(&template(port, 100, 1000, 1, false, false), &vec![7u8; 1460 * n], 1460)
     }
 
+    fn frame(b: &[u8]) -> Box<Frame> {
+        Box::new(Frame { bytes: b.to_vec(), meta: FrameMeta::default() })
+    }
+
     /// The frames queued in this order, adapter 0's, numbered in ring order from 0.
     fn queue(frames: &[&Vec<u8>]) -> VecDeque<Item> {
-        let frame = |b: &Vec<u8>| Box::new(Frame { bytes: b.clone(), meta: FrameMeta::default() });
         frames.iter().enumerate().map(|(o, b)| Item::Frame(0, o as u64, frame(b))).collect()
     }
 
     /// Take the merge of the queue's first frame; the ring places taken and left.
     fn take(mut q: VecDeque<Item>) -> (Vec<u64>, Vec<u64>) {
         let Some(Item::Frame(p, order, first)) = q.pop_front() else { panic!("a frame first") };
-        let taken = take_merge(&mut q, p, order, &first).into_iter().map(|(o, _)| o).collect();
+        take_after(q, p, order, &first, &GoneUp::default())
+    }
+
+    /// As `take`, for a queue whose frames before `order` and those `gone` went up.
+    fn take_after(mut q: VecDeque<Item>, p: usize, order: u64, first: &Frame, gone: &GoneUp) -> (Vec<u64>, Vec<u64>) {
+        let taken = take_merge(&mut q, p, (order, gone), first).into_iter().map(|(o, _)| o).collect();
         let left = q.iter().map(|i| if let Item::Frame(_, o, _) = i { *o } else { u64::MAX }).collect();
         (taken, left)
     }
@@ -92,6 +105,13 @@ mod tests {
         let (taken, left) = take(queue(&[&a[0], &b[0], &a[1], &b[1], &a[2]]));
         assert_eq!(taken, [2, 4], "the flow's later segments go up with its first");
         assert_eq!(left, [1, 3], "the other flow's wait, in their order");
+        // The other flow's merge then passes over the places taken ahead.
+        let mut gone = GoneUp::default();
+        for o in [0, 2, 4] {
+            gone.went_up(o);
+        }
+        let rest = VecDeque::from([Item::Frame(0, 3, frame(&b[1]))]);
+        assert_eq!(take_after(rest, 0, 1, &frame(&b[0]), &gone).0, [3]);
     }
 
     #[test]
