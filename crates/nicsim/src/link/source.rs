@@ -144,6 +144,9 @@ impl Source {
     /// Write frame number `n` into the empty buffer `b`.
     fn write_frame(&self, b: &mut Vec<u8>, n: u64, rng: &mut SimRng) {
         b.extend_from_slice(&self.template);
+        // Old words are read from the template, not from the bytes just copied
+        // out of it: a narrow read of a fresh wide write stalls store forwarding.
+        let t = &self.template;
         let l = &self.layout;
         let payload_end = l.payload_at + self.cfg.payload_len;
         let random = self.cfg.fill == Fill::Random;
@@ -154,7 +157,7 @@ impl Source {
             let stamp = Stamp { flow: self.cfg.flow as u16, seq: n }.to_bytes();
             let at = l.payload_at;
             if !random && l.l4_csum.is_some() {
-                l4_delta += checksum::changes(&b[at..at + STAMP_LEN], &stamp);
+                l4_delta += checksum::changes(&t[at..at + STAMP_LEN], &stamp);
             }
             b[at..at + STAMP_LEN].copy_from_slice(&stamp);
         }
@@ -168,19 +171,19 @@ impl Source {
                 _ => 0,
             }
             .wrapping_add((n as u32).wrapping_mul(self.cfg.payload_len as u32));
-            l4_delta += checksum::changes(&b[at..at + 4], &seq.to_be_bytes());
+            l4_delta += checksum::changes(&t[at..at + 4], &seq.to_be_bytes());
             b[at..at + 4].copy_from_slice(&seq.to_be_bytes());
         }
         if let Some((at, is_udp)) = l.l4_csum {
-            let c = if random { self.full_l4_checksum(b, at) } else { checksum::apply(u16::from_be_bytes([b[at], b[at + 1]]), l4_delta) };
+            let c = if random { self.full_l4_checksum(b, at) } else { checksum::apply(u16::from_be_bytes([t[at], t[at + 1]]), l4_delta) };
             let c = if is_udp && c == 0 { 0xffff } else { c };
             b[at..at + 2].copy_from_slice(&c.to_be_bytes());
         }
         if let (Some(id_at), Some(csum_at)) = (l.ip_id_at, l.ip_csum_at) {
-            let old = u16::from_be_bytes([b[id_at], b[id_at + 1]]);
+            let old = u16::from_be_bytes([t[id_at], t[id_at + 1]]);
             let new = n as u16;
             b[id_at..id_at + 2].copy_from_slice(&new.to_be_bytes());
-            let c = checksum::update(u16::from_be_bytes([b[csum_at], b[csum_at + 1]]), old, new);
+            let c = checksum::update(u16::from_be_bytes([t[csum_at], t[csum_at + 1]]), old, new);
             b[csum_at..csum_at + 2].copy_from_slice(&c.to_be_bytes());
         }
     }
