@@ -32,7 +32,7 @@ impl Machine {
             }
             let gone_up = &mut self.ports[p].ring().delivered;
             gone_up.went_up(order);
-            let merged: Vec<Box<Frame>> = merged
+            let mut merged: Vec<Box<Frame>> = merged
                 .into_iter()
                 .map(|(o, f)| {
                     gone_up.went_up(o);
@@ -46,8 +46,8 @@ impl Machine {
             }
             let gro = if self.cfg.driver.gro { self.cfg.costs.gro_segment * (1 + merged.len() as u64) } else { 0 };
             let at = if plan.cycles == 0 { now } else { now + self.cfg.clock.cycles(plan.cycles) };
-            let (cycles, then) = self.protocol(p, frame, merged, at, ctx, &mut plan.effects.transmit);
-            plan.cycles += gro + cycles;
+            let mut then = None;
+            plan.cycles += gro + self.protocol(p, (frame, &mut merged), at, ctx, (&mut plan.effects.transmit, &mut then));
             if let Some(then) = then {
                 self.then[k] = Some(Then { plan: then, turn: None });
                 break;
@@ -102,22 +102,23 @@ impl Machine {
 
     /// Protocol and application work, from `at`, for frames received by adapter
     /// `p`: one frame, or the segments GRO merged, which pass the protocol once.
-    /// Returns its cycles, and the applications' work when there is some: the
-    /// step that follows this one on its processor.
+    /// Returns its cycles; the applications' work, when there is some, goes in
+    /// `then`: the step that follows this one on its processor. (Not returned
+    /// with the cycles: a caller reading a wide result its callee just wrote
+    /// narrowly stalls, on every frame.)
     #[allow(clippy::vec_box, reason = "frames travel boxed from the wire; unboxing them here would copy each")]
     pub(super) fn protocol(
         &mut self,
         p: usize,
-        frame: Box<Frame>,
-        merged: Vec<Box<Frame>>,
+        (frame, merged): (Box<Frame>, &mut Vec<Box<Frame>>),
         at: Time,
         ctx: &mut Ctx,
-        out: &mut Vec<(usize, Frame)>,
-    ) -> (u64, Option<Plan>) {
+        (out, then_plan): (&mut Vec<(usize, Frame)>, &mut Option<Plan>),
+    ) -> u64 {
         let measuring = self.measuring(at);
         if let Some(s) = self.sessions.as_mut().filter(|s| s.claims(&frame.bytes)) {
             s.input(p, frame);
-            for f in merged {
+            for f in merged.drain(..) {
                 s.input(p, f);
             }
             let (answer, apps) = s.run_apart(at, measuring, Work::default());
@@ -126,7 +127,6 @@ impl Machine {
             // The applications' part follows as a step of its own, so that the
             // stack's answer does not wait for their reads and writes.
             let more = due && !std::mem::replace(&mut self.call_queued, true);
-            let mut next = None;
             if more || apps.requests > 0 || apps.copied > 0 || !apps.out.is_empty() {
                 let mut then = Plan::new(Activity::Deferred, 0);
                 then.cycles = self.charge(apps, &mut then.effects.transmit);
@@ -136,17 +136,17 @@ impl Machine {
                 }
                 if then.cycles > 0 || !then.effects.transmit.is_empty() || more {
                     then.holds_stack = self.cfg.serialized_stack;
-                    next = Some(then);
+                    *then_plan = Some(then);
                 }
             }
             self.arm_sessions_from(at, ctx);
-            return (cycles, next);
+            return cycles;
         }
         self.sink_frame(frame, measuring);
-        for f in merged {
+        for f in merged.drain(..) {
             self.sink_frame(f, measuring);
         }
-        (self.cfg.costs.protocol_segment, None)
+        self.cfg.costs.protocol_segment
     }
 
     /// A frame no session claims: the host's sink counts it, if it has one.

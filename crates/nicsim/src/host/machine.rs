@@ -247,7 +247,11 @@ impl Machine {
     fn queue_deferred(&mut self, k: usize, queue: &mut Vec<Item>) -> bool {
         let cpu = &mut self.cpus[k];
         if self.cfg.driver.deferred == Deferred::Interrupted {
-            cpu.queue.extend(queue.drain(..));
+            // In bulk: moved item by item, each passes through the stack and
+            // stalls on its own stores. The emptied list keeps its room.
+            let mut moved = VecDeque::from(std::mem::take(queue));
+            cpu.queue.append(&mut moved);
+            *queue = Vec::from(moved);
             return false;
         }
         for item in queue.drain(..) {

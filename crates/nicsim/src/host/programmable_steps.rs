@@ -99,8 +99,8 @@ impl Machine {
         let mut apps: Option<Plan> = None;
         for bytes in delivered {
             let frame = Box::new(Frame { bytes, meta: FrameMeta::default() });
-            let (cycles, then) = self.protocol(p, frame, Vec::new(), now, ctx, &mut plan.effects.transmit);
-            plan.cycles += cycles;
+            let mut then = None;
+            plan.cycles += self.protocol(p, (frame, &mut Vec::new()), now, ctx, (&mut plan.effects.transmit, &mut then));
             match (&mut apps, then) {
                 (Some(a), Some(mut t)) => {
                     a.cycles += t.cycles;

@@ -296,7 +296,13 @@ impl Machine {
                 let at = plan.until.unwrap_or(now).max(now + self.cfg.clock.cycles(plan.cycles));
                 plan.until = Some(self.move_frame(p, at, frame.len(), true));
             }
-            plan.effects.queue.push(Item::Frame(p, order, frame));
+            // Written straight into its slot: `push` builds the item on the
+            // stack and copies it, and the copy stalls on the item's own stores.
+            let queue = &mut plan.effects.queue;
+            queue.reserve(1);
+            queue.spare_capacity_mut()[0].write(Item::Frame(p, order, frame));
+            // SAFETY: the slot after the last was just initialised.
+            unsafe { queue.set_len(queue.len() + 1) };
         }
         let give = self.ports[p].ring().recycle(n, self.cfg.driver.refill_batch);
         if give > 0 {
