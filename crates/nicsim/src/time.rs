@@ -119,13 +119,25 @@ impl fmt::Display for Duration {
 pub struct Clock {
     num: u64,
     den: u64,
+    /// The period `den * 1e12 / num` ps in lowest terms: most clocks' periods
+    /// are whole picoseconds (no division at all), and the rest divide small
+    /// numbers (a 3 GHz cycle is 1000/3 ps), where a division is fastest.
+    period_num: u64,
+    period_den: u64,
 }
 
 impl Clock {
     /// A clock of exactly `hz` hertz.
     pub fn from_hz(hz: u64) -> Self {
         assert!(hz > 0, "clock frequency must be positive");
-        Clock { num: hz, den: 1 }
+        Clock::new(hz, 1)
+    }
+
+    fn new(num: u64, den: u64) -> Self {
+        let (p, q) = (den as u128 * PS_PER_S, num as u128);
+        let g = gcd(p, q);
+        let period_num = u64::try_from(p / g).expect("a clock's period fits u64 picoseconds");
+        Clock { num, den, period_num, period_den: (q / g) as u64 }
     }
 
     /// A clock by its nominal MHz figure. Bus and memory clocks named "33", "66",
@@ -134,8 +146,8 @@ impl Clock {
     pub fn from_mhz(mhz: u64) -> Self {
         assert!(mhz > 0, "clock frequency must be positive");
         match mhz % 100 {
-            33 => Clock { num: (mhz * 3 + 1) * 1_000_000, den: 3 },
-            66 => Clock { num: (mhz * 3 + 2) * 1_000_000, den: 3 },
+            33 => Clock::new((mhz * 3 + 1) * 1_000_000, 3),
+            66 => Clock::new((mhz * 3 + 2) * 1_000_000, 3),
             _ => Clock::from_hz(mhz * 1_000_000),
         }
     }
@@ -146,18 +158,26 @@ impl Clock {
 
     /// The time at which cycle `n` (counted from zero) begins.
     pub fn cycles(&self, n: u64) -> Duration {
-        let scaled = n as u128 * self.den as u128 * PS_PER_S;
-        // A 64-bit division when the product fits (up to millions of cycles).
+        let scaled = n as u128 * self.period_num as u128;
+        // A 64-bit division when the product fits (up to billions of cycles).
         if let Ok(small) = u64::try_from(scaled) {
-            return Duration(small / self.num);
+            return Duration(if self.period_den == 1 { small } else { small / self.period_den });
         }
-        let ps = scaled / self.num as u128;
+        let ps = scaled / self.period_den as u128;
         Duration(u64::try_from(ps).expect("duration overflows u64 picoseconds"))
     }
 
     /// One period, rounded down to a picosecond (exact for the common bus clocks).
     pub fn period(&self) -> Duration {
         self.cycles(1)
+    }
+}
+
+fn gcd(a: u128, b: u128) -> u128 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
     }
 }
 
@@ -181,6 +201,16 @@ mod tests {
         assert_eq!(c.cycles(3_000_000), Duration::from_ms(1));
         assert_eq!(Clock::from_mhz(33).cycles(100_000_000), Duration::from_ms(3000));
         assert_eq!(Clock::from_mhz(33).cycles(100_000_001), Duration::from_ms(3000) + Duration::from_ns(30));
+    }
+
+    #[test]
+    fn a_period_in_lowest_terms_gives_the_times_of_the_definition() {
+        for c in [Clock::from_hz(3_000_000_000), Clock::from_hz(2_400_000_000), Clock::from_mhz(700), Clock::from_mhz(33), Clock::from_mhz(66), Clock::from_hz(7_000)] {
+            for n in [0, 1, 2, 3, 999, 1_000_003, 4_294_967_297, 1 << 33] {
+                let defined = n as u128 * c.den as u128 * PS_PER_S / c.num as u128;
+                assert_eq!(c.cycles(n).ps() as u128, defined, "{c:?}, cycle {n}");
+            }
+        }
     }
 
     #[test]
