@@ -60,6 +60,16 @@ pub struct HostBus {
 }
 
 /// The PCI clock count of a transaction, its wait states and time.
+/// Whole bytes a wire at `rate_bps` delivers in `d`: 64-bit arithmetic while
+/// the product fits (any interval under a few milliseconds), as the hot path.
+fn bytes_by(d: Duration, rate_bps: u64) -> u64 {
+    const PS_BITS_PER_BYTE: u64 = 8 * 1_000_000_000_000;
+    match d.ps().checked_mul(rate_bps) {
+        Some(bits_ps) => bits_ps / PS_BITS_PER_BYTE,
+        None => (d.ps() as u128 * rate_bps as u128 / PS_BITS_PER_BYTE as u128) as u64,
+    }
+}
+
 fn pci_span(cfg: &PciConfig, c: pci::Clocks) -> (Duration, u64) {
     (c.time(cfg), c.wait)
 }
@@ -220,13 +230,16 @@ impl HostBus {
     pub fn write_parts(&mut self, at: Time, bytes: u64, fill: Fill, purpose: Purpose, extra_clocks: u64) -> Time {
         match self.cfg {
             BusConfig::Pci(c) => {
+                // The rate in bytes a bus clock is the same at every start tried.
+                let per_clock = match fill {
+                    Fill::Ready => 0.0,
+                    Fill::Arriving { rate_bps, .. } => rate_bps as f64 / 8.0 / c.clock.hz(),
+                };
                 let source = |start: Time| match fill {
                     Fill::Ready => Source::all_ready(),
                     Fill::Arriving { first_byte, rate_bps, .. } => {
                         // Bytes in by `start` (none if it starts before the first).
-                        let ready = start.since(first_byte).ps() as u128 * rate_bps as u128 / 8 / 1_000_000_000_000;
-                        let per_clock = rate_bps as f64 / 8.0 / c.clock.hz();
-                        Source { ready: ready as u64, bytes_per_clock: Some(per_clock) }
+                        Source { ready: bytes_by(start.since(first_byte), rate_bps), bytes_per_clock: Some(per_clock) }
                     }
                 };
                 // Whole lines by memory-write-and-invalidate, then the remainder.
