@@ -42,18 +42,24 @@ pub fn give(frame: Box<Frame>) {
 }
 
 /// A boxed frame with `meta` whose bytes `fill` writes into an empty buffer
-/// (a kept one where there is one).
+/// (a kept one where there is one). Inlined, so that `meta` is written from
+/// where its maker has it: passed in memory, its fields were read back wide
+/// right after their narrow stores, which stalls.
+#[inline(always)]
 pub fn take(meta: FrameMeta, fill: impl FnOnce(&mut Vec<u8>)) -> Box<Frame> {
-    let kept = SPARE.with_borrow_mut(|s| {
-        let f = s.frames.pop()?;
-        s.bytes -= f.bytes.capacity();
-        Some(f)
-    });
-    let mut frame = kept.unwrap_or_else(|| Box::new(Frame { bytes: Vec::new(), meta }));
+    let mut frame = kept().unwrap_or_else(|| Box::new(Frame { bytes: Vec::new(), meta }));
     frame.bytes.clear();
     frame.meta = meta;
     fill(&mut frame.bytes);
     frame
+}
+
+fn kept() -> Option<Box<Frame>> {
+    SPARE.with_borrow_mut(|s| {
+        let f = s.frames.pop()?;
+        s.bytes -= f.bytes.capacity();
+        Some(f)
+    })
 }
 
 #[cfg(test)]
