@@ -108,6 +108,7 @@ fn burst(cfg: &PciConfig, offset: u64, bytes: u64, src: &Source) -> Clocks {
 
 /// A bus master writes `bytes` to memory: whole cache lines by memory-write-and-
 /// invalidate (when enabled), the remainder by a plain memory write.
+#[inline(always)]
 pub fn write(cfg: &PciConfig, bytes: u64, src: &Source) -> (Clocks, Clocks) {
     if bytes == 0 {
         return (Clocks::default(), Clocks::default());
