@@ -1,6 +1,6 @@
 //! One address space: a sparse array of bytes that reads as zero until written.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 const PAGE: u64 = 4096;
 
@@ -8,12 +8,14 @@ const PAGE: u64 = 4096;
 pub struct AddressSpace {
     name: String,
     size: u64,
-    pages: HashMap<u64, Box<[u8; PAGE as usize]>>,
+    /// Fx, not SipHash: page numbers come from the model, not from an attacker,
+    /// and SipHash was 4% of a direct-segmentation run's time.
+    pages: FxHashMap<u64, Box<[u8; PAGE as usize]>>,
 }
 
 impl AddressSpace {
     pub fn new(name: &str, size: u64) -> Self {
-        AddressSpace { name: name.to_string(), size, pages: HashMap::new() }
+        AddressSpace { name: name.to_string(), size, pages: FxHashMap::default() }
     }
     pub fn name(&self) -> &str {
         &self.name

@@ -119,7 +119,7 @@ pub(super) struct SendState {
     pub staging: super::staging::Staging,
     /// When the host made each send in flight (its stack's frame, or its send
     /// call), and the one the firmware is sending now: its frames carry it.
-    pub made: std::collections::HashMap<u64, Time>,
+    pub made: rustc_hash::FxHashMap<u64, Time>,
     pub making: Option<Time>,
 }
 
@@ -145,7 +145,7 @@ pub(super) struct RecvState {
     pub last: Time,
     /// Per receive-buffer slot in use: the bytes written, frames and segments,
     /// and when its event was in host memory.
-    pub slots: std::collections::HashMap<u64, (usize, u32, u32, Time)>,
+    pub slots: rustc_hash::FxHashMap<u64, (usize, u32, u32, Time)>,
     /// When each wire frame bound for the host arrived, in order: once for the
     /// driver taking its buffer, once for its protocol work.
     pub arrived_for_driver: std::collections::VecDeque<Time>,
