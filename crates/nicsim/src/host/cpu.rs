@@ -52,6 +52,9 @@ pub struct Effects {
     /// The adapter whose interrupt the driver unmasks.
     pub enable_irq: Option<usize>,
     pub queue: Vec<Item>,
+    /// Deferred work that goes ahead of everything queued: the next piece of a
+    /// NAPI poll whose frames GRO holds until the poll ends.
+    pub first: Option<Item>,
     pub leave_handler: bool,
     /// Messages to an adapter's offload engine.
     pub to_adapter: Vec<(usize, crate::toe::work::Work)>,
@@ -83,6 +86,7 @@ impl Effects {
         effects.to_adapter.clear();
         effects.delivered.clear();
         effects.enable_irq = None;
+        effects.first = None;
         effects.leave_handler = false;
         effects.programmable = None;
         SPARE_EFFECTS.with_borrow_mut(|s| {

@@ -226,6 +226,9 @@ impl Machine {
             }
         }
         let released = self.queue_deferred(k, &mut effects.queue);
+        if let Some(item) = effects.first.take() {
+            self.cpus[k].queue.push_front(item);
+        }
         Effects::recycle(effects);
         // A step that must follow keeps the stack lock.
         if self.then[k].is_none() {

@@ -251,6 +251,12 @@ impl Machine {
                 let n = self.poll_ring(p, now, piece, &mut plan, ctx);
                 if n < piece {
                     plan.effects.enable_irq = Some(p);
+                } else if left > n && self.cfg.driver.gro {
+                    // GRO holds a poll's frames until the poll ends (Linux
+                    // flushes its merges when a poll completes or spends its
+                    // budget, all of them where HZ < 1000): the poll goes on
+                    // before they go up, and a merge spans all its pieces.
+                    plan.effects.first = Some(Item::Poll(p, left - n));
                 } else if left > n {
                     plan.effects.queue.push(Item::Poll(p, left - n));
                 } else {
