@@ -148,7 +148,7 @@ pub struct DriverConfig {
     /// number and options, no flag but ACK (PSH or FIN joins and ends the
     /// merge), the IPv4 ID following on, a shorter segment last, at most 64 KB.
     /// Other connections' segments may come between, up to 8 merges held at
-    /// once, as in Linux.
+    /// once, and a NAPI poll's merges last until it ends, as in Linux.
     pub gro: bool,
     /// Where the protocol work of received frames runs: "interrupted" (on the processor that
     /// took the interrupt, as Linux's softirq) or "any" (on any processor, once the handler run
