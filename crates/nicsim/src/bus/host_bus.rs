@@ -59,7 +59,6 @@ pub struct HostBus {
     present: Time,
 }
 
-/// The PCI clock count of a transaction, its wait states and time.
 /// Whole bytes a wire at `rate_bps` delivers in `d`: 64-bit arithmetic while
 /// the product fits (any interval under a few milliseconds), as the hot path.
 fn bytes_by(d: Duration, rate_bps: u64) -> u64 {
@@ -70,6 +69,7 @@ fn bytes_by(d: Duration, rate_bps: u64) -> u64 {
     }
 }
 
+/// The PCI clock count of a transaction, its wait states and time.
 fn pci_span(cfg: &PciConfig, c: pci::Clocks) -> (Duration, u64) {
     (c.time(cfg), c.wait)
 }
