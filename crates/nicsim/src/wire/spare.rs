@@ -54,6 +54,7 @@ pub fn take(meta: FrameMeta, fill: impl FnOnce(&mut Vec<u8>)) -> Box<Frame> {
     frame
 }
 
+/// The frame last given back, if one is kept.
 fn kept() -> Option<Box<Frame>> {
     SPARE.with_borrow_mut(|s| {
         let f = s.frames.pop()?;
