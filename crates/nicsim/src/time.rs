@@ -3,6 +3,9 @@
 use std::fmt;
 use std::ops::{Add, AddAssign, Mul, Sub};
 
+mod divisor;
+use divisor::Divisor;
+
 const PS_PER_S: u128 = 1_000_000_000_000;
 
 /// A point in simulated time, in picoseconds since the start of the run.
@@ -120,10 +123,10 @@ pub struct Clock {
     num: u64,
     den: u64,
     /// The period `den * 1e12 / num` ps in lowest terms: most clocks' periods
-    /// are whole picoseconds (no division at all), and the rest divide small
-    /// numbers (a 3 GHz cycle is 1000/3 ps), where a division is fastest.
+    /// are whole picoseconds (no division at all), and the rest divide by a
+    /// small number (a 3 GHz cycle is 1000/3 ps), done as a multiply.
     period_num: u64,
-    period_den: u64,
+    period_den: Divisor,
 }
 
 impl Clock {
@@ -137,7 +140,7 @@ impl Clock {
         let (p, q) = (den as u128 * PS_PER_S, num as u128);
         let g = gcd(p, q);
         let period_num = u64::try_from(p / g).expect("a clock's period fits u64 picoseconds");
-        Clock { num, den, period_num, period_den: (q / g) as u64 }
+        Clock { num, den, period_num, period_den: Divisor::new((q / g) as u64) }
     }
 
     /// A clock by its nominal MHz figure. Bus and memory clocks named "33", "66",
@@ -159,11 +162,11 @@ impl Clock {
     /// The time at which cycle `n` (counted from zero) begins.
     pub fn cycles(&self, n: u64) -> Duration {
         let scaled = n as u128 * self.period_num as u128;
-        // A 64-bit division when the product fits (up to billions of cycles).
+        // A 64-bit product (up to billions of cycles) divides by multiplying.
         if let Ok(small) = u64::try_from(scaled) {
-            return Duration(if self.period_den == 1 { small } else { small / self.period_den });
+            return Duration(self.period_den.divide(small));
         }
-        let ps = scaled / self.period_den as u128;
+        let ps = scaled / self.period_den.get() as u128;
         Duration(u64::try_from(ps).expect("duration overflows u64 picoseconds"))
     }
 
@@ -205,7 +208,14 @@ mod tests {
 
     #[test]
     fn a_period_in_lowest_terms_gives_the_times_of_the_definition() {
-        for c in [Clock::from_hz(3_000_000_000), Clock::from_hz(2_400_000_000), Clock::from_mhz(700), Clock::from_mhz(33), Clock::from_mhz(66), Clock::from_hz(7_000)] {
+        for c in [
+            Clock::from_hz(3_000_000_000),
+            Clock::from_hz(2_400_000_000),
+            Clock::from_mhz(700),
+            Clock::from_mhz(33),
+            Clock::from_mhz(66),
+            Clock::from_hz(7_000),
+        ] {
             for n in [0, 1, 2, 3, 999, 1_000_003, 4_294_967_297, 1 << 33] {
                 let defined = n as u128 * c.den as u128 * PS_PER_S / c.num as u128;
                 assert_eq!(c.cycles(n).ps() as u128, defined, "{c:?}, cycle {n}");
