@@ -3,8 +3,7 @@
 use std::fmt;
 use std::ops::{Add, AddAssign, Mul, Sub};
 
-mod divisor;
-use divisor::Divisor;
+use strength_reduce::StrengthReducedU64;
 
 const PS_PER_S: u128 = 1_000_000_000_000;
 
@@ -118,16 +117,26 @@ impl fmt::Display for Duration {
 
 /// A clock of frequency `num / den` Hz. Cycle `n` starts at exactly
 /// `floor(n * den * 1e12 / num)` ps, so long runs never drift.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub struct Clock {
     num: u64,
     den: u64,
     /// The period `den * 1e12 / num` ps in lowest terms: most clocks' periods
     /// are whole picoseconds (no division at all), and the rest divide by a
-    /// small number (a 3 GHz cycle is 1000/3 ps), done as a multiply.
+    /// fixed number (a 3 GHz cycle is 1000/3 ps), which `strength_reduce` does
+    /// as a multiply: a hardware division cost tens of cycles on the path every
+    /// frame takes.
     period_num: u64,
-    period_den: Divisor,
+    period_den: StrengthReducedU64,
 }
+
+/// Two clocks are the same clock when their frequencies are.
+impl PartialEq for Clock {
+    fn eq(&self, other: &Clock) -> bool {
+        (self.num, self.den) == (other.num, other.den)
+    }
+}
+impl Eq for Clock {}
 
 impl Clock {
     /// A clock of exactly `hz` hertz.
@@ -140,7 +149,7 @@ impl Clock {
         let (p, q) = (den as u128 * PS_PER_S, num as u128);
         let g = gcd(p, q);
         let period_num = u64::try_from(p / g).expect("a clock's period fits u64 picoseconds");
-        Clock { num, den, period_num, period_den: Divisor::new((q / g) as u64) }
+        Clock { num, den, period_num, period_den: StrengthReducedU64::new((q / g) as u64) }
     }
 
     /// A clock by its nominal MHz figure. Bus and memory clocks named "33", "66",
@@ -164,7 +173,7 @@ impl Clock {
         let scaled = n as u128 * self.period_num as u128;
         // A 64-bit product (up to billions of cycles) divides by multiplying.
         if let Ok(small) = u64::try_from(scaled) {
-            return Duration(self.period_den.divide(small));
+            return Duration(small / self.period_den);
         }
         let ps = scaled / self.period_den.get() as u128;
         Duration(u64::try_from(ps).expect("duration overflows u64 picoseconds"))
@@ -220,6 +229,15 @@ mod tests {
                 let defined = n as u128 * c.den as u128 * PS_PER_S / c.num as u128;
                 assert_eq!(c.cycles(n).ps() as u128, defined, "{c:?}, cycle {n}");
             }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_clock_gives_the_times_of_the_definition(hz in 1u64..10_000_000_000, n in 0u64..(1 << 40)) {
+            let c = Clock::from_hz(hz);
+            let defined = n as u128 * PS_PER_S / hz as u128;
+            proptest::prop_assert_eq!(c.cycles(n).ps() as u128, defined);
         }
     }
 
