@@ -2,7 +2,8 @@
 //! and the driver, stack and applications that run on the processors. The parts
 //! share the bus calendars and the processors, contended resources whose timing
 //! is booked directly; so a host is one component, and its port `i` is adapter
-//! `i`'s wire. Internal events are timers whose tag says what falls due (`Tag`).
+//! `i`'s wire. Internal events are timers whose tag says what falls due (`Tag`;
+//! what each does is in `timers.rs`).
 
 use std::collections::VecDeque;
 
@@ -20,7 +21,7 @@ use crate::host::steps::Then;
 pub(super) use crate::host::tag::{wake, Tag};
 use crate::host::trace_tracks::trace_parts;
 use crate::host::transfer::Wires;
-use crate::nic::smart::{Due, Programmable};
+use crate::nic::smart::Programmable;
 use crate::observe::{Report, SharedTrace, TrackId};
 use crate::time::{Duration, Time};
 use crate::toe::engine::Engine;
@@ -180,7 +181,7 @@ impl Machine {
     }
 
     /// Adapter `p` raised its interrupt: the processor it is bound to takes it.
-    fn interrupt(&mut self, p: usize, ctx: &mut Ctx) {
+    pub(super) fn interrupt(&mut self, p: usize, ctx: &mut Ctx) {
         let k = self.cfg.adapters[p].irq_cpu;
         self.cpus[k].irq_pending.push_back(p);
         if !self.cpus[k].idle() && self.cpus[k].preemptible() {
@@ -191,7 +192,7 @@ impl Machine {
     }
 
     /// Apply what a finished step changes, then find the processor more work.
-    fn end_step(&mut self, k: usize, ctx: &mut Ctx) {
+    pub(super) fn end_step(&mut self, k: usize, ctx: &mut Ctx) {
         let Some(step) = self.cpus[k].end() else { return };
         let now = ctx.now();
         let mut effects = step.effects;
@@ -347,66 +348,7 @@ impl Component for Machine {
                 };
                 self.completed(p, ctx);
             }
-            Msg::Timer(tag) if Tag::decode(tag).is_none() => {
-                if let Some((p, due)) = Due::decode(tag) {
-                    self.programmable_due(p, due, ctx);
-                }
-            }
-            Msg::Timer(tag) => match Tag::decode(tag) {
-                Some(Tag::Irq(p, generation)) if self.ports[p].irq.fire(generation, now) => self.interrupt(p, ctx),
-                Some(Tag::RxPost(p, n)) => {
-                    let bus = &mut self.buses[self.ports[p].bus];
-                    self.ports[p].ring().rx.post(n, now, bus, &mut self.visible);
-                    self.completed(p, ctx);
-                }
-                Some(Tag::RxFlush(p)) => {
-                    let bus = &mut self.buses[self.ports[p].bus];
-                    let ring = self.ports[p].ring();
-                    ring.flush_armed = None;
-                    ring.rx.flush(now, bus, &mut self.visible);
-                    self.completed(p, ctx);
-                }
-                Some(Tag::TxTail(p)) => {
-                    let measuring = self.measuring(now);
-                    let bus = &mut self.buses[self.ports[p].bus];
-                    for (at, frame) in self.ports[p].ring().transmit(now, bus) {
-                        if let Some(w) = &mut self.wires {
-                            w.sent(&frame.bytes, at);
-                        }
-                        if measuring {
-                            self.latency.sent(frame.meta.created, at);
-                        }
-                        ctx.send_at(p as PortId, at, Msg::frame(frame));
-                    }
-                    self.wake_sender_for(p, ctx);
-                    self.sends_in_adapter(p, ctx);
-                }
-                Some(Tag::StepEnd(k, generation)) if generation == self.cpus[k].generation => self.end_step(k, ctx),
-                Some(Tag::Sessions) if self.sessions_armed == Some(now) => {
-                    self.sessions_armed = None;
-                    self.cpus[0].queue.push_back(Item::SessionTimer);
-                    self.dispatch(0, ctx);
-                }
-                Some(Tag::OffloadArrive(p)) => self.offload_arrived(p, ctx),
-                Some(Tag::OffloadRunEnd(p)) => self.offload_run_end(p, ctx),
-                Some(Tag::OffloadTimer(p)) => self.offload_timer(p, ctx),
-                Some(Tag::OffloadSend(p)) => {
-                    self.cpus[0].queue.push_back(Item::Offload(p, crate::host::cpu::OffloadStep::Send));
-                    self.dispatch(0, ctx);
-                }
-                Some(Tag::OffloadAsk(p, s)) => {
-                    self.cpus[0].queue.push_back(Item::Offload(p, crate::host::cpu::OffloadStep::Ask(s)));
-                    self.dispatch(0, ctx);
-                }
-                Some(Tag::Thread(k)) => {
-                    if k == self.cfg.driver.poll_cpu as usize {
-                        self.wake_poller(now);
-                    }
-                    self.blast_waiting = false;
-                    self.dispatch(k, ctx);
-                }
-                _ => {}
-            },
+            Msg::Timer(tag) => self.timer(tag, ctx),
         }
     }
 

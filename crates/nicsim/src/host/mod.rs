@@ -24,5 +24,6 @@ pub mod sessions;
 mod steps;
 pub mod stream;
 mod tag;
+mod timers;
 mod trace_tracks;
 pub mod transfer;

@@ -1,0 +1,75 @@
+//! What a host does when one of its timers falls due: its tag (`Tag`, or a
+//! programmable adapter's `Due`) says which part acts.
+
+use crate::engine::{Ctx, Msg, PortId};
+use crate::host::cpu::{Item, OffloadStep};
+use crate::host::machine::Machine;
+use crate::host::tag::Tag;
+use crate::nic::smart::Due;
+
+impl Machine {
+    pub(super) fn timer(&mut self, tag: u64, ctx: &mut Ctx) {
+        let now = ctx.now();
+        let Some(tag) = Tag::decode(tag) else {
+            if let Some((p, due)) = Due::decode(tag) {
+                self.programmable_due(p, due, ctx);
+            }
+            return;
+        };
+        match tag {
+            Tag::Irq(p, generation) if self.ports[p].irq.fire(generation, now) => self.interrupt(p, ctx),
+            Tag::RxPost(p, n) => {
+                let bus = &mut self.buses[self.ports[p].bus];
+                self.ports[p].ring().rx.post(n, now, bus, &mut self.visible);
+                self.completed(p, ctx);
+            }
+            Tag::RxFlush(p) => {
+                let bus = &mut self.buses[self.ports[p].bus];
+                let ring = self.ports[p].ring();
+                ring.flush_armed = None;
+                ring.rx.flush(now, bus, &mut self.visible);
+                self.completed(p, ctx);
+            }
+            Tag::TxTail(p) => {
+                let measuring = self.measuring(now);
+                let bus = &mut self.buses[self.ports[p].bus];
+                for (at, frame) in self.ports[p].ring().transmit(now, bus) {
+                    if let Some(w) = &mut self.wires {
+                        w.sent(&frame.bytes, at);
+                    }
+                    if measuring {
+                        self.latency.sent(frame.meta.created, at);
+                    }
+                    ctx.send_at(p as PortId, at, Msg::frame(frame));
+                }
+                self.wake_sender_for(p, ctx);
+                self.sends_in_adapter(p, ctx);
+            }
+            Tag::StepEnd(k, generation) if generation == self.cpus[k].generation => self.end_step(k, ctx),
+            Tag::Sessions if self.sessions_armed == Some(now) => {
+                self.sessions_armed = None;
+                self.cpus[0].queue.push_back(Item::SessionTimer);
+                self.dispatch(0, ctx);
+            }
+            Tag::OffloadArrive(p) => self.offload_arrived(p, ctx),
+            Tag::OffloadRunEnd(p) => self.offload_run_end(p, ctx),
+            Tag::OffloadTimer(p) => self.offload_timer(p, ctx),
+            Tag::OffloadSend(p) => {
+                self.cpus[0].queue.push_back(Item::Offload(p, OffloadStep::Send));
+                self.dispatch(0, ctx);
+            }
+            Tag::OffloadAsk(p, s) => {
+                self.cpus[0].queue.push_back(Item::Offload(p, OffloadStep::Ask(s)));
+                self.dispatch(0, ctx);
+            }
+            Tag::Thread(k) => {
+                if k == self.cfg.driver.poll_cpu as usize {
+                    self.wake_poller(now);
+                }
+                self.blast_waiting = false;
+                self.dispatch(k, ctx);
+            }
+            _ => {}
+        }
+    }
+}
