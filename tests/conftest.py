@@ -31,8 +31,8 @@ def hp_designs():
 
 @pytest.fixture
 def cli():
-    def run(*args, cwd=None, timeout=None):
-        return subprocess.run(nicsim_cmd() + [str(a) for a in args], capture_output=True, text=True, cwd=cwd, timeout=timeout)
+    def run(*args, cwd=None, timeout=None, env=None):
+        return subprocess.run(nicsim_cmd() + [str(a) for a in args], capture_output=True, text=True, cwd=cwd, timeout=timeout, env=env)
 
     return run
 

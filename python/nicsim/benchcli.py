@@ -37,12 +37,15 @@ def add_parser(sub) -> None:
     b.add_argument("--compare-peers", action="store_true", help="with the link flood: run ns-3 and SimPy's baselines in the same run and print nicsim's ratio to each")
     b.add_argument("--peers", metavar="DIR", help="the peer scripts (default: shared/peers beside the checkout)")
     b.add_argument("--peers-python", metavar="PYTHON", default=sys.executable, help="the Python that has ns3 and simpy (default: this one)")
+    b.add_argument("--instructions", action="store_true", help="with a --case of one scenario: also count the instructions one run executes (valgrind's callgrind, about 50 times slower), per host frame and by part of the model")
     b.add_argument("--json", action="store_true", help="print figures as JSON")
 
 
 def command(args) -> int:
     if args.frames < 1 or args.repeat < 1:
         raise _core.ScenarioError("--frames and --repeat must be at least 1")
+    if args.instructions and args.case in ("link", "scale", "goals"):
+        raise _core.ScenarioError(f"--instructions: counts one scenario of --case (full-path, 10g-flood, 10g-napi, 10g-poll, direct-tso, store-and-forward-tso), not {args.case}")
     if args.case == "scale":
         return _bench_scale(args)
     if args.case == "goals":
@@ -51,7 +54,9 @@ def command(args) -> int:
         raise _core.ScenarioError("--compare-peers: the peers model the link flood only; leave out --case")
     peers = benchpeers.folder(args.peers) if args.compare_peers else None
     figures, line = _bench_case(args) if args.case != "link" else _bench_link(args)
-    line = f"{line}; {figures['build']} build on {figures['machine']}"
+    # The build and machine end the first line; counted instructions follow it.
+    first, rest = (line.split("\n", 1) + [""])[:2]
+    line = "\n".join(filter(None, [f"{first}; {figures['build']} build on {figures['machine']}", rest]))
     if peers is not None:
         figures["peers"] = benchpeers.compare(figures["frames_per_second"], peers, args.peers_python, args.repeat)
         line = "\n".join([line, *benchpeers.lines(figures["peers"])])
@@ -62,8 +67,16 @@ def command(args) -> int:
 def _bench_case(args) -> tuple:
     from .benchcases import measure, summary
 
+    if args.instructions:
+        from . import benchinstr
+
+        benchinstr.needed()
     figures = measure(args.case, args.repeat)
-    return figures, f"{summary(figures)} (best of {args.repeat})"
+    line = f"{summary(figures)} (best of {args.repeat})"
+    if args.instructions:
+        figures = benchinstr.figures(args.case, figures)
+        line = "\n".join([line, *benchinstr.lines(figures)])
+    return figures, line
 
 
 def _bench_scale(args) -> int:
