@@ -7,7 +7,8 @@ use std::os::fd::BorrowedFd;
 use crate::engine::rng::SimRng;
 use crate::observe::Report;
 use crate::time::{Duration, Time};
-use crate::wire::Frame;
+use crate::wire::spare::{self, Magazine};
+use crate::wire::{Frame, FrameMeta};
 
 /// A component's port number. Ports are wired in pairs at assembly.
 pub type PortId = u16;
@@ -44,15 +45,40 @@ pub struct Ctx<'a> {
     end: Time,
     outbox: &'a mut Vec<Outgoing>,
     rng: &'a mut SimRng,
+    /// The run's spare frames; without them, the thread's are used.
+    spares: Option<&'a mut Magazine>,
 }
 
 impl<'a> Ctx<'a> {
     pub fn new(now: Time, outbox: &'a mut Vec<Outgoing>, rng: &'a mut SimRng) -> Self {
-        Ctx { now, end: Time::MAX, outbox, rng }
+        Ctx { now, end: Time::MAX, outbox, rng, spares: None }
     }
     /// The same, in a run that ends at `end`.
     pub fn ending_at(self, end: Time) -> Self {
         Ctx { end, ..self }
+    }
+    /// The same, taking and giving spare frames through `spares`.
+    pub fn with_spares(self, spares: &'a mut Magazine) -> Self {
+        Ctx { spares: Some(spares), ..self }
+    }
+    /// A frame with `meta` whose bytes `fill` writes (with the component's
+    /// random numbers at hand), in a spare buffer where there is one
+    /// (`wire::spare`).
+    #[inline(always)]
+    pub fn take_frame(&mut self, meta: FrameMeta, fill: impl FnOnce(&mut Vec<u8>, &mut SimRng)) -> Box<Frame> {
+        let rng = &mut *self.rng;
+        match &mut self.spares {
+            Some(m) => m.take(meta, |b| fill(b, rng)),
+            None => spare::take(meta, |b| fill(b, rng)),
+        }
+    }
+    /// Keep a frame taken whole for a later `take_frame`.
+    #[inline]
+    pub fn give_frame(&mut self, frame: Box<Frame>) {
+        match &mut self.spares {
+            Some(m) => m.give(frame),
+            None => spare::give(frame),
+        }
     }
     pub fn now(&self) -> Time {
         self.now

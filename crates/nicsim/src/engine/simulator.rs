@@ -8,6 +8,7 @@ use crate::engine::queue::EventQueue;
 use crate::engine::rng::{component_rng, SimRng};
 use crate::observe::Report;
 use crate::time::Time;
+use crate::wire::spare::Magazine;
 
 pub type ComponentId = usize;
 
@@ -126,6 +127,8 @@ pub struct Simulator {
     latest_inline: Time,
     pub(super) now: Time,
     pub(super) events: u64,
+    /// Spare frames its components take and give (`wire::spare`).
+    spares: Magazine,
 }
 
 impl Simulator {
@@ -141,6 +144,7 @@ impl Simulator {
             latest_inline: Time::ZERO,
             now: Time::ZERO,
             events: 0,
+            spares: Magazine::default(),
         }
     }
 
@@ -246,7 +250,7 @@ impl Simulator {
         loop {
             let slot = &mut self.slots[id];
             let end = self.horizon.unwrap_or(Time::MAX);
-            let mut ctx = Ctx::new(self.now, &mut self.outbox, &mut slot.rng).ending_at(end);
+            let mut ctx = Ctx::new(self.now, &mut self.outbox, &mut slot.rng).ending_at(end).with_spares(&mut self.spares);
             match input {
                 Step::Start => slot.part.start(&mut ctx),
                 Step::Handle(port, msg) => slot.part.handle(port, msg, &mut ctx),
@@ -289,7 +293,7 @@ impl Simulator {
                 Inline::No => self.queue.push_in(peer.lane, out.at, Delivery::to(peer.end, out.msg)),
                 Inline::Last => {
                     let at = out.at;
-                    if Self::absorb(&mut self.slots, &mut self.last_box, &mut self.latest_inline, peer.end, out) {
+                    if Self::absorb(&mut self.slots, (&mut self.last_box, &mut self.spares), &mut self.latest_inline, peer.end, out) {
                         return Err(Self::answered_last(&self.slots, peer.end, at));
                     }
                 }
@@ -302,9 +306,9 @@ impl Simulator {
     /// Hand a frame to a component that takes frames ahead (a link), at its
     /// send time, and deliver what it sends: to a sink at once, else queued.
     fn pass_on(&mut self, to: Endpoint, out: Outgoing) -> Result<(), SimError> {
-        let Simulator { slots, queue, inline_box, last_box, latest_inline, horizon, now, .. } = self;
+        let Simulator { slots, queue, inline_box, last_box, latest_inline, horizon, now, spares, .. } = self;
         let slot = &mut slots[to.component];
-        slot.part.handle(to.port, out.msg, &mut Ctx::new(out.at, inline_box, &mut slot.rng));
+        slot.part.handle(to.port, out.msg, &mut Ctx::new(out.at, inline_box, &mut slot.rng).with_spares(spares));
         let mut result = Ok(());
         for o in inline_box.drain(..) {
             let peer = match Self::target_in(slots, to.component, &o) {
@@ -316,7 +320,7 @@ impl Simulator {
             };
             if takes_now(peer.inline, &o, *horizon, *now) == Inline::Last {
                 let at = o.at;
-                if Self::absorb(slots, last_box, latest_inline, peer.end, o) {
+                if Self::absorb(slots, (last_box, spares), latest_inline, peer.end, o) {
                     result = Err(Self::answered_last(slots, peer.end, at));
                     break;
                 }
@@ -331,10 +335,10 @@ impl Simulator {
     /// send time. Returns whether it broke the rule by sending something; the
     /// error is made apart (`answered_last`), so that the path every frame takes
     /// returns a flag in a register rather than an error through memory.
-    fn absorb(slots: &mut [Slot], last_box: &mut Vec<Outgoing>, latest: &mut Time, to: Endpoint, out: Outgoing) -> bool {
+    fn absorb(slots: &mut [Slot], (last_box, spares): (&mut Vec<Outgoing>, &mut Magazine), latest: &mut Time, to: Endpoint, out: Outgoing) -> bool {
         *latest = (*latest).max(out.at);
         let slot = &mut slots[to.component];
-        slot.part.handle(to.port, out.msg, &mut Ctx::new(out.at, last_box, &mut slot.rng));
+        slot.part.handle(to.port, out.msg, &mut Ctx::new(out.at, last_box, &mut slot.rng).with_spares(spares));
         if last_box.is_empty() {
             return false;
         }

@@ -142,15 +142,15 @@ impl Machine {
             self.arm_sessions_from(at, ctx);
             return cycles;
         }
-        self.sink_frame(frame, measuring);
+        self.sink_frame(frame, measuring, ctx);
         for f in merged.drain(..) {
-            self.sink_frame(f, measuring);
+            self.sink_frame(f, measuring, ctx);
         }
         self.cfg.costs.protocol_segment
     }
 
     /// A frame no session claims: the host's sink counts it, if it has one.
-    fn sink_frame(&mut self, frame: Box<Frame>, measuring: bool) {
+    fn sink_frame(&mut self, frame: Box<Frame>, measuring: bool, ctx: &mut Ctx) {
         match &mut self.sink {
             Some(s) if measuring => {
                 s.frames += 1;
@@ -160,6 +160,6 @@ impl Machine {
             None => self.unclaimed += 1,
         }
         // Taken whole: a source may write its next frame into it.
-        crate::wire::spare::give(frame);
+        ctx.give_frame(frame);
     }
 }

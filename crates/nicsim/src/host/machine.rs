@@ -334,7 +334,7 @@ impl Component for Machine {
                 // goes no further than the adapter's MAC.
                 if !addressed_to(&frame.bytes, &self.cfg.mac) {
                     self.not_for_us += 1;
-                    crate::wire::spare::give(frame);
+                    ctx.give_frame(frame);
                     return;
                 }
                 if let Some(w) = &mut self.wires {

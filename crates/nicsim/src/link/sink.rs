@@ -11,7 +11,7 @@ use crate::link::stamp::Stamp;
 use crate::observe::Report;
 use crate::time::{Duration, Time};
 use crate::wire::ethernet::{payload_bytes, FCS};
-use crate::wire::{arp, spare, verify_checksums, Frame, FrameMeta, View};
+use crate::wire::{arp, verify_checksums, Frame, FrameMeta, View};
 
 /// A sink that announces itself does so within this long of the start.
 pub const ANNOUNCE_WITHIN: Duration = Duration::from_ms(1);
@@ -132,7 +132,7 @@ impl Component for Sink {
             Msg::Frame(frame) if arp::is_arp(&frame.bytes) => self.arp += 1,
             Msg::Frame(frame) => {
                 self.count(&frame, ctx.now());
-                spare::give(frame);
+                ctx.give_frame(frame);
             }
             _ => {}
         }

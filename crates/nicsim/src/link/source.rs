@@ -13,7 +13,7 @@ use crate::link::stamp::{Stamp, STAMP_LEN};
 use crate::observe::Report;
 use crate::time::{Duration, Time};
 use crate::wire::ethernet::{wire_time, FCS};
-use crate::wire::{build, checksum, spare, FrameMeta, Headers, View, L3, L4};
+use crate::wire::{build, checksum, FrameMeta, Headers, View, L3, L4};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Rate {
@@ -206,7 +206,7 @@ impl Source {
     fn send_at(&mut self, at: Time, ctx: &mut Ctx) {
         let n = self.sent;
         let meta = FrameMeta { created: at, flow: self.cfg.flow, seq: n, ..FrameMeta::default() };
-        let frame = spare::take(meta, |b| self.write_frame(b, n, ctx.rng()));
+        let frame = ctx.take_frame(meta, |b, rng| self.write_frame(b, n, rng));
         self.sent += 1;
         self.bytes += frame.len() as u64;
         self.first.get_or_insert(at);

@@ -3,7 +3,11 @@
 //! frame and its bytes each time was a tenth of a link flood. A sink gives back
 //! what it has counted; a source takes one and writes its bytes over the old.
 //! Per thread (runs of a sweep share nothing) and bounded, so a run that only
-//! takes or only gives costs what it did.
+//! takes or only gives costs what it did. A run keeps frames of its own in
+//! front of the thread's (a `Magazine`, bounded alike), reaching the thread's
+//! only when it runs out and when the run is dropped: reaching a thread-local
+//! from a shared library, as the Python package is, costs a call into the
+//! dynamic loader each time.
 
 use std::cell::RefCell;
 
@@ -27,18 +31,32 @@ struct Kept {
 }
 
 thread_local! {
-    static SPARE: RefCell<Kept> = RefCell::new(Kept::default());
+    static SPARE: RefCell<Kept> = const { RefCell::new(Kept { frames: Vec::new(), bytes: 0 }) };
 }
 
 /// Keep `frame` for a later `take`.
 pub fn give(frame: Box<Frame>) {
-    SPARE.with_borrow_mut(|s| {
+    SPARE.with_borrow_mut(|s| s.keep(frame));
+}
+
+impl Kept {
+    /// Keep `frame` if it is within the bounds (else it is freed).
+    #[inline]
+    fn keep(&mut self, frame: Box<Frame>) {
         let cap = frame.bytes.capacity();
-        if s.frames.len() < KEEP && cap <= KEEP_BYTES && s.bytes + cap <= KEEP_TOTAL {
-            s.bytes += cap;
-            s.frames.push(frame);
+        if self.frames.len() < KEEP && cap <= KEEP_BYTES && self.bytes + cap <= KEEP_TOTAL {
+            self.bytes += cap;
+            self.frames.push(frame);
         }
-    });
+    }
+
+    /// The frame last given back, if one is kept.
+    #[inline]
+    fn pop(&mut self) -> Option<Box<Frame>> {
+        let f = self.frames.pop()?;
+        self.bytes -= f.bytes.capacity();
+        Some(f)
+    }
 }
 
 /// A boxed frame with `meta` whose bytes `fill` writes into an empty buffer
@@ -47,20 +65,62 @@ pub fn give(frame: Box<Frame>) {
 /// right after their narrow stores, which stalls.
 #[inline(always)]
 pub fn take(meta: FrameMeta, fill: impl FnOnce(&mut Vec<u8>)) -> Box<Frame> {
-    let mut frame = kept().unwrap_or_else(|| Box::new(Frame { bytes: Vec::new(), meta }));
+    reuse(SPARE.with_borrow_mut(Kept::pop), meta, fill)
+}
+
+/// `kept`, or a new frame, with `meta` and the bytes `fill` writes.
+#[inline(always)]
+fn reuse(kept: Option<Box<Frame>>, meta: FrameMeta, fill: impl FnOnce(&mut Vec<u8>)) -> Box<Frame> {
+    let mut frame = kept.unwrap_or_else(|| Box::new(Frame { bytes: Vec::new(), meta }));
     frame.bytes.clear();
     frame.meta = meta;
     fill(&mut frame.bytes);
     frame
 }
 
-/// The frame last given back, if one is kept.
-fn kept() -> Option<Box<Frame>> {
-    SPARE.with_borrow_mut(|s| {
-        let f = s.frames.pop()?;
-        s.bytes -= f.bytes.capacity();
-        Some(f)
-    })
+/// Frames a magazine takes from the thread's pool at once when it runs out.
+const BATCH: usize = 32;
+
+/// A run's own spare frames, in front of the thread's pool and bounded as it
+/// is: taken and given without reaching the pool but when it runs out, and
+/// handed to the pool when the run is dropped.
+#[derive(Default)]
+pub struct Magazine(Kept);
+
+impl Magazine {
+    /// As `take`, from the magazine.
+    #[inline(always)]
+    pub fn take(&mut self, meta: FrameMeta, fill: impl FnOnce(&mut Vec<u8>)) -> Box<Frame> {
+        if self.0.frames.is_empty() {
+            self.load();
+        }
+        reuse(self.0.pop(), meta, fill)
+    }
+
+    /// As `give`, to the magazine.
+    #[inline]
+    pub fn give(&mut self, frame: Box<Frame>) {
+        self.0.keep(frame);
+    }
+
+    /// Take up to a batch from the pool, the last given back first.
+    #[cold]
+    fn load(&mut self) {
+        SPARE.with_borrow_mut(|s| {
+            for _ in 0..BATCH {
+                let Some(f) = s.pop() else { break };
+                self.0.keep(f);
+            }
+        });
+    }
+}
+
+impl Drop for Magazine {
+    fn drop(&mut self) {
+        // Freed instead when the thread's pool is gone (the thread is ending).
+        let frames = self.0.frames.drain(..);
+        let _ = SPARE.try_with(|s| frames.for_each(|f| s.borrow_mut().keep(f)));
+    }
 }
 
 #[cfg(test)]
@@ -76,6 +136,34 @@ mod tests {
         let second = take(meta(2), |b| b.extend_from_slice(&[2; 60]));
         assert_eq!(second.bytes.as_ptr(), at, "the kept buffer is reused");
         assert_eq!((second.bytes.as_slice(), second.meta.seq), (&[2u8; 60][..], 2), "nothing of the old frame is left");
+    }
+
+    #[test]
+    fn a_run_takes_the_threads_frames_when_it_has_none_and_hands_its_own_back_when_dropped() {
+        let first = take(FrameMeta::default(), |b| b.extend_from_slice(&[1; 100]));
+        let at = first.bytes.as_ptr();
+        give(first);
+        let mut run = Magazine::default();
+        let taken = run.take(FrameMeta::default(), |b| b.push(2));
+        assert_eq!(taken.bytes.as_ptr(), at, "the thread's spare frame is reused");
+        run.give(taken);
+        assert_eq!(SPARE.with_borrow(|s| s.frames.len()), 0, "given to the run, not to the thread");
+        drop(run);
+        let again = take(FrameMeta::default(), |b| b.push(3));
+        assert_eq!(again.bytes.as_ptr(), at, "handed back to the thread with the run");
+    }
+
+    #[test]
+    fn a_run_keeps_frames_within_the_threads_bounds() {
+        let mut run = Magazine::default();
+        for _ in 0..400 {
+            let f = run.take(FrameMeta::default(), |b| b.extend_from_slice(&[0; 9_000]));
+            run.give(take(FrameMeta::default(), |b| b.extend_from_slice(&[0; 9_000])));
+            run.give(f);
+        }
+        assert!(run.0.bytes <= KEEP_TOTAL && run.0.frames.len() * 9_000 <= KEEP_TOTAL, "kept {} bytes", run.0.bytes);
+        run.give(take(FrameMeta::default(), |b| b.extend_from_slice(&[0; 65_536])));
+        assert!(run.0.frames.iter().all(|f| f.bytes.capacity() <= KEEP_BYTES), "no buffer larger than a jumbo frame");
     }
 
     #[test]
