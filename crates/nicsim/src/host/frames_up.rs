@@ -32,13 +32,18 @@ impl Machine {
             }
             let gone_up = &mut self.ports[p].ring().delivered;
             gone_up.went_up(order);
-            let mut merged: Vec<Box<Frame>> = merged
-                .into_iter()
-                .map(|(o, f)| {
-                    gone_up.went_up(o);
-                    f
-                })
-                .collect();
+            // Most frames merge with none: an empty list's iterator is still a call.
+            let mut merged: Vec<Box<Frame>> = if merged.is_empty() {
+                Vec::new()
+            } else {
+                merged
+                    .into_iter()
+                    .map(|(o, f)| {
+                        gone_up.went_up(o);
+                        f
+                    })
+                    .collect()
+            };
             let from = plan.effects.delivered.len();
             plan.effects.delivered.push(frame.meta.arrived);
             for f in &merged {
@@ -143,8 +148,10 @@ impl Machine {
             return cycles;
         }
         self.sink_frame(frame, measuring, ctx);
-        for f in merged.drain(..) {
-            self.sink_frame(f, measuring, ctx);
+        if !merged.is_empty() {
+            for f in merged.drain(..) {
+                self.sink_frame(f, measuring, ctx);
+            }
         }
         self.cfg.costs.protocol_segment
     }
