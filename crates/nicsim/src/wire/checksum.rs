@@ -57,6 +57,13 @@ pub fn changes(old: &[u8], new: &[u8]) -> u64 {
         .sum()
 }
 
+/// The sum of a 64-bit field's four 16-bit words, in network order: the terms
+/// its bytes add where they replace zeros.
+#[inline]
+pub fn words64(v: u64) -> u64 {
+    (v >> 48) + (v >> 32 & 0xffff) + (v >> 16 & 0xffff) + (v & 0xffff)
+}
+
 /// The checksum after the changes whose terms sum to `changes`.
 #[inline]
 pub fn apply(checksum: u16, changes: u64) -> u16 {
@@ -136,6 +143,12 @@ mod tests {
             });
             let at_once = apply(start, changes(old, new));
             prop_assert_eq!(at_once, by_word);
+        }
+
+        #[test]
+        fn a_fields_words_are_its_terms_over_zeros(v in any::<u64>()) {
+            // Over zeros, each old word's complement is 0xffff.
+            prop_assert_eq!(changes(&[0; 8], &v.to_be_bytes()), 4 * 0xffff + words64(v));
         }
 
         #[test]
