@@ -7,6 +7,7 @@ instructions a frame may take at the rate this machine runs them."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -114,10 +115,7 @@ def needed() -> str:
 def count(case: str) -> tuple[int, dict, Counter]:
     """Run `case` once under callgrind: its instructions, its figures (as
     `nicsim bench --case CASE --json` prints them) and the count by part."""
-    import json
-
     valgrind = needed()
-
     with tempfile.TemporaryDirectory(prefix="nicsim-instructions-") as tmp:
         out = os.path.join(tmp, "callgrind.out")
         child = [sys.executable, "-c", "import sys; from nicsim.cli import main; sys.exit(main())", "bench", "--case", case, "--repeat", "1", "--json"]

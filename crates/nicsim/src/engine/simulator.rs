@@ -335,7 +335,13 @@ impl Simulator {
     /// send time. Returns whether it broke the rule by sending something; the
     /// error is made apart (`answered_last`), so that the path every frame takes
     /// returns a flag in a register rather than an error through memory.
-    fn absorb(slots: &mut [Slot], (last_box, spares): (&mut Vec<Outgoing>, &mut Magazine), latest: &mut Time, to: Endpoint, out: Outgoing) -> bool {
+    fn absorb(
+        slots: &mut [Slot],
+        (last_box, spares): (&mut Vec<Outgoing>, &mut Magazine),
+        latest: &mut Time,
+        to: Endpoint,
+        out: Outgoing,
+    ) -> bool {
         *latest = (*latest).max(out.at);
         let slot = &mut slots[to.component];
         slot.part.handle(to.port, out.msg, &mut Ctx::new(out.at, last_box, &mut slot.rng).with_spares(spares));

@@ -166,8 +166,9 @@ impl Machine {
             let due = port.irq.completed(at, n);
             let left = port.ring().rx.buffers_left();
             let urgent = port.irq.buffers_left(at, left);
-            // One, then the other: chained as iterators, the two options cost
-            // a loop's worth of instructions on every write-back.
+            // One, then the other: chained or flattened as iterators, the two
+            // options cost a loop's worth of instructions on every write-back.
+            #[allow(clippy::manual_flatten, reason = "flatten costs 13 instructions a frame more (callgrind)")]
             for timer in [due, urgent] {
                 if let Some((due, generation)) = timer {
                     wake(ctx, due.max(ctx.now()), Tag::Irq(p, generation));
