@@ -45,7 +45,9 @@ def command(args) -> int:
     if args.frames < 1 or args.repeat < 1:
         raise _core.ScenarioError("--frames and --repeat must be at least 1")
     if args.instructions and args.case in ("link", "scale", "goals"):
-        raise _core.ScenarioError(f"--instructions: counts one scenario of --case (full-path, 10g-flood, 10g-napi, 10g-poll, direct-tso, store-and-forward-tso), not {args.case}")
+        from .benchcases import CASES
+
+        raise _core.ScenarioError(f"--instructions: counts one scenario of --case ({', '.join(CASES)}), not {args.case}")
     if args.case == "scale":
         return _bench_scale(args)
     if args.case == "goals":
@@ -55,8 +57,8 @@ def command(args) -> int:
     peers = benchpeers.folder(args.peers) if args.compare_peers else None
     figures, line = _bench_case(args) if args.case != "link" else _bench_link(args)
     # The build and machine end the first line; counted instructions follow it.
-    first, rest = (line.split("\n", 1) + [""])[:2]
-    line = "\n".join(filter(None, [f"{first}; {figures['build']} build on {figures['machine']}", rest]))
+    first, _, rest = line.partition("\n")
+    line = f"{first}; {figures['build']} build on {figures['machine']}" + (f"\n{rest}" if rest else "")
     if peers is not None:
         figures["peers"] = benchpeers.compare(figures["frames_per_second"], peers, args.peers_python, args.repeat)
         line = "\n".join([line, *benchpeers.lines(figures["peers"])])
