@@ -140,6 +140,11 @@ def _parser() -> argparse.ArgumentParser:
     _add_studies(v)
     v.add_argument("--json", action="store_true", help="print one JSON record per comparison")
     v.add_argument("--markdown", metavar="FILE", help="also write the studies' sections as Markdown (docs/validation.md)")
+    v.add_argument(
+        "--sensitivity",
+        action="store_true",
+        help="also run each study with each calibrated parameter 20%% lower and higher, and show how every figure moves",
+    )
 
     e = sub.add_parser("export", help="write a results file's runs to Parquet or CSV")
     e.add_argument("results", metavar="RESULTS.duckdb")
@@ -289,7 +294,7 @@ def _reproduce(args) -> int:
 
 
 def _validate(args) -> int:
-    from .document import write_validation
+    from .document import load, write_validation
     from .validate import as_json, records, text
 
     done = _studies(args)
@@ -297,15 +302,48 @@ def _validate(args) -> int:
         return 130
     _, dbs = done
     found = records(dbs)
+    titles = {Path(db).stem: load(db)[0].get("title", "") for db in dbs}
+    moves = None
+    if args.sensitivity:
+        moves = _sensitivity(args, found)
+        if moves is None:
+            return 130
     if args.markdown:
-        print(f"{write_validation(dbs, args.markdown)}: written", file=sys.stderr)
+        print(f"{write_validation(dbs, args.markdown, moves)}: written", file=sys.stderr)
     if args.json:
-        print(as_json(found))
-    else:
-        from .document import load
+        from .sensitivity import attach
 
-        print(text(found, {Path(db).stem: load(db)[0].get("title", "") for db in dbs}))
+        print(as_json(attach(found, moves) if moves is not None else found))
+    else:
+        print(text(found, titles))
+        if moves:
+            from . import sensitivity
+
+            print("\n" + sensitivity.text(moves, titles))
     return 0
+
+
+def _sensitivity(args, found: list) -> "list | None":
+    """The moves of every calibrated parameter of the studies run; None if interrupted."""
+    from . import sensitivity
+    from .execute import executor
+    from .study import find_studies, papers_dir
+    from .sweeps import Interrupted, progress_bar
+
+    papers = Path(args.papers) if args.papers else papers_dir()
+    studies = [s for s in find_studies(papers, list(args.names) or None) if s.spec.get("calibrated")]
+    pool = executor(args.jobs or os.cpu_count() or 1, args.scheduler, 1)
+    moves: list = []
+    try:
+        for study in studies:
+            base = [r for r in found if r["study"] == study.name]
+            moves += sensitivity.run(study, base, Path(args.out), pool, None if args.quiet else progress_bar)
+    except Interrupted:
+        print(f"nicsim: interrupted; finished runs are in {args.out}/sensitivity/, the same command resumes", file=sys.stderr)
+        return None
+    finally:
+        pool.close()
+    return moves
 
 
 def _export(args) -> int:

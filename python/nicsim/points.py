@@ -35,6 +35,7 @@ class Point:
 
     index: int
     values: tuple  # ((key, value), ...) in the sweep's key order, labels included
+    extra: tuple = ()  # more `--set` strings, set last (a sensitivity run's moved parameter)
 
     @property
     def sets(self) -> list:
@@ -44,7 +45,7 @@ class Point:
         for k, v in self.values:
             pairs = v["set"].items() if _group(v) else [] if k.startswith("@") else [(k, v)]
             out.extend(f"{key}={toml_value(x)}" for key, x in pairs)
-        return out
+        return out + list(self.extra)
 
     @property
     def labels(self) -> dict:

@@ -21,7 +21,8 @@ from .points import MODES
 
 LIMITS = ("wire-l2", "wire-udp", "wire-frames", "value", "slope")
 _KEYS = {
-    "study": {"title", "source", "summary", "text", "notes", "sweep", "plot", "published", "table"},
+    "study": {"title", "source", "summary", "text", "notes", "sweep", "plot", "published", "table", "calibrated"},
+    "calibrated": {"key", "parameter"},
     "sweep": {"name", "scenario", "mode", "vary", "title"},
     "plot": {"sweep", "where", "x", "y", "x_label", "y_label", "title", "series", "limit", "limit_rate", "limit_value", "limit_label", "y_scale", "x_scale", "percent", "legend"},
     "published": {"quantity", "published", "at", "sweep", "where", "metric", "format", "note", "scale", "kind", "value", "divide_by"},
@@ -135,6 +136,11 @@ def load_study(path: "str | os.PathLike[str]") -> Study:
                 check("{" + item["metric"] + "}", f"{at}.metric")
     for i, t in enumerate(spec.get("table", [])):
         _check_table(f"{where}: table[{i}]", t, names)
+    for i, c in enumerate(spec.get("calibrated", [])):
+        at = f"{where}: calibrated[{i}]"
+        _check_keys(at, c, "calibrated")
+        _need(at, c, "key", str)
+        _need(at, c, "parameter", str)
     return Study(path.parent.name, path.parent, spec)
 
 

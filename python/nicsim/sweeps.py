@@ -89,16 +89,20 @@ def run_sweep(
     extra: Optional[dict] = None,
     progress: Optional[Callable[[Outcome], None]] = None,
     pool=None,
+    adjust: Optional[Callable[[Point], Point]] = None,
 ) -> Outcome:
     """Run every point of a sweep not yet in `db`; see `nicsim.sweep`.
 
     restart: True drops the sweep's stored rows first; "stale" drops them only
     when they came from another version of the scenario file. pool: an
-    executor to share between sweeps (left open)."""
+    executor to share between sweeps (left open). adjust: changes each point
+    before it is checked and run (a sensitivity run's moved parameter)."""
     scenario = os.fspath(scenario)
     table = json.loads(_core.resolve_file(scenario, []))
     vary, mode = definition(table, scenario, vary, mode)
     pts = points(vary, mode)
+    if adjust:
+        pts = [adjust(p) for p in pts]
     check_points(scenario, pts)
     text = Path(scenario).read_text()
     sha = scenario_digest(table)
