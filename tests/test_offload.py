@@ -109,6 +109,17 @@ def test_the_stack_answers_before_the_application_works(scenarios, tmp_path):
     assert waits and min(waits) < 1e-3, f"data an ACK let go waited {[round(w * 1e3, 1) for w in waits]} ms"
 
 
+def test_send_calls_reach_the_engine_in_the_order_they_were_made(scenarios):
+    """A completion's interrupt that splits a send call must not let the next
+    call overtake it: with 1,460-byte messages and four outstanding, calls and
+    completions interleave, and before 2026-11-27 two messages reached the
+    engine the wrong way round (the receiver's digest differed)."""
+    sets = {"host[0].adapter[0].toe.queue_depth": 4, "host[0].ttcp.message": 1460, "host[0].ttcp.bytes": 2_000_000}
+    sut, normal, _ = run(scenarios, SEND, **sets)
+    assert sut.metrics["ttcp_bytes"] == normal.metrics["ttcp_bytes"] == 2_000_000
+    assert sut.text["ttcp_sha256"] == normal.text["ttcp_sha256"], "the receiver read the stream the sender wrote"
+
+
 def test_the_i960_calibration_point_holds(scenarios):
     sut, normal, _ = run(scenarios, SEND)
     assert sut.metrics["adapter_cycles_per_packet"] == pytest.approx(17_000, rel=0.02), "about 17,000 cycles per full-size packet"

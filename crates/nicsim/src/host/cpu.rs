@@ -105,6 +105,8 @@ pub struct Step {
     pub holds_stack: bool,
     /// A frame's protocol work: its end may let another processor's next frame go.
     pub releases_order: bool,
+    /// Runs in deferred context: suspended, it resumes before other deferred work.
+    pub deferred: bool,
     /// Its place in the order the stack made frames to send, if it made some.
     pub send_turn: Option<u64>,
 }

@@ -27,6 +27,8 @@ pub(super) struct Plan {
     pub holds_stack: bool,
     /// Ends a frame's protocol work, which may let another processor's next frame go.
     releases_order: bool,
+    /// Runs in deferred context (whatever its activity is counted as).
+    deferred: bool,
 }
 
 /// A step planned to follow the one its processor runs (the applications'
@@ -38,7 +40,7 @@ pub(super) struct Then {
 
 impl Plan {
     pub fn new(activity: Activity, cycles: u64) -> Self {
-        Plan { activity, cycles, until: None, effects: Effects::fresh(), holds_stack: false, releases_order: false }
+        Plan { activity, cycles, until: None, effects: Effects::fresh(), holds_stack: false, releases_order: false, deferred: false }
     }
 }
 
@@ -50,7 +52,10 @@ impl Machine {
         }
         let fresh = self.then[k].is_none();
         let now = ctx.now();
-        let suspended = cpu.suspended.last().map(|s| s.activity);
+        // A suspended step of deferred context (protocol work, or an application's
+        // step taken from the deferred queue) resumes before other deferred work:
+        // a step of its queue must not overtake it.
+        let suspended = cpu.suspended.last().map(|s| s.step.deferred);
         let lock_free = !(self.cfg.serialized_stack && self.stack_held);
         let own = lock_free && !cpu.queue.is_empty() && self.in_turn(cpu.queue.front());
         let shared = lock_free && !own && !self.shared.is_empty() && self.in_turn(self.shared.front());
@@ -59,15 +64,19 @@ impl Machine {
             Some(self.handler_step(p, now, ctx))
         } else if let Some(p) = self.cpus[k].irq_pending.pop_front() {
             Some(self.interrupt_entry(k, p, now))
-        } else if suspended == Some(Activity::Deferred) || suspended.is_some() && !deferred_ready && fresh {
+        } else if suspended == Some(true) || suspended.is_some() && !deferred_ready && fresh {
             return self.resume(k, ctx);
         } else if let Some(then) = self.then[k].take() {
             // The applications' part of the protocol step that just ended,
             // which holds the stack lock and its place in the send order.
-            return self.start_planned(k, then.plan, then.turn, ctx);
+            let mut plan = then.plan;
+            plan.deferred = true;
+            return self.start_planned(k, plan, then.turn, ctx);
         } else if deferred_ready {
             let item = self.deferred_queue(k, shared).pop_front().expect("checked non-empty");
-            Some(self.deferred(k, item, shared, ctx))
+            let mut plan = self.deferred(k, item, shared, ctx);
+            plan.deferred = true;
+            Some(plan)
         } else {
             self.run_queue(k, ctx)
         };
@@ -95,7 +104,7 @@ impl Machine {
         if plan.holds_stack {
             self.stack_held = true;
         }
-        let step = Step { effects: plan.effects, holds_stack: plan.holds_stack, releases_order: plan.releases_order, send_turn };
+        let step = Step { effects: plan.effects, holds_stack: plan.holds_stack, releases_order: plan.releases_order, deferred: plan.deferred, send_turn };
         self.start_step(k, (plan.activity, plan.cycles), step, now, end, ctx);
     }
 
