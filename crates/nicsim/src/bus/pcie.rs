@@ -3,19 +3,22 @@
 //! carries 24 bytes of overhead with 64-bit addressing, a completion with data 20;
 //! writes split at the Max Payload Size, read requests at the Max Read Request Size,
 //! completions at MPS or the Read Completion Boundary; 8-byte ACK and flow-control
-//! DLLPs sent by the spec's latency timers (`dllp_interval`); SKIP ordered sets of
-//! 4 bytes per 1538.
+//! DLLPs sent by the spec's latency timers (`dllp_interval`); SKP ordered sets at
+//! the longest interval the spec allows (`skip`). docs/model.md gives each
+//! overhead with its section of the PCI Express Base Specification.
 
+/// A TLP's framing and data link layer bytes, the same in every generation:
+/// STP (1), sequence number (2), LCRC (4) and END (1) under 8b/10b; a 4-byte STP
+/// token (which holds the 12-bit sequence number) and LCRC (4) under 128b/130b.
+pub const TLP_FRAMING: u64 = 8;
 /// Overhead of a memory write or read request TLP with 64-bit addressing:
-/// 8 (framing, sequence, LCRC) + 4 (header) + 12 (address and the rest).
-pub const REQUEST_OVERHEAD: u64 = 24;
-/// Overhead of a completion with data.
-pub const COMPLETION_OVERHEAD: u64 = 20;
-/// One ACK or flow-control update DLLP on the wire.
+/// the framing and a 4-DW header.
+pub const REQUEST_OVERHEAD: u64 = TLP_FRAMING + 16;
+/// Overhead of a completion with data: the framing and a 3-DW header.
+pub const COMPLETION_OVERHEAD: u64 = TLP_FRAMING + 12;
+/// One ACK or flow-control update DLLP on the wire: 6 bytes, with SDP and END
+/// (8b/10b) or a 2-byte SDP token (128b/130b).
 pub const DLLP_BYTES: u64 = 8;
-/// SKIP ordered sets: 4 bytes for every 1538 bytes sent.
-pub const SKIP_BYTES: u64 = 4;
-pub const SKIP_EVERY: u64 = 1538;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CompletionSplit {
@@ -104,6 +107,17 @@ impl PcieConfig {
         ((self.mps + TLP_OVERHEAD_SYMBOLS) as f64 * factor / self.lanes as f64 + internal_delay) as u64
     }
 
+    /// SKP ordered sets as (bytes, every so many bytes of other traffic) per
+    /// lane: 4 symbols (COM and three SKP) at most 1,538 symbol times apart
+    /// under 8b/10b; one 16-symbol block at most 375 blocks apart under 128b/130b.
+    pub fn skip(&self) -> (u64, u64) {
+        if self.generation <= 2 {
+            (4, 1538)
+        } else {
+            (16, 375 * 16)
+        }
+    }
+
     /// Seconds between the ACKs (and between the UpdateFCs of one credit type)
     /// a receiver sends while TLPs keep arriving: the latency limit, a symbol
     /// being 10 unit intervals under 8b/10b and 8 under 128b/130b.
@@ -137,7 +151,8 @@ impl Traffic {
     fn wire(cfg: &PcieConfig, tlp_bytes: u64, received_bytes: u64, received_credited: bool) -> f64 {
         let per_interval = if received_credited { 2.0 } else { 1.0 };
         let dllps = received_bytes as f64 / cfg.bytes_per_second() / cfg.dllp_interval() * per_interval;
-        (tlp_bytes as f64 + DLLP_BYTES as f64 * dllps) * (SKIP_EVERY + SKIP_BYTES) as f64 / SKIP_EVERY as f64
+        let (skip, every) = cfg.skip();
+        (tlp_bytes as f64 + DLLP_BYTES as f64 * dllps) * (every + skip) as f64 / every as f64
     }
     /// The requester's direction: its requests, and the ACKs for completions.
     pub fn wire_up(&self, cfg: &PcieConfig) -> f64 {
@@ -204,7 +219,24 @@ mod tests {
     fn gen3x8() -> PcieConfig {
         PcieConfig::gen3x8()
     }
-    const SKIP: f64 = 1542.0 / 1538.0;
+    /// Gen3's SKP ordered sets: a 16-symbol block per 375 blocks.
+    const SKIP: f64 = 6016.0 / 6000.0;
+
+    #[test]
+    fn framing_is_eight_bytes_a_tlp_and_skp_follows_the_encoding() {
+        // 8b/10b: STP 1, sequence 2, LCRC 4, END 1; 128b/130b: STP token 4 (with
+        // the sequence number), LCRC 4. Headers: 4 DW for 64-bit requests, 3 DW for completions.
+        assert_eq!((TLP_FRAMING, REQUEST_OVERHEAD, COMPLETION_OVERHEAD), (8, 24, 20));
+        let mut c = gen3x8();
+        assert_eq!(c.skip(), (16, 6000), "one 16-symbol block at most 375 blocks apart");
+        c.generation = 2;
+        assert_eq!(c.skip(), (4, 1538), "COM and three SKP at most 1,538 symbol times apart");
+        // The same write costs a Gen2 link 4 bytes of SKP per 1,538, a Gen3 link 16 per 6,000.
+        let t = dma_write(&c, 0, 256);
+        let dllps = t.wire_down(&c);
+        assert!(dllps > 0.0);
+        assert!((t.wire_up(&c) - 280.0 * 1542.0 / 1538.0).abs() < 1e-9);
+    }
 
     #[test]
     fn raw_rates_follow_the_encodings() {
@@ -313,7 +345,7 @@ mod tests {
         // UpdateFC; on Gen3 x8 with MPS 256 it is 0.175 of a 280-byte TLP.
         let narrow = PcieConfig { generation: 1, lanes: 1, mps: 128, ..gen3x8() };
         let t = dma_write(&narrow, 0, 128);
-        assert!((t.wire_down(&narrow) / SKIP - 16.0 * 608.0 / 948.0).abs() < 1e-6);
+        assert!((t.wire_down(&narrow) / (1542.0 / 1538.0) - 16.0 * 608.0 / 948.0).abs() < 1e-6);
         let wide = gen3x8();
         let per_tlp = dma_write(&wide, 0, 256).wire_down(&wide) / SKIP / 16.0;
         assert!((per_tlp - 280.0 / 7.876_923e9 / 203e-9).abs() < 1e-4, "{per_tlp}");
