@@ -50,6 +50,10 @@ CASES = {
     "a name used twice": (('name = "l1"', 'name = "gen"'), "link[1].name", "already the name of source[0]"),
     "a link without a name": (('name = "l1"', 'name = ""'), "link[1].name", "must be non-empty"),
     "a link name with a colon": (('name = "l0"', 'name = "l:0"'), "link[0].name", "without ':'"),
+    # A newline split the results table; invisible characters made two names look alike.
+    "a name with a newline": (('name = "gen"', 'name = "g\\nen"'), "source[0].name", "printable characters only"),
+    "a name with a NUL": (('name = "rx"', 'name = "r\\u0000x"'), "sink[0].name", "U+0000"),
+    "a name with a zero-width space": (('name = "sw"', 'name = "s\\u200Bw"'), "switch[0].name", "U+200B"),
 }
 
 

@@ -146,7 +146,18 @@ fn check_name(path: &str, name: &str) -> Result<(), ScenarioError> {
     if name.is_empty() || name.contains(':') {
         return err(format!("{path}.name"), format!("must be non-empty and without ':', got {name:?}"));
     }
+    if let Some(c) = name.chars().find(|&c| !printable(c)) {
+        return err(format!("{path}.name"), format!("must be printable characters only, got {name:?} (U+{:04X})", c as u32));
+    }
     Ok(())
+}
+
+/// Whether `c` shows as itself: not a control character (a newline splits a
+/// results table), nor one of Unicode's invisible format characters (zero-width
+/// spaces and joiners, direction marks, line separators).
+fn printable(c: char) -> bool {
+    !c.is_control()
+        && !matches!(c, '\u{00AD}' | '\u{180E}' | '\u{200B}'..='\u{200F}' | '\u{2028}'..='\u{202E}' | '\u{2060}'..='\u{206F}' | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}')
 }
 
 /// Every part's path and name (`source[0]`, `"gen"`), stations, switches and
