@@ -104,7 +104,13 @@ impl Machine {
         if plan.holds_stack {
             self.stack_held = true;
         }
-        let step = Step { effects: plan.effects, holds_stack: plan.holds_stack, releases_order: plan.releases_order, deferred: plan.deferred, send_turn };
+        let step = Step {
+            effects: plan.effects,
+            holds_stack: plan.holds_stack,
+            releases_order: plan.releases_order,
+            deferred: plan.deferred,
+            send_turn,
+        };
         self.start_step(k, (plan.activity, plan.cycles), step, now, end, ctx);
     }
 

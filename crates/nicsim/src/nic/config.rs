@@ -70,7 +70,8 @@ pub struct NicConfig {
     pub strip_crc: bool,
     pub moderation: Moderation,
     /// A partial group of receive write-backs waits this long for more frames
-    /// (`None`: it is written as soon as no frame is waiting in the FIFO).
+    /// (`None`: it is written as soon as no frame is waiting in the FIFO, or
+    /// none of those waiting has a descriptor to go to).
     pub rx_writeback_delay: Option<Duration>,
     /// Only in-order TCP data segments of one connection wait for a write-back
     /// group; any other frame is written back at once (a fast path that hands

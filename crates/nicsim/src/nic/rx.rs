@@ -159,7 +159,15 @@ impl Rx {
     fn pump(&mut self, now: Time, bus: &mut HostBus, visible: &mut Vec<(Time, u32)>) {
         while !self.waiting.is_empty() {
             self.fetch(now, bus);
-            let Some(desc_ready) = self.cache.pop_front() else { break };
+            let Some(desc_ready) = self.cache.pop_front() else {
+                // No frame can join the group until the driver posts buffers, and
+                // it posts them for frames it sees: without a delay timer the
+                // group goes now (else a group nearly the ring's size waits for ever).
+                if !self.unwritten.is_empty() && self.cfg.rx_writeback_delay.is_none() {
+                    visible.push(self.write_back(self.dma_free, bus));
+                }
+                break;
+            };
             let w = self.waiting.pop_front().expect("checked non-empty");
             let bytes = self.dma_bytes(&w.frame);
             let threshold = w.first_byte + self.threshold_wire;

@@ -156,6 +156,21 @@ fn status_is_written_back_in_groups_when_frames_queue() {
     assert_eq!(done.iter().map(|d| d.1).collect::<Vec<_>>(), vec![4, 4]);
 }
 
+/// Without a write-back delay, a partial group is written back once no waiting
+/// frame has a buffer to go to: the driver posts buffers for frames it sees, so
+/// holding the group would stop receive for good (a group of 496 in a ring of
+/// 512 refilled 32 at a time did).
+#[test]
+fn a_partial_group_goes_when_the_buffers_run_out() {
+    let (mut bus, nic) = ibm();
+    let mut rx = Rx::new(NicConfig { rx_writeback: 8, ..nic });
+    let (t, _) = arrivals(&mut rx, &mut bus, 8);
+    let placed = rx.posted(5, t, &mut bus);
+    assert_eq!(placed.iter().map(|d| d.1).collect::<Vec<_>>(), vec![5], "the five frames placed, three waiting");
+    let done = rx.posted(8, t, &mut bus);
+    assert_eq!(done.iter().map(|d| d.1).collect::<Vec<_>>(), vec![3], "the three that waited, once the FIFO is empty");
+}
+
 /// The frame's status, with its FCS checked, is written back only once the
 /// frame's last bit is in: on PCI for a short frame, whose padding comes
 /// between its bytes and its FCS on the wire, and on PCIe, where a transfer

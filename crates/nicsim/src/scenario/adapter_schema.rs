@@ -192,7 +192,7 @@ pub struct AdapterSpec {
     #[schemars(extend("default" = BACKUP_LOW_BUFFERS))]
     pub backup_low_buffers: Option<i64>,
     /// A partial write-back group waits this long for more frames (1.024 us units; none: it goes as
-    /// soon as no frame waits).
+    /// soon as no frame waits, or none that waits has a buffer to go to).
     pub rx_writeback_delay: Option<TimeSpan>,
     /// Only in-order TCP data of one connection waits for a write-back group;
     /// any other frame is written back at once.
