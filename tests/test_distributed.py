@@ -75,3 +75,38 @@ def test_a_scheduler_address_dask_cannot_read_is_bad_input(cli, tmp_path):
         r = cli("sweep", SCENARIO, "--vary", "host[0].send.count=10,20", "--scheduler", address, "--db", tmp_path / "x.duckdb")
         assert r.returncode == 2 and f"--scheduler {address}: not a scheduler address" in r.stderr, r.stderr
         assert not (tmp_path / "x.duckdb").exists(), "nothing written"
+
+
+def test_a_scheduler_without_workers_stops_the_sweep_after_the_wait(tmp_path, cli):
+    """A cluster with no workers held the sweep at 0% for ever; now it waits as
+    long as asked, says why it stops, and writes nothing."""
+    db = tmp_path / "out" / "w.duckdb"
+    with LocalCluster(n_workers=0, dashboard_address=None) as c:
+        start = time.monotonic()
+        r = cli("sweep", SCENARIO, "--vary", "host[0].send.count=2000,4000", "--db", db, "--scheduler", c.scheduler_address, "--wait-workers", "1", "--quiet", timeout=120)
+        took = time.monotonic() - start
+    assert r.returncode == 2, r.stderr
+    assert "has no workers; waiting up to 1 s" in r.stderr and "no worker joined within 1 s" in r.stderr
+    assert took < 60 and not (tmp_path / "out").exists()
+
+
+def test_a_sweep_refused_for_its_scheduler_changes_no_file(tmp_path, cli):
+    """Refused for a bad --scheduler, a sweep left the stored definition of an
+    existing results file rewritten, and made the results folder of a new one."""
+    from nicsim.store import Store
+
+    db = tmp_path / "kept.duckdb"
+    assert cli("sweep", SCENARIO, "--vary", "host[0].send.count=2000", "--db", db, "--quiet").returncode == 0
+    before = Store(db, read_only=True)
+    defined = before.definitions()
+    before.close()
+    r = cli("sweep", SCENARIO, "--vary", "host[0].send.count=4000,6000", "--db", db, "--scheduler", "nonsense", "--quiet")
+    assert r.returncode == 2 and "--scheduler nonsense" in r.stderr
+    after = Store(db, read_only=True)
+    assert after.definitions() == defined and len(after.frame()) == 1
+    after.close()
+    fresh = tmp_path / "new" / "r.duckdb"
+    r = cli("sweep", SCENARIO, "--vary", "host[0].send.count=4000", "--db", fresh, "--scheduler", "nonsense", "--quiet")
+    assert r.returncode == 2 and not fresh.parent.exists()
+    r = cli("sweep", SCENARIO, "--vary", "host[0].send.count=4000", "--db", fresh, "--wait-workers", "-1", "--quiet")
+    assert r.returncode == 2 and "--wait-workers: must be" in r.stderr

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Optional
 
 from . import _core
+from .execute import WAIT_WORKERS
 from .points import toml_value
 
 
@@ -140,6 +141,7 @@ def sweep(
     scheduler: Optional[str] = None,
     restart: bool = False,
     progress: bool = False,
+    wait_workers: float = WAIT_WORKERS,
 ):
     """Run a scenario at every point of a sweep; returns the runs as a DataFrame.
 
@@ -149,7 +151,8 @@ def sweep(
     without it the scenario's [sweep] table is used. mode is "grid" (every
     combination, the default) or "zip". Rows go to db (default
     results/NAME.duckdb), where points already run are skipped. jobs runs at once on
-    local threads (default: one per CPU), or scheduler, the address of a Dask cluster.
+    local threads (default: one per CPU), or scheduler, the address of a Dask cluster
+    (which gets wait_workers seconds to have a worker, if it has none).
     It works the same from a script, a notebook or a shell: nothing is re-imported.
     progress shows a progress bar on stderr.
     """
@@ -166,6 +169,7 @@ def sweep(
         scheduler=scheduler,
         restart=restart,
         progress=progress_bar() if progress else None,
+        wait_workers=wait_workers,
     )
     return load(outcome.db, sweep=outcome.name)
 

@@ -107,6 +107,7 @@ def _parser() -> argparse.ArgumentParser:
     w.add_argument("--name", help="the sweep's name in the results file (default: the scenario's file name)")
     w.add_argument("--jobs", type=int, metavar="N", help="runs at once on local threads (default: one per CPU; 1 runs them one after another)")
     w.add_argument("--scheduler", metavar="ADDRESS", help="run on this Dask cluster, e.g. tcp://10.0.0.5:8786")
+    _add_wait_workers(w)
     w.add_argument("--restart", action="store_true", help="drop this sweep's earlier rows and run every point again")
     w.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -156,6 +157,23 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _add_wait_workers(p: argparse.ArgumentParser) -> None:
+    from .execute import WAIT_WORKERS
+
+    p.add_argument(
+        "--wait-workers",
+        type=float,
+        metavar="SECONDS",
+        default=WAIT_WORKERS,
+        help=f"with --scheduler: how long to wait for a worker when the cluster has none, then stop (default {WAIT_WORKERS:g})",
+    )
+
+
+def _check_wait_workers(args) -> None:
+    if not 0 <= args.wait_workers < float("inf"):
+        raise _core.ScenarioError(f"--wait-workers: must be a number of seconds, 0 or more, got {args.wait_workers:g}")
+
+
 def _add_studies(p: argparse.ArgumentParser) -> None:
     p.add_argument("names", metavar="NAME", nargs="*", help="studies to run (default: all)")
     p.add_argument("--all", action="store_true", help="every study (the default when no NAME is given)")
@@ -163,6 +181,7 @@ def _add_studies(p: argparse.ArgumentParser) -> None:
     p.add_argument("--papers", metavar="DIR", help="the studies' folder (default scenarios/papers of this checkout)")
     p.add_argument("--jobs", type=int, metavar="N", help="runs at once on local threads (default: one per CPU)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="run on this Dask cluster")
+    _add_wait_workers(p)
     p.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
@@ -199,6 +218,7 @@ def _sweep(args) -> int:
 
     if args.jobs is not None and args.jobs < 1:
         raise _core.ScenarioError(f"--jobs: must be at least 1, got {args.jobs}")
+    _check_wait_workers(args)
     vary = {}
     for spec in args.vary:
         key, values = parse_vary(spec)
@@ -217,6 +237,7 @@ def _sweep(args) -> int:
             scheduler=args.scheduler,
             restart=args.restart,
             progress=None if args.quiet else progress_bar(),
+            wait_workers=args.wait_workers,
         )
     except Interrupted as stop:
         o = stop.outcome
@@ -268,6 +289,7 @@ def _studies(args):
         raise _core.ScenarioError("give study names or --all, not both")
     if args.jobs is not None and args.jobs < 1:
         raise _core.ScenarioError(f"--jobs: must be at least 1, got {args.jobs}")
+    _check_wait_workers(args)
     papers = Path(args.papers) if args.papers else papers_dir()
     say = (lambda _: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
     try:
@@ -277,6 +299,7 @@ def _studies(args):
             out=args.out,
             jobs=args.jobs,
             scheduler=args.scheduler,
+            wait_workers=args.wait_workers,
             progress=None if args.quiet else progress_bar,
             say=say,
         )
@@ -332,7 +355,7 @@ def _sensitivity(args, found: list) -> "list | None":
 
     papers = Path(args.papers) if args.papers else papers_dir()
     studies = [s for s in find_studies(papers, list(args.names) or None) if s.spec.get("calibrated")]
-    pool = executor(args.jobs or os.cpu_count() or 1, args.scheduler, 1)
+    pool = executor(args.jobs or os.cpu_count() or 1, args.scheduler, 2, args.wait_workers)
     moves: list = []
     try:
         for study in studies:

@@ -11,6 +11,7 @@ broke `nicsim.sweep` called from a plain script).
 from __future__ import annotations
 
 import json
+import sys
 import tempfile
 import time
 import uuid
@@ -19,6 +20,9 @@ from pathlib import Path
 from typing import Iterator, Optional, Sequence
 
 from . import _core
+
+# Seconds a sweep waits for a Dask scheduler with no workers to get one.
+WAIT_WORKERS = 60.0
 
 
 def run_point(text: str, filename: str, sets: Sequence[str]) -> dict:
@@ -72,7 +76,7 @@ class DaskPool:
     """Runs on the Dask cluster whose scheduler is at `address`. A worker that
     dies costs only the runs it held; the scheduler hands them to another worker."""
 
-    def __init__(self, address: str):
+    def __init__(self, address: str, wait_workers: float = WAIT_WORKERS):
         from dask.distributed import Client
 
         try:
@@ -81,6 +85,17 @@ class DaskPool:
             raise _core.ScenarioError(f"--scheduler {address}: cannot reach a Dask scheduler ({e})") from None
         except ValueError as e:  # not an address Dask can read (no port, unknown protocol)
             raise _core.ScenarioError(f"--scheduler {address}: not a scheduler address ({e}); write e.g. tcp://10.0.0.5:8786") from None
+        # A scheduler without workers would hold every run for ever.
+        if not self.client.scheduler_info().get("workers"):
+            print(f"nicsim: the Dask scheduler at {address} has no workers; waiting up to {wait_workers:g} s for one", file=sys.stderr)
+            try:
+                self.client.wait_for_workers(1, timeout=wait_workers)
+            except (OSError, TimeoutError):
+                self.client.close()
+                raise _core.ScenarioError(
+                    f"--scheduler {address}: no worker joined within {wait_workers:g} s "
+                    "(start one with `dask worker ADDRESS`, or wait longer with --wait-workers)"
+                ) from None
         self.name = f"dask at {address}"
         self.futures = []
 
@@ -103,11 +118,11 @@ class DaskPool:
         self.client.close()
 
 
-def executor(jobs: int, scheduler: Optional[str], points: int):
-    """A Dask cluster when one is named; else serial for one job or one point,
-    threads for more."""
+def executor(jobs: int, scheduler: Optional[str], points: int, wait_workers: float = WAIT_WORKERS):
+    """A Dask cluster when one is named (waiting up to `wait_workers` seconds
+    for a worker); else serial for one job or one point, threads for more."""
     if scheduler:
-        return DaskPool(scheduler)
+        return DaskPool(scheduler, wait_workers)
     if jobs <= 1 or points <= 1:
         return Serial()
     return Threads(min(jobs, points))

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from .execute import executor
+from .execute import WAIT_WORKERS, executor
 from .report import write_report
 from .store import Store
 from .study import find_studies
@@ -25,6 +25,7 @@ def reproduce(
     out: "str | os.PathLike[str]" = "results",
     jobs: Optional[int] = None,
     scheduler: Optional[str] = None,
+    wait_workers: float = WAIT_WORKERS,
     progress: Optional[Callable[[str], Callable[[Outcome], None]]] = None,
     say: Callable[[str], None] = lambda _: None,
 ) -> tuple:
@@ -35,7 +36,7 @@ def reproduce(
     out = Path(out)
     total = sum(len(points(sw["vary"], sw.get("mode", "grid"))) for s in studies for sw in s.sweeps)
     say(f"{len(studies)} studies, {total} runs, results in {out}/")
-    pool = executor(jobs or os.cpu_count() or 1, scheduler, total)
+    pool = executor(jobs or os.cpu_count() or 1, scheduler, total, wait_workers)
     dbs = []
     try:
         for study in studies:

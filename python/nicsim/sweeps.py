@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable, Mapping, Optional, Sequence
 
 from . import _core
-from .execute import executor
+from .execute import WAIT_WORKERS, executor
 from .points import Point, points
 from .store import Store, flatten, metric_columns
 
@@ -90,13 +90,16 @@ def run_sweep(
     progress: Optional[Callable[[Outcome], None]] = None,
     pool=None,
     adjust: Optional[Callable[[Point], Point]] = None,
+    wait_workers: float = WAIT_WORKERS,
 ) -> Outcome:
     """Run every point of a sweep not yet in `db`; see `nicsim.sweep`.
 
     restart: True drops the sweep's stored rows first; "stale" drops them only
     when they came from another version of the scenario file. pool: an
     executor to share between sweeps (left open). adjust: changes each point
-    before it is checked and run (a sensitivity run's moved parameter)."""
+    before it is checked and run (a sensitivity run's moved parameter).
+    wait_workers: how long a Dask scheduler without workers may take to get one.
+    Refused input (a bad point, an unusable scheduler) writes nothing."""
     scenario = os.fspath(scenario)
     table = json.loads(_core.resolve_file(scenario, []))
     vary, mode = definition(table, scenario, vary, mode)
@@ -108,9 +111,16 @@ def run_sweep(
     sha = scenario_digest(table)
     name = name or Path(scenario).stem
     db = Path(db) if db else Path("results") / f"{name}.duckdb"
-    created = not db.exists()
-    store = Store(db)
-    refused = False
+    own = pool is None
+    if own and scheduler:
+        # Before the results file is touched: a refused scheduler changes nothing.
+        pool = executor(jobs or 1, scheduler, len(pts), wait_workers)
+    try:
+        store = Store(db)
+    except BaseException:
+        if own and pool is not None:
+            pool.close()
+        raise
     try:
         done = store.done(name)
         stale = sum(1 for s in done.values() if s != sha)
@@ -127,25 +137,14 @@ def run_sweep(
         store.define(name, {"scenario": scenario, "mode": mode, "vary": vary, **(extra or {})})
         todo = [p for p in pts if p.key(name) not in done]
         outcome = Outcome(name, db, len(pts), skipped=len(pts) - len(todo))
-        own = pool is None and bool(todo)
-        if own:
-            try:
-                pool = executor(jobs or os.cpu_count() or 1, scheduler, len(todo))
-            except _core.ScenarioError:
-                refused = created
-                raise
-        try:
-            _execute(store, scenario, text, sha, name, todo, outcome, pool, progress)
-        finally:
-            if own:
-                pool.close()
+        if own and pool is None and todo:
+            pool = executor(jobs or os.cpu_count() or 1, None, len(todo))
+        _execute(store, scenario, text, sha, name, todo, outcome, pool, progress)
         return outcome
     finally:
+        if own and pool is not None:
+            pool.close()
         store.close()
-        if refused:
-            # Bad input writes nothing: not even the empty results file.
-            for f in (db, db.with_name(db.name + ".wal")):
-                f.unlink(missing_ok=True)
 
 
 def _execute(store, scenario, text, sha, name, todo, outcome, pool, progress) -> None:
