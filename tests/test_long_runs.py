@@ -8,6 +8,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from conftest import nicsim_cmd
 
 from nicsim import _core
@@ -62,6 +64,27 @@ def test_ctrl_c_stops_a_long_run_at_once_and_writes_nothing(tmp_path):
     assert time.monotonic() - sent < 5, "it stops within a fraction of a second, not at the end"
     assert "interrupted at" in err and "of simulated time" in err, err
     assert out == ""
+    assert list(tmp_path.iterdir()) == [], "no capture, not even a partial one"
+
+
+def test_ctrl_c_inside_the_progress_bar_still_stops_the_run(tmp_path):
+    """Python raises a Ctrl-C in whatever Python code runs when it lands: while
+    the progress bar drew, the KeyboardInterrupt was printed and dropped, and
+    the run went on to its end (3 of 15 tries on a terminal). Raised inside the
+    bar's callback, it now stops the run, which writes nothing."""
+
+    told = []
+
+    def tell(*progress):
+        told.append(progress)
+        raise KeyboardInterrupt
+
+    pcap = tmp_path / "out.pcap"
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt, match="interrupted at"):
+        _core.run_file(str(FLOOD), pcap=str(pcap), sets=["duration=5s"], progress=tell, progress_every=0.05)
+    # The run looks for a stop every tenth of a second; it reports every twentieth.
+    assert time.monotonic() - start < 3 and len(told) <= 3, "stopped at once, not at the end"
     assert list(tmp_path.iterdir()) == [], "no capture, not even a partial one"
 
 

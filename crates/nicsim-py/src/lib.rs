@@ -1,6 +1,7 @@
 //! Python bindings: thin wrappers that hand JSON back to the `nicsim` package.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use pyo3::create_exception;
@@ -55,16 +56,27 @@ fn run_file(
     let plan = plan_for(path, &sets)?;
     // Ctrl-C: a run bridged to the real world ends early and keeps its results (the
     // interrupt is taken here, not raised); any other run stops and raises it.
-    let stop = StopCheck(Arc::new(|| Python::attach(|py| py.check_signals().is_err())));
+    // A Ctrl-C that lands while the progress callback runs is raised inside it;
+    // the callback's error is kept here, so the run still stops.
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let seen = interrupted.clone();
+    let stop = StopCheck(Arc::new(move || seen.load(Ordering::Relaxed) || Python::attach(|py| py.check_signals().is_err())));
     let every = std::time::Duration::try_from_secs_f64(progress_every)
         .map_err(|_| ScenarioError::new_err(format!("progress_every: must be a number of seconds, got {progress_every}")))?;
     let progress = progress.map(|tell| nicsim::ProgressReport {
         every,
         tell: Arc::new(move |p: nicsim::Progress| {
             let until = p.until.map(|t| t.as_secs_f64());
-            // A failing callback must not end the run: what it raised is shown and dropped.
+            // A failing callback must not end the run: what it raised is shown and
+            // dropped, unless it is the user's Ctrl-C.
             Python::attach(|py| {
-                tell.call1(py, (p.simulated.as_secs_f64(), until, p.events, p.wall_seconds)).map(|_| ()).unwrap_or_else(|e| e.print(py))
+                if let Err(e) = tell.call1(py, (p.simulated.as_secs_f64(), until, p.events, p.wall_seconds)) {
+                    if e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
+                        interrupted.store(true, Ordering::Relaxed);
+                    } else {
+                        e.print(py);
+                    }
+                }
             });
         }),
     });
