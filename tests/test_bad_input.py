@@ -239,3 +239,34 @@ def test_unwritable_pcapng_path(cli, scenarios, tmp_path):
     r = cli("run", scenarios / "switched-udp.toml", "--pcap", tmp_path / "no" / "such" / "dir.pcapng")
     assert r.returncode == 2 and "dir.pcapng" in r.stderr
     assert not (tmp_path / "no").exists()
+
+
+LOOPED = GOOD.replace("ports = 2", "ports = 4") + """
+[[link]]
+name = "loop"
+a = "sw:2"
+b = "sw:3"
+rate = "1Gbps"
+"""
+
+
+def test_a_loop_of_switches_without_a_duration_is_refused(cli, tmp_path):
+    """Two ports of a switch cabled together flooded frames round the loop for
+    ever: 413 s simulated in 12 s and counting, and `check` said ok."""
+    f = tmp_path / "loop.toml"
+    f.write_text(LOOPED)
+    for command in ("check", "run"):
+        r = cli(command, f, timeout=60)
+        assert r.returncode == 2, r.stderr
+        assert 'duration: needed: link[2] ("loop") closes a loop of switches' in r.stderr
+    f.write_text('duration = "1ms"\n' + LOOPED)
+    assert cli("check", f).returncode == 0, "with a duration a storm runs, as on a real network"
+
+
+def test_a_source_that_outlasts_the_clock_without_a_duration_is_refused(cli, tmp_path):
+    f = tmp_path / "long.toml"
+    f.write_text(GOOD.replace("count = 10", "count = 1000000000000000000"))
+    r = cli("check", f)
+    assert r.returncode == 2 and "source[0].count: 1000000000000000000 frames take" in r.stderr and "days of the simulator's clock" in r.stderr, r.stderr
+    f.write_text(GOOD.replace("count = 10", "count = 1000000000"))
+    assert cli("check", f).returncode == 0, "3.4 hours of frames is long, but it ends"

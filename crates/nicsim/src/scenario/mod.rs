@@ -4,6 +4,7 @@
 mod adapter_schema;
 mod adapter_validate;
 mod assemble;
+mod endless;
 mod file_schema;
 mod host_plans;
 mod host_schema;

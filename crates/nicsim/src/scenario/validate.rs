@@ -7,6 +7,7 @@ use crate::engine::PortId;
 use crate::host::config::HostConfig;
 use crate::host::ideal::IdealConfig;
 use crate::link::{Impairment, LinkConfig, Rate, SourceConfig, SwitchConfig};
+use crate::scenario::endless::{check_source_ends, check_switch_loops};
 use crate::scenario::host_plans::hosts;
 use crate::scenario::schema::{LinkSpec, Scenario};
 use crate::scenario::source_validate::source_config;
@@ -301,6 +302,15 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
                     format!("{} {name:?}", noun(kind))
                 };
                 return err(path.clone(), format!("{what} is not connected to any link"));
+            }
+        }
+    }
+    if sc.duration.is_none() {
+        check_switch_loops(sc)?;
+        // Sources come first among the parts, in their own order.
+        for (i, part) in parts.iter().enumerate() {
+            if let PartPlan::Source(src) = &part.plan {
+                check_source_ends(src, &format!("source[{i}]"))?;
             }
         }
     }
