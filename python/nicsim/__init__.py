@@ -10,6 +10,6 @@ real frames and exact timing.
 """
 
 from ._core import ScenarioError, SimulationError, __version__
-from .api import Result, check, load, run, sweep
+from .api import OutputError, Result, check, load, run, sweep
 
-__all__ = ["Result", "ScenarioError", "SimulationError", "__version__", "check", "load", "run", "sweep"]
+__all__ = ["OutputError", "Result", "ScenarioError", "SimulationError", "__version__", "check", "load", "run", "sweep"]

@@ -108,7 +108,8 @@ def run(
     scenario values first, e.g. {"host[0].cpus": 2} or ["host[0].cpus=2"].
     progress shows a bar of simulated time on stderr once the run has taken a
     second. Ctrl-C stops a run (KeyboardInterrupt) and writes nothing; a run
-    bridged to real Linux ends instead and keeps its results.
+    bridged to real Linux ends instead and keeps its results. A capture or trace
+    that cannot be written stops the run too (OutputError, with the results so far).
     """
     from .runbar import run_bar
 
@@ -125,9 +126,22 @@ def run(
             sets=_sets(overrides),
             progress=tell,
         )
+    except _core.OutputError as e:
+        message, partial = e.args
+        raise OutputError(message, Result(json.loads(partial))) from None
     finally:
         close()
     return Result(json.loads(text))
+
+
+class OutputError(Exception):
+    """Writing an output file (a capture, a trace) failed, the disk full say: the
+    run stopped at once and removed the file. `result` holds its results so far
+    (`nicsim run` prints them and exits 74)."""
+
+    def __init__(self, message: str, result: "Result"):
+        super().__init__(message)
+        self.result = result
 
 
 def sweep(

@@ -196,18 +196,29 @@ def _add_set(p: argparse.ArgumentParser) -> None:
     )
 
 
+# A file could not be written (sysexits' EX_IOERR): the results so far are printed.
+EXIT_OUTPUT = 74
+
+
 def _run(args) -> int:
+    from .api import OutputError
+
     check_run_options(args.seed, args.trace_limit, ("--seed", "--trace-limit"))
-    result = run(
-        args.scenario,
-        seed=args.seed,
-        pcap=args.pcap,
-        capture=args.capture,
-        trace=args.trace,
-        trace_limit=args.trace_limit,
-        overrides=args.set,
-        progress=not args.quiet and sys.stderr.isatty(),
-    )
+    try:
+        result = run(
+            args.scenario,
+            seed=args.seed,
+            pcap=args.pcap,
+            capture=args.capture,
+            trace=args.trace,
+            trace_limit=args.trace_limit,
+            overrides=args.set,
+            progress=not args.quiet and sys.stderr.isatty(),
+        )
+    except OutputError as e:
+        print(e.result.to_json() if args.json else render(e.result))
+        print(f"nicsim: error: {e}", file=sys.stderr)
+        return EXIT_OUTPUT
     print(result.to_json() if args.json else render(result))
     return 0
 

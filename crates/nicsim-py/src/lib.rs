@@ -15,6 +15,12 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 create_exception!(_core, ScenarioError, PyException, "The scenario or a run option is wrong (exit code 2).");
 create_exception!(_core, SimulationError, PyException, "The model failed during a run (exit code 1).");
+create_exception!(
+    _core,
+    OutputError,
+    PyException,
+    "Writing an output file failed; the run stopped and removed it (exit code 74). Its arguments: the message, and the run's results so far as JSON text."
+);
 
 fn plan_for(path: &str, sets: &[String]) -> PyResult<nicsim::scenario::Plan> {
     nicsim::scenario::load_with(Path::new(path), sets).map_err(|e| ScenarioError::new_err(format!("{path}: {e}")))
@@ -87,6 +93,11 @@ fn run_file(
         Err(RunError::Input(msg)) => Err(ScenarioError::new_err(msg)),
         Err(e @ RunError::Interrupted(_)) => Err(pyo3::exceptions::PyKeyboardInterrupt::new_err(e.to_string())),
         Err(e @ RunError::Sim(_)) => Err(SimulationError::new_err(e.to_string())),
+        Err(e @ RunError::Output { .. }) => {
+            let RunError::Output { result, .. } = &e else { unreachable!("matched") };
+            let json = serde_json::to_string(result).map_err(|e| SimulationError::new_err(e.to_string()))?;
+            Err(OutputError::new_err((e.to_string(), json)))
+        }
     }
 }
 
@@ -149,6 +160,7 @@ fn build_kind() -> &'static str {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
+    m.add("OutputError", m.py().get_type::<OutputError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(check_file, m)?)?;
     m.add_function(wrap_pyfunction!(run_file, m)?)?;

@@ -122,14 +122,21 @@ pub enum RunError {
     /// Its `StopCheck` stopped it (at this simulated time); nothing was written.
     #[error("interrupted at {0} of simulated time")]
     Interrupted(Time),
+    /// Writing an output file failed (the disk is full, say): the run stopped at
+    /// once and removed the file; its results up to then are here.
+    #[error("cannot write {message}; the run stopped at {at} of simulated time and removed the file")]
+    Output { message: String, at: Time, result: Box<RunResult> },
 }
 
 /// What a run's watcher does at each look: tell the progress and ask whether
 /// to stop, each when its time has come.
-fn watcher(opts: &RunOptions, until: Option<Time>) -> impl FnMut(Time, u64) -> bool + '_ {
+fn watcher<'a>(opts: &'a RunOptions, until: Option<Time>, failed: &'a dyn Fn() -> bool) -> impl FnMut(Time, u64) -> bool + 'a {
     let started = Instant::now();
     let (mut told, mut asked) = (started, started);
     move |now, events| {
+        if failed() {
+            return true;
+        }
         let wall = Instant::now();
         if let Some(p) = opts.progress.as_ref().filter(|p| wall - told >= p.every) {
             told = wall;
@@ -157,6 +164,7 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<RunResult, RunError> {
     let trace = opts.trace.as_deref().map(|p| Trace::create(p, limit)).transpose().map_err(RunError::Input)?;
     let mut sim = assemble(plan, seed, file.as_ref().map(|f| (f, opts.capture.as_slice())), trace.as_ref()).map_err(RunError::Input)?;
     let until = plan.duration.map(|d| Time::ZERO + d);
+    let failed = || file.as_ref().is_some_and(|f| f.borrow().failed()) || trace.as_ref().is_some_and(|t| t.borrow().failed());
     let (stats, pacing) = if sim.has_outside_input() {
         let stop = opts.stop.as_ref().map(|s| &*s.0 as &(dyn Fn() -> bool + Sync));
         let pacing = Pacing { idle: idle_of(plan), late_after: LATE_AFTER, stop, say: true };
@@ -171,21 +179,34 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<RunResult, RunError> {
         let (stats, paced) = sim.run_paced(until, &pacing)?;
         (stats, Some(paced))
     } else {
-        match sim.run_watched(until, &mut watcher(opts, until))? {
+        match sim.run_watched(until, &mut watcher(opts, until, &failed))? {
             Some(stats) => (stats, None),
+            // An output failed: the run stops there, with its results so far.
+            None if failed() => (sim.finish(sim.now())?, None),
             None => return Err(RunError::Interrupted(sim.now())),
         }
     };
+    // A write that failed during the run leaves no output at all; one that fails
+    // while a file is completed removes that file.
+    let mut output_error = None;
+    if failed() {
+        file.as_ref().inspect(|f| f.borrow_mut().discard());
+        trace.as_ref().inspect(|t| t.borrow_mut().discard());
+    }
     let (mut trace_events, mut trace_events_dropped) = (0, 0);
     if let Some(t) = &trace {
         let mut t = t.borrow_mut();
-        t.commit().map_err(RunError::Input)?;
+        if let Err(e) = t.commit() {
+            output_error.get_or_insert(e);
+        }
         (trace_events, trace_events_dropped) = (t.events(), t.dropped());
     }
     let mut frames_captured = 0;
     if let Some(f) = &file {
         let mut f = f.borrow_mut();
-        f.commit(stats.end).map_err(RunError::Input)?;
+        if let Err(e) = f.commit(stats.end) {
+            output_error.get_or_insert(e);
+        }
         frames_captured = f.frames_written();
     }
     let mut texts: BTreeMap<String, Vec<(&'static str, String)>> = sim.texts().into_iter().collect();
@@ -197,7 +218,7 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<RunResult, RunError> {
             ComponentResult { name, kind, metrics, text }
         })
         .collect();
-    Ok(RunResult {
+    let result = RunResult {
         scenario: plan.name.clone(),
         seed,
         nicsim_version: env!("CARGO_PKG_VERSION"),
@@ -208,5 +229,9 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<RunResult, RunError> {
         trace_events_dropped,
         pacing,
         components,
-    })
+    };
+    match output_error {
+        Some(message) => Err(RunError::Output { message, at: stats.end, result: Box::new(result) }),
+        None => Ok(result),
+    }
 }

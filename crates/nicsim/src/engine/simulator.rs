@@ -233,7 +233,9 @@ impl Simulator {
     }
 
     /// End the run at `end`: every component's finish call.
-    pub(super) fn finish(&mut self, end: Time) -> Result<Stats, SimError> {
+    /// Every component's finish call at `end`: the run's totals (a run stopped
+    /// early still has them).
+    pub fn finish(&mut self, end: Time) -> Result<Stats, SimError> {
         self.now = end;
         for slot in &mut self.slots {
             slot.part.finish(end).map_err(|message| SimError { component: slot.name.clone(), time: end, message })?;

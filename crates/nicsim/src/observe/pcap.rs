@@ -92,11 +92,11 @@ impl CaptureFile {
             written: 0,
             error: None,
         };
-        capture.writer = Some(writer.map_err(|e| capture.failed(e))?);
+        capture.writer = Some(writer.map_err(|e| capture.message(os_error(e)))?);
         Ok(Rc::new(RefCell::new(capture)))
     }
 
-    fn failed(&self, e: impl std::fmt::Display) -> String {
+    fn message(&self, e: impl std::fmt::Display) -> String {
         format!("{}: {e}", self.path.display())
     }
 
@@ -118,7 +118,7 @@ impl CaptureFile {
             ];
             let idb = InterfaceDescriptionBlock { linktype: DataLink::ETHERNET, snaplen: SNAPLEN, options };
             if let Err(e) = w.write_pcapng_block(idb) {
-                return Err(self.failed(e));
+                return Err(self.message(os_error(e)));
             }
         }
         Ok(id)
@@ -146,7 +146,7 @@ impl CaptureFile {
                 }),
             };
             if let Err(e) = written {
-                self.error = Some(self.failed(e));
+                self.error = Some(self.message(os_error(e)));
             }
             self.written += 1;
             self.interfaces[interface as usize].captured += 1;
@@ -155,6 +155,18 @@ impl CaptureFile {
 
     pub fn frames_written(&self) -> u64 {
         self.written
+    }
+
+    /// Whether a write has failed (the disk is full, say): the run stops.
+    pub fn failed(&self) -> bool {
+        self.error.is_some()
+    }
+
+    /// Give up the file: close it and remove what was written.
+    pub fn discard(&mut self) {
+        if self.writer.take().is_some() {
+            let _ = std::fs::remove_file(&self.temp);
+        }
     }
 
     /// Interface `interface`'s link lost `frames` (its queues, its impairment).
@@ -178,24 +190,40 @@ impl CaptureFile {
                     InterfaceStatisticsOption::IsbIfDrop(lost),
                 ];
                 if let Err(e) = w.write_pcapng_block(InterfaceStatisticsBlock { interface_id: id as u32, timestamp: ns, options }) {
-                    self.error = Some(format!("{}: {e}", self.path.display()));
+                    self.error = Some(self.message(os_error(e)));
                     break;
                 }
             }
         }
+        if let Some(e) = self.error.take() {
+            self.discard();
+            return Err(e);
+        }
         let Some(w) = self.writer.take() else {
             return Ok(());
         };
-        if let Some(e) = self.error.take() {
-            return Err(e);
-        }
         let buffered = match w {
             Writer::Pcap(w) => w.into_writer(),
             Writer::PcapNg(w) => w.into_inner(),
         };
-        let file = buffered.into_inner().map_err(|e| self.failed(e))?;
-        file.sync_all().map_err(|e| self.failed(e))?;
-        std::fs::rename(&self.temp, &self.path).map_err(|e| self.failed(e))
+        let done = buffered
+            .into_inner()
+            .map_err(|e| self.message(e.error()))
+            .and_then(|file| file.sync_all().map_err(|e| self.message(e)))
+            .and_then(|()| std::fs::rename(&self.temp, &self.path).map_err(|e| self.message(e)));
+        if done.is_err() {
+            let _ = std::fs::remove_file(&self.temp);
+        }
+        done
+    }
+}
+
+/// The operating system's words for a write that failed ("No space left on
+/// device"), where pcap-file says only "Error reading bytes".
+fn os_error(e: pcap_file::PcapError) -> String {
+    match e {
+        pcap_file::PcapError::IoError(io) => io.to_string(),
+        other => other.to_string(),
     }
 }
 

@@ -136,17 +136,39 @@ impl Trace {
         self.dropped
     }
 
-    /// Close the event list and move the file into place.
+    /// Whether a write has failed (the disk is full, say): the run stops.
+    pub fn failed(&self) -> bool {
+        self.error.is_some()
+    }
+
+    /// Give up the file: close it and remove what was written.
+    pub fn discard(&mut self) {
+        if self.out.take().is_some() {
+            let _ = std::fs::remove_file(&self.temp);
+        }
+    }
+
+    /// Close the event list and move the file into place; on failure remove it.
     pub fn commit(&mut self) -> Result<(), String> {
         let dropped = self.dropped;
         self.line(&format!("{{\"ph\":\"M\",\"name\":\"nicsim\",\"pid\":0,\"args\":{{\"events_not_written\":{dropped}}}}}\n]}}\n"));
-        let out = self.out.take().ok_or("trace already committed")?;
-        let fail = |e: String| format!("{}: {e}", self.path.display());
         if let Some(e) = self.error.take() {
-            return Err(fail(e));
+            self.discard();
+            return Err(format!("{}: {e}", self.path.display()));
         }
-        out.into_inner().map_err(|e| fail(e.to_string()))?.sync_all().map_err(|e| fail(e.to_string()))?;
-        std::fs::rename(&self.temp, &self.path).map_err(|e| fail(e.to_string()))
+        let fail = |e: String| format!("{}: {e}", self.path.display());
+        let Some(out) = self.out.take() else {
+            return Ok(()); // discarded
+        };
+        let done = out
+            .into_inner()
+            .map_err(|e| fail(e.error().to_string()))
+            .and_then(|file| file.sync_all().map_err(|e| fail(e.to_string())))
+            .and_then(|()| std::fs::rename(&self.temp, &self.path).map_err(|e| fail(e.to_string())));
+        if done.is_err() {
+            let _ = std::fs::remove_file(&self.temp);
+        }
+        done
     }
 }
 
