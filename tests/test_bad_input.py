@@ -270,3 +270,13 @@ def test_a_source_that_outlasts_the_clock_without_a_duration_is_refused(cli, tmp
     assert r.returncode == 2 and "source[0].count: 1000000000000000000 frames take" in r.stderr and "days of the simulator's clock" in r.stderr, r.stderr
     f.write_text(GOOD.replace("count = 10", "count = 1000000000"))
     assert cli("check", f).returncode == 0, "3.4 hours of frames is long, but it ends"
+
+
+def test_a_misspelt_link_end_is_the_error_reported(cli, scenarios, tmp_path):
+    """Checked first, a bad end was reported as a file peer that reaches no
+    network: the consequence, not the cause."""
+    text = (scenarios / "papers" / "ibm2001" / "server.toml").read_text()
+    bad = tmp_path / "bad.toml"
+    bad.write_text(text.replace('b = "switch:5"', 'b = "nosuchswitch:5"'))
+    r = cli("check", bad)
+    assert r.returncode == 2 and 'link[5].b: no source, sink, host, tap or switch is named "nosuchswitch"' in r.stderr, r.stderr

@@ -95,7 +95,7 @@ def test_bench_times_the_whole_host_path(cli):
     assert f["host_frames"] > 100_000 and 3 < f["events_per_frame"] < 10
     assert f["frames_per_second"] > 0 and f["wall_seconds_per_simulated_second"] > 0 and f["peak_memory_mb"] > 0
     r = cli("bench", "--case", "nosuch")
-    assert r.returncode == 2 and "full-path" in r.stderr
+    assert r.returncode == 2 and all(c in r.stderr for c in ("full-path", "scale", "goals")), r.stderr
 
 
 def test_pcie_prints_dma_bandwidth_mixes_and_read_latency(cli):

@@ -93,6 +93,16 @@ def test_validate_prints_calibration_first_and_the_median_error(reproduced, cli,
         assert (x["predicted"] - x["value"]) / x["value"] * 100 == pytest.approx(x["error_pct"])
 
 
+def test_validate_names_a_study_with_no_published_figure(reproduced, cli, tmp_path):
+    """The text form left such a study out without a word."""
+    import shutil
+
+    shutil.copy(reproduced / "modern-40g.duckdb", tmp_path)
+    r = cli("validate", "modern-40g", "--out", tmp_path, "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("Modern: 40 GbE") and "no published figure to compare" in r.stdout
+
+
 def test_reproduce_all_writes_each_study_section_with_plots(reproduced):
     studies = find_studies(PAPERS)
     assert {s.name for s in studies} >= {"ibm2001", "malta2001", "patent-direct-tso"}

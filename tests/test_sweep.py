@@ -278,3 +278,10 @@ def test_ctrl_c_stops_reproduce_cleanly_and_it_resumes(tmp_path):
     assert 6 <= len(rows) < 60 and (rows["status"] == "ok").all()
     r = subprocess.run(cmd + ["--quiet"], capture_output=True, text=True)
     assert r.returncode == 0 and len(nicsim.load(db)) == 60, r.stderr
+
+
+def test_progress_bars_go_to_a_terminal_only(flood, tmp_path, cli):
+    """Sent to a log file, the bars filled it with carriage returns."""
+    r = cli("sweep", flood, "--vary", "source[0].count=100,200", "--db", tmp_path / "p.duckdb")
+    assert r.returncode == 0, r.stderr
+    assert "\r" not in r.stderr and "%|" not in r.stderr

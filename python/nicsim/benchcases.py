@@ -58,7 +58,7 @@ def host_frames(result) -> int:
 def measure(case: str, repeat: int) -> dict:
     """The best of `repeat` runs of one case."""
     if case not in CASES:
-        raise _core.ScenarioError(f"--case: one of {', '.join(['link', *CASES])}, got {case!r}")
+        raise _core.ScenarioError(f"--case: one of {', '.join(['link', *CASES, 'scale', 'goals'])}, got {case!r}")
     path, sets, what = CASES[case]
     scenario = papers_dir().parent.parent / path
     if not scenario.is_file():

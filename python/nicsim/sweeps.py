@@ -162,6 +162,8 @@ def _execute(store, scenario, text, sha, name, todo, outcome, pool, progress) ->
                 progress(outcome)
     except KeyboardInterrupt:
         outcome.interrupted = True
+        if progress:
+            progress(outcome)
         raise Interrupted(outcome) from None
 
 
@@ -189,7 +191,10 @@ def _store(store, scenario, sha, name, point, key, out, outcome) -> None:
 
 
 def progress_bar(desc: Optional[str] = None, stream=sys.stderr) -> Callable[[Outcome], None]:
-    """A tqdm bar with the time left, fed by sweep progress."""
+    """A tqdm bar with the time left, fed by sweep progress; nothing where
+    `stream` is not a terminal (a log file would fill with redrawn bars)."""
+    if not stream.isatty():
+        return lambda _: None
     from tqdm import tqdm
 
     from .runbar import screen
@@ -201,7 +206,8 @@ def progress_bar(desc: Optional[str] = None, stream=sys.stderr) -> Callable[[Out
         if bar is None:
             bar = state["bar"] = tqdm(total=o.total, initial=o.skipped, desc=desc or o.name, unit="run", file=stream, **screen(stream))
         bar.update(o.skipped + o.ran - bar.n)
-        if o.skipped + o.ran >= o.total:
+        # Closed when done or stopped, so what is said next starts a line of its own.
+        if o.skipped + o.ran >= o.total or o.interrupted:
             bar.close()
 
     return update

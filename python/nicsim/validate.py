@@ -26,11 +26,15 @@ def records(results: Sequence["str | os.PathLike[str]"]) -> list:
 
 
 def text(records: list, titles: dict) -> str:
-    """The comparisons as aligned plain text, one block per study."""
+    """The comparisons as aligned plain text, one block per study of `titles`
+    (a study with no published figure says so)."""
     lines = []
-    for study in dict.fromkeys(r["study"] for r in records):
+    for study in dict.fromkeys([*titles, *(r["study"] for r in records)]):
         rows = [r for r in records if r["study"] == study]
         lines += ["", titles.get(study, study)]
+        if not rows:
+            lines.append("  no published figure to compare: its runs and tables are in the report")
+            continue
         width = max(len(r["quantity"]) for r in rows)
         for r in rows:
             lines.append(f"  {r['kind']:<12}  {r['quantity']:<{width}}  {r['shown']:>12}  {signed(r['error_pct']):>8}   published: {r['published']}")

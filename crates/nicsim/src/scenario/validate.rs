@@ -228,6 +228,14 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
     let numbered: HashMap<&str, Station> =
         stations.iter().enumerate().map(|(i, (_, _, n))| (n.as_str(), Station::numbered(i as u16 + 1))).collect();
 
+    // Every link's ends exist before anything that follows the links is checked
+    // (which host reaches which): a misspelt end is reported as itself.
+    for (i, l) in sc.link.iter().enumerate() {
+        for (end, text) in [("a", &l.a), ("b", &l.b)] {
+            endpoint(text, &format!("link[{i}].{end}"), &index)?;
+        }
+    }
+
     let mut parts = Vec::new();
     for (i, s) in sc.source.iter().enumerate() {
         let path = format!("source[{i}]");
