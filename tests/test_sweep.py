@@ -141,18 +141,40 @@ def test_an_edited_scenario_is_not_mixed_with_old_rows(flood, tmp_path, cli):
 
 
 def _kill_after(cmd, done_at, sig):
-    """Start a sweep, send sig once the progress bar shows done_at runs."""
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    seen, buf = 0, b""
-    while seen < done_at:
-        chunk = proc.stderr.read1(4096)
-        if not chunk:
-            break
-        buf += chunk
-        seen = max([int(m) for m in re.findall(rb"(\d+)/60 ", buf)] or [0])
+    """Start a sweep with a terminal for its stderr, where its progress bar
+    shows (only there), and send sig once the bar shows done_at runs."""
+    import os
+    import pty
+    import threading
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    shown, progressed = bytearray(), threading.Condition()
+
+    def read():
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO: the sweep closed its end
+                chunk = b""
+            with progressed:
+                shown.extend(chunk)
+                progressed.notify_all()
+            if not chunk:
+                return
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    count = lambda: max([int(m) for m in re.findall(rb"(\d+)/60 ", bytes(shown))] or [0])  # noqa: E731
+    with progressed:
+        progressed.wait_for(lambda: count() >= done_at or proc.poll() is not None, timeout=120)
+        seen = count()
     proc.send_signal(sig)
-    out, err = proc.communicate(timeout=60)
-    return proc.returncode, seen, err.decode(errors="replace")
+    proc.communicate(timeout=60)
+    reader.join(timeout=10)
+    os.close(master)
+    return proc.returncode, seen, bytes(shown).decode(errors="replace")
 
 
 def _long_sweep(flood, db):
