@@ -1,7 +1,9 @@
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,33 @@ if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"
+
+# The most temporary disk the suite takes at once: its largest test's files
+# (a capture of some 350 MB), each test's removed when it ends.
+NEEDS_FREE = 1 << 30
+
+
+def pytest_sessionstart(session):
+    """Said before the tests start (even with -q), when the temporary folder
+    has less room than the suite takes."""
+    where = Path(session.config.option.basetemp or tempfile.gettempdir())
+    while not where.exists():
+        where = where.parent
+    free = shutil.disk_usage(where).free
+    if free < NEEDS_FREE:
+        say = session.config.pluginmanager.get_plugin("terminalreporter")
+        message = f"nicsim: only {free / 2**20:.0f} MB free in {where}; the suite needs about 1 GB of temporary disk"
+        say.write_line(message) if say else print(message, file=sys.stderr)
+
+
+@pytest.fixture(autouse=True)
+def _remove_test_files(request):
+    """Each test's temporary files go when it ends: captures of hundreds of MB
+    would otherwise pile up to gigabytes over the suite."""
+    yield
+    path = request.node.funcargs.get("tmp_path")
+    if path is not None:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def nicsim_cmd():
