@@ -1,5 +1,7 @@
 """Every frame a scenario writes to pcap parses in dpkt with valid checksums."""
 
+import json
+
 import nicsim
 
 from frames import check_frame, read_pcap, read_pcapng
@@ -91,3 +93,19 @@ def test_a_pcapng_capture_counts_each_links_frames_and_losses(cli, scenarios, tm
     assert lost > 100
     assert [i["dropped"] for i in interfaces] == [lost, 0, 0]
     assert [i["received"] for i in interfaces] == [sum(1 for j, *_ in records if j == k) for k in range(3)]
+
+
+def test_a_capture_limit_keeps_the_first_frames_and_counts_the_rest(cli, scenarios, tmp_path):
+    pcap = tmp_path / "first.pcap"
+    r = cli("run", scenarios / "switched-udp.toml", "--pcap", pcap, "--capture-limit", "100", "--json")
+    assert r.returncode == 0, r.stderr
+    result = json.loads(r.stdout)
+    frames = read_pcap(pcap)
+    assert len(frames) == result["frames_captured"] == 100 and result["frames_not_captured"] > 0
+    assert [ts for ts, _ in frames] == sorted(ts for ts, _ in frames), "the first frames, in order"
+    for _, f in frames:
+        check_frame(f)
+    whole = cli("run", scenarios / "switched-udp.toml", "--json")
+    assert "more past --capture-limit" in cli("run", scenarios / "switched-udp.toml", "--pcap", pcap, "--capture-limit", "100").stdout
+    assert json.loads(whole.stdout)["frames_not_captured"] == 0
+    assert cli("run", scenarios / "switched-udp.toml", "--capture-limit", "-1").returncode == 2

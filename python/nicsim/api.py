@@ -98,12 +98,14 @@ def run(
     trace_limit: int = 0,
     overrides: "Mapping[str, object] | Iterable[str]" = (),
     progress: bool = False,
+    capture_limit: int = 0,
 ) -> Result:
     """Run a scenario file and return its results.
 
     seed overrides the scenario's seed; pcap names a capture file to write (all
     links, or those named in capture; pcapng, an interface per link, when its
-    name ends in .pcapng); trace names a Chrome/Perfetto timeline to
+    name ends in .pcapng), of at most capture_limit frames, the first ones
+    (0: every frame; the rest are counted as frames_not_captured); trace names a Chrome/Perfetto timeline to
     write (at most trace_limit events; 0 means a million); overrides change
     scenario values first, e.g. {"host[0].cpus": 2} or ["host[0].cpus=2"].
     progress shows a bar of simulated time on stderr once the run has taken a
@@ -114,6 +116,8 @@ def run(
     from .runbar import run_bar
 
     check_run_options(seed, trace_limit)
+    if capture_limit < 0:
+        raise _core.ScenarioError(f"capture_limit: must not be negative, got {capture_limit}")
     tell, close = run_bar() if progress else (None, lambda: None)
     try:
         text = _core.run_file(
@@ -125,6 +129,7 @@ def run(
             trace_limit=trace_limit,
             sets=_sets(overrides),
             progress=tell,
+            capture_limit=capture_limit,
         )
     except _core.OutputError as e:
         message, partial = e.args

@@ -67,6 +67,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument(
         "--trace-limit", type=int, default=0, metavar="N", help="keep at most N timeline events (default 1,000,000)"
     )
+    r.add_argument("--capture-limit", type=int, default=0, metavar="N", help="capture the first N frames only (default: every frame)")
     _add_set(r)
 
     c = sub.add_parser("check", help="check a scenario without running it")
@@ -212,6 +213,7 @@ def _run(args) -> int:
             capture=args.capture,
             trace=args.trace,
             trace_limit=args.trace_limit,
+            capture_limit=args.capture_limit,
             overrides=args.set,
             progress=not args.quiet and sys.stderr.isatty(),
         )

@@ -29,7 +29,9 @@ def render(result: Result) -> str:
         f"simulated {result.simulated_seconds * 1e3:.6f} ms  events {result.events:,}"
     ]
     if result.data.get("frames_captured"):
-        lines.append(f"captured {result.data['frames_captured']:,} frames")
+        past = result.data.get("frames_not_captured", 0)
+        note = f" ({past:,} more past --capture-limit)" if past else ""
+        lines.append(f"captured {result.data['frames_captured']:,} frames{note}")
     if result.data.get("trace_events"):
         dropped = result.data.get("trace_events_dropped", 0)
         note = f" ({dropped:,} more not written: raise --trace-limit)" if dropped else ""

@@ -45,7 +45,7 @@ fn resolve_file(path: &str, sets: Vec<String>) -> PyResult<String> {
 /// is called with (simulated seconds, the scenario's duration in seconds or
 /// None, events, wall seconds) at most every `progress_every` seconds.
 #[pyfunction]
-#[pyo3(signature = (path, seed=None, pcap=None, capture=Vec::new(), trace=None, trace_limit=0, sets=Vec::new(), progress=None, progress_every=0.5))]
+#[pyo3(signature = (path, seed=None, pcap=None, capture=Vec::new(), trace=None, trace_limit=0, sets=Vec::new(), progress=None, progress_every=0.5, capture_limit=0))]
 #[allow(clippy::too_many_arguments)]
 fn run_file(
     py: Python<'_>,
@@ -58,6 +58,7 @@ fn run_file(
     sets: Vec<String>,
     progress: Option<Py<PyAny>>,
     progress_every: f64,
+    capture_limit: u64,
 ) -> PyResult<String> {
     let plan = plan_for(path, &sets)?;
     // Ctrl-C: a run bridged to the real world ends early and keeps its results (the
@@ -86,7 +87,7 @@ fn run_file(
             });
         }),
     });
-    let opts = RunOptions { seed, pcap, capture, trace, trace_limit, stop: Some(stop), progress };
+    let opts = RunOptions { seed, pcap, capture, trace, trace_limit, capture_limit, stop: Some(stop), progress };
     let result = py.detach(|| nicsim::run(&plan, &opts));
     match result {
         Ok(r) => serde_json::to_string(&r).map_err(|e| SimulationError::new_err(e.to_string())),

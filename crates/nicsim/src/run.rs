@@ -63,6 +63,8 @@ pub struct RunOptions {
     pub trace: Option<PathBuf>,
     /// Most events the timeline keeps (0: the default of a million).
     pub trace_limit: u64,
+    /// Most frames the capture keeps, the first ones (0: every frame).
+    pub capture_limit: u64,
     /// Asked every tenth of a second (Ctrl-C).
     pub stop: Option<StopCheck>,
     /// Told how far the run has got (not a run paced to the wall clock).
@@ -99,6 +101,8 @@ pub struct RunResult {
     pub simulated_ps: u64,
     pub events: u64,
     pub frames_captured: u64,
+    /// Frames past the capture's limit, delivered but not written.
+    pub frames_not_captured: u64,
     pub trace_events: u64,
     pub trace_events_dropped: u64,
     /// How a run bridged to the real world kept up with the wall clock.
@@ -159,7 +163,7 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<RunResult, RunError> {
         }
     }
     let seed = opts.seed.unwrap_or(plan.seed);
-    let file = opts.pcap.as_deref().map(CaptureFile::create).transpose().map_err(RunError::Input)?;
+    let file = opts.pcap.as_deref().map(|p| CaptureFile::create(p, opts.capture_limit)).transpose().map_err(RunError::Input)?;
     let limit = if opts.trace_limit == 0 { TRACE_LIMIT } else { opts.trace_limit };
     let trace = opts.trace.as_deref().map(|p| Trace::create(p, limit)).transpose().map_err(RunError::Input)?;
     let mut sim = assemble(plan, seed, file.as_ref().map(|f| (f, opts.capture.as_slice())), trace.as_ref()).map_err(RunError::Input)?;
@@ -201,13 +205,13 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<RunResult, RunError> {
         }
         (trace_events, trace_events_dropped) = (t.events(), t.dropped());
     }
-    let mut frames_captured = 0;
+    let (mut frames_captured, mut frames_not_captured) = (0, 0);
     if let Some(f) = &file {
         let mut f = f.borrow_mut();
         if let Err(e) = f.commit(stats.end) {
             output_error.get_or_insert(e);
         }
-        frames_captured = f.frames_written();
+        (frames_captured, frames_not_captured) = (f.frames_written(), f.frames_over_limit());
     }
     let mut texts: BTreeMap<String, Vec<(&'static str, String)>> = sim.texts().into_iter().collect();
     let components = sim
@@ -225,6 +229,7 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<RunResult, RunError> {
         simulated_ps: stats.end.ps(),
         events: stats.events,
         frames_captured,
+        frames_not_captured,
         trace_events,
         trace_events_dropped,
         pacing,

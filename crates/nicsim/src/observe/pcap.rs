@@ -70,12 +70,16 @@ pub struct CaptureFile {
     pending: BinaryHeap<Reverse<Record>>,
     next: u64,
     written: u64,
+    /// The most frames to write (0: no limit), and those past it.
+    limit: u64,
+    over_limit: u64,
     error: Option<String>,
 }
 
 impl CaptureFile {
-    /// pcapng when the file name ends in `.pcapng`, pcap otherwise.
-    pub fn create(path: &Path) -> Result<Rc<RefCell<CaptureFile>>, String> {
+    /// pcapng when the file name ends in `.pcapng`, pcap otherwise; at most
+    /// `limit` frames, the first (0: every frame).
+    pub fn create(path: &Path, limit: u64) -> Result<Rc<RefCell<CaptureFile>>, String> {
         let name = path.file_name().ok_or_else(|| format!("{}: not a file name", path.display()))?;
         let temp = path.with_file_name(format!(".{}.partial", name.to_string_lossy()));
         let file = BufWriter::new(File::create(&temp).map_err(|e| format!("{}: {e}", path.display()))?);
@@ -90,6 +94,8 @@ impl CaptureFile {
             pending: BinaryHeap::new(),
             next: 0,
             written: 0,
+            limit,
+            over_limit: 0,
             error: None,
         };
         capture.writer = Some(writer.map_err(|e| capture.message(os_error(e)))?);
@@ -133,6 +139,10 @@ impl CaptureFile {
     fn flush_until(&mut self, now: Time) {
         while self.pending.peek().is_some_and(|Reverse((t, ..))| *t <= now) {
             let Reverse((t, _, interface, a_to_b, bytes)) = self.pending.pop().expect("peeked");
+            if self.limit > 0 && self.written >= self.limit {
+                self.over_limit += 1;
+                continue;
+            }
             let ts = std::time::Duration::from_nanos(t.ps() / 1_000);
             let (Some(w), None) = (self.writer.as_mut(), &self.error) else { continue };
             let written = match w {
@@ -155,6 +165,11 @@ impl CaptureFile {
 
     pub fn frames_written(&self) -> u64 {
         self.written
+    }
+
+    /// Frames delivered past the limit, not written.
+    pub fn frames_over_limit(&self) -> u64 {
+        self.over_limit
     }
 
     /// Whether a write has failed (the disk is full, say): the run stops.
