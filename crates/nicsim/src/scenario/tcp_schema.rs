@@ -71,6 +71,9 @@ pub struct StackSpec {
     /// for the stack on an offload engine, else "every-second-segment").
     #[serde(default)]
     pub ack_policy: Option<AckPolicySpec>,
+    /// The least retransmission timeout: RFC 6298's "1s", or Linux's "200ms".
+    #[serde(default = "s_1")]
+    pub min_rto: TimeSpan,
 }
 defaults_of_an_empty_table!(StackSpec);
 
@@ -91,6 +94,7 @@ defaults! {
     yes: bool = true;
     port_5001: i64 = 5001;
     ms_200: TimeSpan = TimeSpan(crate::time::Duration::from_ms(200));
+    s_1: TimeSpan = TimeSpan(crate::time::Duration::from_ms(1000));
     hundred_mhz: Frequency = Frequency(Clock::from_mhz(100));
 }
 

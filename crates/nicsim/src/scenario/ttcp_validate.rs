@@ -57,5 +57,14 @@ pub fn socket(s: &StackSpec, sp: &str, ack_policy: AckPolicy) -> Result<SocketCo
             Some(AckPolicySpec::WindowUpdate) => AckPolicy::WindowUpdate,
             None => ack_policy,
         },
+        min_rto: min_rto(s.min_rto.0, &format!("{sp}.min_rto"))?,
     })
+}
+
+/// A least retransmission timeout smoltcp can keep: 1 ms to 60 s, whole milliseconds.
+fn min_rto(d: Duration, path: &str) -> Result<Duration, ScenarioError> {
+    if d < Duration::from_ms(1) || d > Duration::from_ms(60_000) {
+        return err(path, format!("must be 1ms to 60s (RFC 6298: 1s; Linux: 200ms), got {} ms", d.ps() as f64 / 1e9));
+    }
+    Ok(d)
 }

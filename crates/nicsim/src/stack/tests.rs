@@ -17,6 +17,7 @@ fn socket() -> SocketConfig {
         nagle: true,
         ack_delay: Some(Duration::from_ms(10)),
         ack_policy: AckPolicy::EverySecondSegment,
+        min_rto: Duration::from_ms(1000),
     }
 }
 
@@ -333,4 +334,26 @@ fn a_segment_carrying_two_mss_is_acknowledged_at_once() {
     assert_eq!(b.recv(S, 1 << 20).len(), 2 * 1460);
     // Over one MSS unacknowledged: the ACK goes now, not after the 200 ms delay.
     assert_eq!(acks.len(), 1, "no ACK for two segments' worth of data");
+}
+
+#[test]
+fn a_lost_last_segment_waits_for_the_least_retransmission_timeout() {
+    // The transfer's last data segment is lost: no later segment brings
+    // duplicate ACKs, so only the retransmission timer recovers it, after
+    // RFC 6298's second or Linux's 200 ms.
+    let data = vec![9u8; 10 * 1460];
+    let finish = |min_rto_ms| {
+        let (mut a, mut b) = pair_with(&SocketConfig { min_rto: Duration::from_ms(min_rto_ms), ..socket() });
+        let (got, _, lossless) = exchange(&mut a, &mut b, &data, |_| false);
+        assert_eq!(got.len(), data.len());
+        let frames = a.tally.data_out + a.tally.acks_out + a.tally.syns;
+        let (mut a, mut b) = pair_with(&SocketConfig { min_rto: Duration::from_ms(min_rto_ms), ..socket() });
+        let last = frames as usize - a.tally.fins.max(1) as usize;
+        let (got, _, end) = exchange(&mut a, &mut b, &data, |n| n == last);
+        assert_eq!((got.len(), a.tally.retransmits), (data.len(), 1), "{min_rto_ms} ms: frame {last} of {frames} lost");
+        end.since(Time::ZERO + Duration::ZERO).as_secs_f64() - lossless.since(Time::ZERO).as_secs_f64()
+    };
+    let (rfc, linux) = (finish(1000), finish(200));
+    assert!((0.9..1.1).contains(&rfc), "RFC 6298: {rfc:.3} s late");
+    assert!((0.15..0.3).contains(&linux), "Linux: {linux:.3} s late");
 }
