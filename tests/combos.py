@@ -51,7 +51,7 @@ RING = {
     "transfer": ["bus-master", "pio", "shared-memory", "system-dma"],
     "rx_ring": [8, 64, 256],
     "tx_ring": [8, 256],
-    "rx_writeback": [1, 4],
+    "rx_writeback": [1, 4, 60, 250],  # and near the ring's size (a group of 496 in 512 once stopped receive)
     "tx_writeback": [1, 4],
     "strip_crc": [True, False],
     "rx_fifo": [4096, 49152],
