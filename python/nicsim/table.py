@@ -28,6 +28,11 @@ def render(result: Result) -> str:
         f"scenario {result.scenario}  seed {result.seed}  "
         f"simulated {result.simulated_seconds * 1e3:.6f} ms  events {result.events:,}"
     ]
+    from .summary import lines as summary
+
+    told = summary(result)
+    if told:
+        lines += ["", "summary"] + [f"  {line}" for line in told]
     if result.data.get("frames_captured"):
         past = result.data.get("frames_not_captured", 0)
         note = f" ({past:,} more past --capture-limit)" if past else ""
