@@ -160,7 +160,25 @@ def test_report_of_a_plain_sweep_plots_what_changed(tmp_path, cli):
     parser.feed((tmp_path / "r.html").read_text())
     images = parser.sections["plain"]["images"]
     assert images and all(_png(i) for i in images)
-    assert "1518" in parser.sections["plain"]["cells"]
+    cells = parser.sections["plain"]["cells"]
+    assert "1,518" in cells, "numbers with separators"
+    assert any(c.endswith("%") for c in cells), "utilizations as per cent, not 0.785921"
+    assert not any("e+" in c for c in cells), "no exponents"
+    text = (tmp_path / "r.html").read_text()
+    assert ">Sweeps of send.toml</h2>" in text, "named by what it ran, not by its results file"
+    assert "frame size<br><small>host[0].send</small>" in text, "a key's words, its table beneath"
+
+
+def test_run_table_cells_read_as_quantities():
+    from nicsim import runcells
+
+    assert runcells.header("server.app_goodput_mbps") == ("app goodput (Mb/s)", "server")
+    assert runcells.header("server.rx_loss") == ("rx loss (%)", "server")
+    assert runcells.header("host[0].adapter[0].programmable.segmentation") == ("segmentation", "host[0].adapter[0].programmable")
+    assert runcells.shown("server.cpu_utilization", 0.785921) == "78.6%"
+    assert runcells.shown("rx.frame_rate_pps", 1492330.0) == "1,492,330"
+    assert runcells.shown("server.mean_rx_to_driver_us", 12.34567) == "12.35"
+    assert runcells.shown("host[0].file_request.peers", '["c1", "c2", "c3", "c4"]') == "c1 … c4 (4)"
 
 
 def test_a_plain_sweep_plots_outputs_against_its_first_key_with_titles(tmp_path, cli):
@@ -179,7 +197,7 @@ def test_a_plain_sweep_plots_outputs_against_its_first_key_with_titles(tmp_path,
     store.close()
     rows = nicsim.load(db)
     plans = automatic(rows[rows["status"] == "ok"], stored)
-    assert plans and all(p["x"] == "source[0].rate" and p.get("title") and p["x_label"] == "rate" for p in plans)
+    assert plans and all(p["x"] == "source[0].rate" and p.get("title") and p["x_label"] == "rate (Mbps)" for p in plans)
     assert not any(y.endswith("offered_pps") for p in plans for y in p["y"]), "what a source offered is an input"
     r = cli("report", db, "-o", tmp_path / "r.html", cwd=tmp_path)
     assert r.returncode == 0, r.stderr

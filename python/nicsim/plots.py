@@ -206,6 +206,13 @@ def draw(frame, spec: dict, published: list = ()) -> bytes:
     return out.getvalue()
 
 
+def _unit_of(values) -> str:
+    """" (MHz)" when every value is a number written with that one unit ("400MHz")."""
+    units = {m.group(1) if m else None for m in (re.match(r"^\s*-?[\d.]+\s*([^\d\s.]+)\s*$", str(v)) for v in values)}
+    unit = units.pop() if len(units) == 1 else None
+    return f" ({unit})" if unit else ""
+
+
 def automatic(frame, vary: dict) -> list:
     """Plot plans for a sweep without a study: each family of metrics that
     changes across runs, against the first varied key that takes several values."""
@@ -224,6 +231,6 @@ def automatic(frame, vary: dict) -> list:
             continue
         moving = sorted(moving, key=lambda c: -float(np.nanmax(np.abs(frame[c]))))[:4 if series is None else 1]
         what = label.split(" (")[0]
-        words = short_key(x).replace("_", " ")
+        words = short_key(x).replace("_", " ") + _unit_of(frame[column(x)])
         plans.append({"x": x, "y": moving, "series": series, "y_label": label, "x_label": words, "percent": label.startswith("busy"), "title": f"{what[0].upper() + what[1:]} against {words}"})
     return plans

@@ -14,7 +14,7 @@ from typing import Sequence
 
 import markdown
 
-from . import _core
+from . import _core, runcells as cells
 from .document import load
 from .files import results_files, write_whole
 from .plots import automatic, column, draw
@@ -24,9 +24,10 @@ from .tables import PUBLISHED_HEAD, matches, published_grid, table_grid
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em; color: #222; }
 h1 { border-bottom: 2px solid #444; } h2 { margin-top: 2.5em; border-bottom: 1px solid #aaa; }
-table { border-collapse: collapse; margin: 1em 0; font-size: 0.85em; display: block; max-width: 100%; overflow-x: auto; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 0.8em; display: block; max-width: 100%; overflow-x: auto; }
 img { max-width: 100%; height: auto; }
-th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.4em; text-align: right; }
+th { font-weight: 600; } th small { font-weight: normal; color: #666; word-break: break-all; }
 th { background: #f0f0f0; } td.text { text-align: left; }
 figure { margin: 1.5em 0; } figcaption { font-size: 0.85em; color: #555; }
 .note { color: #555; font-size: 0.9em; }
@@ -81,18 +82,25 @@ def study_tables(spec: dict, frames: dict) -> str:
 
 
 def runs_table(frame, vary: dict, metrics: Sequence[str]) -> str:
+    """The runs: what each varied, then the metrics plotted or compared, with
+    headers in words (the path beneath) and numbers with their units."""
     keys = [column(k) for k in vary if column(k) in frame]
     cols = keys + [m for m in dict.fromkeys(metrics) if m in frame and m not in keys]
     if frame.empty or not cols:
         return ""
-    shown = frame[cols].copy()
-    return shown.to_html(index=False, float_format=lambda v: f"{v:.6g}", na_rep="—", border=0)
+    head = "".join(f"<th>{_esc(words)}<br><small>{_esc(where)}</small></th>" for words, where in map(cells.header, cols))
+    body = "".join(
+        "<tr>" + "".join(f"<td>{_esc(cells.shown(c, row[c]))}</td>" for c in cols) + "</tr>" for row in frame[cols].to_dict("records")
+    )
+    return f"<table><tr>{head}</tr>{body}</table>"
 
 
 def section(path: Path) -> str:
     """The HTML for one results file."""
     spec, defs, frames = load(path)
-    title = spec.get("title") or path.stem
+    # A plain sweep's section is named by what it ran, not by its results file.
+    scenarios = sorted({Path(d["scenario"]).name for d in defs.values()})
+    title = spec.get("title") or f"Sweeps of {', '.join(scenarios)}" if scenarios else spec.get("title") or path.stem
     parts = [f'<h2 id="{_esc(path.stem)}">{_esc(title)}</h2>']
     if spec.get("source"):
         parts.append(f'<p class="note">Publication: {_esc(spec["source"])}. Results file: <code>{_esc(_shown_path(path))}</code>.</p>')
