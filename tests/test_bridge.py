@@ -208,7 +208,8 @@ def test_a_device_that_is_not_a_tap_is_a_clear_input_error(host, scenarios, tmp_
         (("device = \"nicsim0\"", "device = \"../x\""), "tap[0].device", "without '/'"),
         (("device = \"nicsim0\"", "device = \"nicsim0\"\nidle = \"0 s\""), "tap[0].idle", "must be positive"),
         (("device = \"nicsim0\"", "device = \"nicsim0\"\nspeed = 1"), "tap[0].speed", "unknown field"),
-        (("a = \"sim\"\nb = \"linux\"", "a = \"sim\"\nb = \"other\""), "tap[0]", "tap \"linux\" is not connected to any link"),
+        # The misspelt end is the cause, reported before the tap it leaves unconnected.
+        (("a = \"sim\"\nb = \"linux\"", "a = \"sim\"\nb = \"other\""), "link[0].b", "no source, sink, host, tap or switch is named \"other\""),
     ],
 )
 def test_bad_tap_settings_name_the_key_without_privileges(cli, scenarios, tmp_path, change, path, words):
