@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"
 
 # The most temporary disk the suite takes at once: its largest test's files
-# (a capture of some 350 MB), each test's removed when it ends.
+# (a capture of some 160 MB), each test's removed when it ends.
 NEEDS_FREE = 1 << 30
 
 
