@@ -100,7 +100,7 @@ def section(path: Path) -> str:
     spec, defs, frames = load(path)
     # A plain sweep's section is named by what it ran, not by its results file.
     scenarios = sorted({Path(d["scenario"]).name for d in defs.values()})
-    title = spec.get("title") or f"Sweeps of {', '.join(scenarios)}" if scenarios else spec.get("title") or path.stem
+    title = spec.get("title") or (f"Sweeps of {', '.join(scenarios)}" if scenarios else path.stem)
     parts = [f'<h2 id="{_esc(path.stem)}">{_esc(title)}</h2>']
     if spec.get("source"):
         parts.append(f'<p class="note">Publication: {_esc(spec["source"])}. Results file: <code>{_esc(_shown_path(path))}</code>.</p>')
