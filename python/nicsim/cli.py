@@ -338,7 +338,6 @@ def _validate(args) -> int:
         return 130
     _, dbs = done
     found = records(dbs)
-    titles = {Path(db).stem: load(db)[0].get("title", "") for db in dbs}
     moves = None
     if args.sensitivity:
         moves = _sensitivity(args, found)
@@ -351,6 +350,7 @@ def _validate(args) -> int:
 
         print(as_json(attach(found, moves) if moves is not None else found))
     else:
+        titles = {Path(db).stem: load(db)[0].get("title", "") for db in dbs}
         print(text(found, titles))
         if moves:
             from . import sensitivity
@@ -368,7 +368,9 @@ def _sensitivity(args, found: list) -> "list | None":
 
     papers = Path(args.papers) if args.papers else papers_dir()
     studies = [s for s in find_studies(papers, list(args.names) or None) if s.spec.get("calibrated")]
-    pool = executor(args.jobs or os.cpu_count() or 1, args.scheduler, 2, args.wait_workers)
+    # The sensitivity runs are many: as many at once as jobs allow.
+    jobs = args.jobs or os.cpu_count() or 1
+    pool = executor(jobs, args.scheduler, jobs, args.wait_workers)
     moves: list = []
     try:
         for study in studies:

@@ -1,5 +1,6 @@
 //! Observation: per-component reports, pcap capture of links, and timelines.
 
+mod partial;
 mod pcap;
 mod report;
 mod trace;

@@ -15,7 +15,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fs::File;
 use std::io::BufWriter;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::rc::Rc;
 
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
@@ -26,6 +26,7 @@ use pcap_file::pcapng::PcapNgWriter;
 use pcap_file::{DataLink, Endianness, TsResolution};
 
 use crate::engine::{Component, Ctx, Msg, PortId};
+use crate::observe::partial::PartialFile;
 use crate::observe::Report;
 use crate::time::Time;
 
@@ -64,8 +65,7 @@ type Record = (Time, u64, u32, bool, Vec<u8>);
 /// no half-written capture behind.
 pub struct CaptureFile {
     writer: Option<Writer>,
-    temp: PathBuf,
-    path: PathBuf,
+    file: PartialFile,
     interfaces: Vec<Counts>,
     pending: BinaryHeap<Reverse<Record>>,
     next: u64,
@@ -80,16 +80,12 @@ impl CaptureFile {
     /// pcapng when the file name ends in `.pcapng`, pcap otherwise; at most
     /// `limit` frames, the first (0: every frame).
     pub fn create(path: &Path, limit: u64) -> Result<Rc<RefCell<CaptureFile>>, String> {
-        let name = path.file_name().ok_or_else(|| format!("{}: not a file name", path.display()))?;
-        let temp = path.with_file_name(format!(".{}.partial", name.to_string_lossy()));
-        let file = BufWriter::new(File::create(&temp).map_err(|e| format!("{}: {e}", path.display()))?);
+        let (file, out) = PartialFile::create(path)?;
         let ng = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("pcapng"));
-        let writer =
-            if ng { PcapNgWriter::new(file).map(Writer::PcapNg) } else { PcapWriter::with_header(file, header()).map(Writer::Pcap) };
+        let writer = if ng { PcapNgWriter::new(out).map(Writer::PcapNg) } else { PcapWriter::with_header(out, header()).map(Writer::Pcap) };
         let mut capture = CaptureFile {
             writer: None,
-            temp,
-            path: path.to_path_buf(),
+            file,
             interfaces: Vec::new(),
             pending: BinaryHeap::new(),
             next: 0,
@@ -103,7 +99,7 @@ impl CaptureFile {
     }
 
     fn message(&self, e: impl std::fmt::Display) -> String {
-        format!("{}: {e}", self.path.display())
+        self.file.error(e)
     }
 
     /// Describe a captured link (pcapng only: pcap has no interfaces); returns
@@ -180,7 +176,7 @@ impl CaptureFile {
     /// Give up the file: close it and remove what was written.
     pub fn discard(&mut self) {
         if self.writer.take().is_some() {
-            let _ = std::fs::remove_file(&self.temp);
+            self.file.remove();
         }
     }
 
@@ -217,19 +213,10 @@ impl CaptureFile {
         let Some(w) = self.writer.take() else {
             return Ok(());
         };
-        let buffered = match w {
+        self.file.finish(match w {
             Writer::Pcap(w) => w.into_writer(),
             Writer::PcapNg(w) => w.into_inner(),
-        };
-        let done = buffered
-            .into_inner()
-            .map_err(|e| self.message(e.error()))
-            .and_then(|file| file.sync_all().map_err(|e| self.message(e)))
-            .and_then(|()| std::fs::rename(&self.temp, &self.path).map_err(|e| self.message(e)));
-        if done.is_err() {
-            let _ = std::fs::remove_file(&self.temp);
-        }
-        done
+        })
     }
 }
 
@@ -258,7 +245,7 @@ fn header() -> PcapHeader {
 impl Drop for CaptureFile {
     fn drop(&mut self) {
         if self.writer.is_some() {
-            let _ = std::fs::remove_file(&self.temp);
+            self.file.remove();
         }
     }
 }

@@ -8,9 +8,10 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::rc::Rc;
 
+use crate::observe::partial::PartialFile;
 use crate::time::Time;
 
 pub type SharedTrace = Rc<RefCell<Trace>>;
@@ -24,8 +25,7 @@ pub struct TrackId {
 
 pub struct Trace {
     out: Option<BufWriter<File>>,
-    temp: PathBuf,
-    path: PathBuf,
+    file: PartialFile,
     processes: HashMap<String, u32>,
     threads: u32,
     events: u64,
@@ -43,14 +43,14 @@ impl Trace {
     /// Start a trace at `path` that keeps at most `limit` events (the rest are
     /// counted, not written: a long run would give a file no viewer can open).
     pub fn create(path: &Path, limit: u64) -> Result<SharedTrace, String> {
-        let name = path.file_name().ok_or_else(|| format!("{}: not a file name", path.display()))?;
-        let temp = path.with_file_name(format!(".{}.partial", name.to_string_lossy()));
-        let mut out = BufWriter::new(File::create(&temp).map_err(|e| format!("{}: {e}", path.display()))?);
-        out.write_all(b"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n").map_err(|e| e.to_string())?;
+        let (file, mut out) = PartialFile::create(path)?;
+        if let Err(e) = out.write_all(b"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n") {
+            file.remove();
+            return Err(file.error(e));
+        }
         Ok(Rc::new(RefCell::new(Trace {
             out: Some(out),
-            temp,
-            path: path.to_path_buf(),
+            file,
             processes: HashMap::new(),
             threads: 0,
             events: 0,
@@ -144,7 +144,7 @@ impl Trace {
     /// Give up the file: close it and remove what was written.
     pub fn discard(&mut self) {
         if self.out.take().is_some() {
-            let _ = std::fs::remove_file(&self.temp);
+            self.file.remove();
         }
     }
 
@@ -154,28 +154,19 @@ impl Trace {
         self.line(&format!("{{\"ph\":\"M\",\"name\":\"nicsim\",\"pid\":0,\"args\":{{\"events_not_written\":{dropped}}}}}\n]}}\n"));
         if let Some(e) = self.error.take() {
             self.discard();
-            return Err(format!("{}: {e}", self.path.display()));
+            return Err(self.file.error(e));
         }
-        let fail = |e: String| format!("{}: {e}", self.path.display());
-        let Some(out) = self.out.take() else {
-            return Ok(()); // discarded
-        };
-        let done = out
-            .into_inner()
-            .map_err(|e| fail(e.error().to_string()))
-            .and_then(|file| file.sync_all().map_err(|e| fail(e.to_string())))
-            .and_then(|()| std::fs::rename(&self.temp, &self.path).map_err(|e| fail(e.to_string())));
-        if done.is_err() {
-            let _ = std::fs::remove_file(&self.temp);
+        match self.out.take() {
+            Some(out) => self.file.finish(out),
+            None => Ok(()), // discarded
         }
-        done
     }
 }
 
 impl Drop for Trace {
     fn drop(&mut self) {
         if self.out.take().is_some() {
-            let _ = std::fs::remove_file(&self.temp);
+            self.file.remove();
         }
     }
 }
