@@ -166,7 +166,7 @@ impl Offload {
                 Some(f) if f.start > Duration::ZERO => call.asks.push((s, now + f.start)),
                 Some(_) => self.ask_on(&mut call, c, s),
                 None => {
-                    self.message(&mut call, c, Work::OpenSocket(s));
+                    self.connect(&mut call, c, s);
                     if !self.ttcp.as_ref().is_some_and(|t| t.s == s && t.sender()) {
                         let depth = self.engine.cfg.adapter.queue_depth;
                         self.message(&mut call, c, Work::PostReceive(s, depth));
@@ -177,12 +177,19 @@ impl Offload {
         call
     }
 
+    /// Socket `s` connects; a listener has listened since the engine started.
+    fn connect(&mut self, call: &mut Call, c: &mut Costs, s: usize) {
+        if !matches!(self.engine.cfg.sockets[s].open, Open::Listen(_)) {
+            self.message(call, c, Work::OpenSocket(s));
+        }
+    }
+
     /// File session `s` asks: a listener or an asker that is not open yet
     /// opens its socket and posts its receive buffers; an asker then requests.
     fn ask_on(&mut self, call: &mut Call, c: &mut Costs, s: usize) {
         let f = self.file(s).expect("a file session's socket");
         if !std::mem::replace(&mut f.opened, true) {
-            self.message(call, c, Work::OpenSocket(s));
+            self.connect(call, c, s);
             let depth = self.engine.cfg.adapter.queue_depth;
             self.message(call, c, Work::PostReceive(s, depth));
         }

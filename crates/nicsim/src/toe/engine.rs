@@ -88,7 +88,15 @@ pub struct Engine {
 impl Engine {
     pub fn new(cfg: EngineConfig) -> Engine {
         let mut stack = Stack::new(&cfg.stack, cfg.seed);
-        let conns = cfg.sockets.iter().map(|s| Conn { sock: stack.open(&s.socket), ..Conn::default() }).collect();
+        let conns: Vec<Conn> = cfg.sockets.iter().map(|s| Conn { sock: stack.open(&s.socket), ..Conn::default() }).collect();
+        // A listening socket is open when the run starts, as on a host whose stack
+        // runs on its own processors (a server is up before its clients call): a
+        // SYN in the first microseconds finds it, not a closed port.
+        for (c, s) in conns.iter().zip(&cfg.sockets) {
+            if let Open::Listen(port) = s.open {
+                stack.listen(c.sock, port).expect("ports are checked with the scenario");
+            }
+        }
         Engine {
             processor: Timeline::new(cfg.adapter.clock),
             waiting: Vec::new(),
@@ -181,11 +189,9 @@ impl Engine {
                 Work::OpenSocket(s) => {
                     run.cycles(message_cycles);
                     let sock = self.conns[s].sock;
-                    let opened = match self.cfg.sockets[s].open {
-                        Open::Listen(port) => self.stack.listen(sock, port),
-                        Open::Connect { ip, port, local } => self.stack.connect(sock, ip, port, local),
-                    };
-                    opened.expect("addresses are checked with the scenario");
+                    if let Open::Connect { ip, port, local } = self.cfg.sockets[s].open {
+                        self.stack.connect(sock, ip, port, local).expect("addresses are checked with the scenario");
+                    }
                 }
                 Work::CloseSocket(s) => {
                     run.cycles(message_cycles);
