@@ -2,6 +2,7 @@
 drawn over the shipped scenarios, for the invariant tests."""
 
 import random
+import re
 
 try:
     import tomllib
@@ -51,7 +52,7 @@ RING = {
     "transfer": ["bus-master", "pio", "shared-memory", "system-dma"],
     "rx_ring": [8, 64, 256],
     "tx_ring": [8, 256],
-    "rx_writeback": [1, 4, 60, 250],  # and near the ring's size (a group of 496 in 512 once stopped receive)
+    "rx_writeback": [1, 4, 60, 250, 496],  # and near the ring's size (a group of 496 in 512 once stopped receive)
     "tx_writeback": [1, 4],
     "strip_crc": [True, False],
     "rx_fifo": [4096, 49152],
@@ -86,6 +87,10 @@ def draw(rng: random.Random):
         at = f"host[{i}]"
         for key, values in rng.sample(sorted(HOST.items()), rng.randint(1, 5)):
             sets[f"{at}.{key}"] = rng.choice(values)
+        if hosts[i].get("ttcp", {}).get("role") == "send" and rng.random() < 0.5:
+            # A sender starting with the run, before a listener could be opened
+            # through an adapter (a start of 0 once stalled an offload receiver).
+            sets[f"{at}.ttcp.start"] = rng.choice(["0ms", "1us", "10us"])
         for a, adapter in enumerate(hosts[i].get("adapter", [])):
             kind = adapter.get("kind", "ring")
             table = {"ring": RING, "programmable": PROGRAMMABLE, "toe": TOE}[kind]
@@ -105,3 +110,18 @@ def draw(rng: random.Random):
         if rng.random() < 0.3:
             sets[f"switch[{i}].queue_frames"] = rng.choice([4, 64])
     return path, sets
+
+
+def endless(rng: random.Random):
+    """A shipped scenario made endless: no `duration`, and two ports of a new
+    switch cabled together (a forwarding loop) or a source whose count outlasts
+    the simulator's clock. Returns the text without a duration, the text made
+    endless and the word its refusal names."""
+    path = rng.choice(FILES)
+    base = text = re.sub(r"(?m)^duration\s*=.*$", "", path.read_text())
+    if rng.random() < 0.5:
+        text += '\n[[switch]]\nname = "fuzz-loop"\nports = 2\n\n[[link]]\nname = "fuzz-loop-cable"\na = "fuzz-loop:0"\nb = "fuzz-loop:1"\nrate = "1Gbps"\n'
+        return base, text, "loop"
+    count = rng.choice(["1_000_000_000_000_000_000", "100_000_000_000_000_000"])
+    text += f'\n[[source]]\nname = "fuzz-flood"\nto = "fuzz-sink"\nframe_size = 1518\ncount = {count}\n\n[[sink]]\nname = "fuzz-sink"\n\n[[link]]\nname = "fuzz-flood-link"\na = "fuzz-flood"\nb = "fuzz-sink"\nrate = "100Gbps"\n'
+    return base, text, "count"

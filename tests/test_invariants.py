@@ -16,7 +16,8 @@ import pytest
 
 import nicsim
 
-from combos import draw
+from combos import draw, endless
+from nicsim.stalls import stalls
 from frames import check_frame
 from test_trace import assert_one_run_at_a_time, spans_by_track
 
@@ -79,6 +80,9 @@ def test_a_random_combination_keeps_every_invariant(case, tmp_path):
     pcap, trace = tmp_path / "run.pcap", tmp_path / "run.json"
     r = nicsim.run(path, overrides=sets, pcap=pcap, trace=trace, trace_limit=100_000, capture_limit=5000)
     check_figures(r)
+    if not any(k.endswith(".background") for k in sets):
+        # Only processes that hold the processor may keep a driver from its ring.
+        assert not stalls(r), stalls(r)
     check_timeline(r, trace)
     with open(pcap, "rb") as f:
         frames = list(dpkt.pcap.Reader(f))
@@ -109,3 +113,21 @@ def test_a_random_combination_keeps_making_progress(case):
             continue
         moving = [k for k in PROGRESS if m.get(k, 0) > 0]
         assert not moving or any(later[k] > m[k] for k in moving), f"{c.name} made no progress after 20 ms: {moving}"
+
+
+@pytest.mark.parametrize("case", range(16))
+def test_a_random_scenario_that_cannot_end_is_refused(case, cli, tmp_path):
+    """No `duration` and a forwarding loop or a count past the simulator's
+    clock: `check` and `run` refuse it (exit 2) naming the cause, and write nothing."""
+    base, text, cause = endless(random.Random(1000 + case))
+    (tmp_path / "base.toml").write_text(base)
+    # Without its duration the scenario may run for ever already (a source with
+    # no count): then it is refused for that, or for what was added.
+    ends = cli("check", tmp_path / "base.toml").returncode == 0
+    path = tmp_path / "endless.toml"
+    path.write_text(text)
+    for command in ("check", "run"):
+        r = cli(command, path, "--pcap", tmp_path / "x.pcap") if command == "run" else cli(command, path)
+        assert r.returncode == 2, f"{command}: {r.returncode} {r.stderr}"
+        assert "duration" in r.stderr and (cause in r.stderr or not ends), r.stderr
+    assert not (tmp_path / "x.pcap").exists()

@@ -16,7 +16,8 @@ from .table import render
 
 EPILOG = """\
 exit codes: 0 success, 2 bad input (a malformed scenario, an impossible value, an
-unknown option), 1 internal failure of the model.
+unknown option), 1 internal failure of the model, 3 a stall under `run --strict`,
+74 an output file could not be written, 130 interrupted (docs/cli.md).
 
 Scenario files are TOML; see docs/scenarios.md for every key and its default.
 """
@@ -68,6 +69,11 @@ def _parser() -> argparse.ArgumentParser:
         "--trace-limit", type=int, default=0, metavar="N", help="keep at most N timeline events (default 1,000,000)"
     )
     r.add_argument("--capture-limit", type=int, default=0, metavar="N", help="capture the first N frames only (default: every frame)")
+    r.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 3 when a TCP connection or a receive ring stalled (the warning is printed either way)",
+    )
     _add_set(r)
 
     c = sub.add_parser("check", help="check a scenario without running it")
@@ -222,7 +228,16 @@ def _run(args) -> int:
         print(f"nicsim: error: {e}", file=sys.stderr)
         return EXIT_OUTPUT
     print(result.to_json() if args.json else render(result))
-    return 0
+    return _warn_stalls(result, args.strict)
+
+
+def _warn_stalls(result, strict: bool) -> int:
+    from .stalls import EXIT_STALLED, stalls
+
+    found = stalls(result)
+    for line in found:
+        print(f"nicsim: warning: {line}", file=sys.stderr)
+    return EXIT_STALLED if found and strict else 0
 
 
 def _sweep(args) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from .api import Result
+from .stalls import stalls
 
 SATURATED = 0.95
 # Figures of what a component moved, in the order they are looked for.
@@ -72,4 +73,7 @@ def lines(result: Result) -> list:
                 lost.append(f"{c.name}: {n:,.0f} {words}")
     if lost:
         out.append("lost: " + "; ".join(lost[:4]))
+    stalled = stalls(result)
+    if stalled:
+        out.append("stalled: " + "; ".join(stalled[:4]))
     return out

@@ -27,6 +27,7 @@ pub struct IdealHost {
     armed: Option<Time>,
     foreign: u64,
     warmup: Time,
+    ended: Time,
 }
 
 impl IdealHost {
@@ -36,6 +37,7 @@ impl IdealHost {
             armed: None,
             foreign: 0,
             warmup: Time::ZERO + cfg.warmup,
+            ended: Time::ZERO,
         })
     }
 
@@ -81,13 +83,18 @@ impl Component for IdealHost {
         self.send(work, ctx);
     }
 
+    fn finish(&mut self, end: Time) -> Result<(), String> {
+        self.ended = end;
+        Ok(())
+    }
+
     fn report(&self, end: Time) -> Report {
         let mut r = Report::default();
-        self.sessions.report(&mut r, end.since(self.warmup).as_secs_f64());
+        self.sessions.report(&mut r, end.since(self.warmup).as_secs_f64(), end);
         r.count("frames_not_for_us", self.foreign);
         r
     }
     fn text(&self) -> Vec<(&'static str, String)> {
-        self.sessions.text()
+        self.sessions.text(self.ended)
     }
 }

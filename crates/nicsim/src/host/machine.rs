@@ -65,6 +65,8 @@ pub struct Machine {
     pub(super) unclaimed: u64,
     /// Frames for another station that the adapters' address filter dropped.
     pub(super) not_for_us: u64,
+    /// When the run ended (set by `finish`), for the results' text.
+    ended: Time,
     pub(super) handler: HandlerRuns,
     pub(super) polls: u64,
     pub(super) preemptions: u64,
@@ -143,6 +145,7 @@ impl Machine {
             visible: Vec::new(),
             unclaimed: 0,
             not_for_us: 0,
+            ended: Time::ZERO,
             handler: HandlerRuns::default(),
             polls: 0,
             preemptions: 0,
@@ -366,6 +369,7 @@ impl Component for Machine {
     }
 
     fn finish(&mut self, end: Time) -> Result<(), String> {
+        self.ended = end;
         self.wake_poller(end);
         for c in &mut self.cpus {
             c.account.close_trace();
@@ -380,10 +384,17 @@ impl Component for Machine {
         crate::host::report::report(self, end)
     }
     fn text(&self) -> Vec<(&'static str, String)> {
-        match self.ports.iter().find_map(|p| p.offload()?.ttcp.as_ref()) {
+        let mut text = match self.ports.iter().find_map(|p| p.offload()?.ttcp.as_ref()) {
             Some(t) => vec![("ttcp_sha256", t.stream.sha256_hex())],
-            None => self.sessions.as_ref().map(|s| s.text()).unwrap_or_default(),
+            None => self.sessions.as_ref().map(|s| s.text(self.ended)).unwrap_or_default(),
+        };
+        let engines = self.ports.iter().filter_map(|p| p.offload()?.engine.stack.stall_text(self.ended));
+        let stalled: Vec<String> = text.iter().filter(|(k, _)| *k == "tcp_stalled_connections").map(|(_, t)| t.clone()).chain(engines).collect();
+        text.retain(|(k, _)| *k != "tcp_stalled_connections");
+        if !stalled.is_empty() {
+            text.push(("tcp_stalled_connections", stalled.join("; ")));
         }
+        text
     }
 }
 

@@ -45,7 +45,7 @@ pub fn report(m: &Machine, end: Time) -> Report {
     let whole = end.as_secs_f64();
     let per_s = |n: u64| if whole > 0.0 { n as f64 / whole } else { 0.0 };
     if let Some(s) = &m.sessions {
-        s.report(&mut r, seconds);
+        s.report(&mut r, seconds, end);
     }
     if let Some(s) = &m.sink {
         s.report(&mut r, seconds);
@@ -85,7 +85,7 @@ pub fn report(m: &Machine, end: Time) -> Report {
         .iter()
         .map(|(_, p, ring)| {
             let mut a = Report::default();
-            ring.rx.report(&mut a);
+            ring.rx.report(&mut a, end);
             ring.tx.report(&mut a);
             a.count("interrupts", p.irq.raised);
             a

@@ -69,6 +69,9 @@ pub struct Rx {
     bytes: u64,
     overruns: u64,
     waited_for_descriptor: u64,
+    /// When the ring last took a frame, and the frames lost since then.
+    last_taken: Time,
+    lost_since_taken: u64,
 }
 
 impl Rx {
@@ -92,6 +95,8 @@ impl Rx {
             bytes: 0,
             overruns: 0,
             waited_for_descriptor: 0,
+            last_taken: Time::ZERO,
+            lost_since_taken: 0,
         }
     }
 
@@ -117,13 +122,14 @@ impl Rx {
         frame.meta.arrived = now;
         if self.fifo_used(now) + on_wire > self.cfg.rx_fifo {
             self.overruns += 1;
+            self.lost_since_taken += 1;
             return;
         }
         if self.cfg.host_moves() {
             // In the adapter's packet memory until the host moves it: visible
             // (a status register) as soon as it is all in.
             self.fifo_bytes += on_wire;
-            self.frames += 1;
+            self.took(now);
             self.bytes += frame.len() as u64;
             self.done.push_back(RxDone { frame, visible: now });
             visible.push((now, 1));
@@ -176,7 +182,7 @@ impl Rx {
             let end = bus.write(start, bytes, fill, Purpose::RxData);
             self.dma_free = end;
             self.draining.push_back((end, (w.frame.len() + FCS) as u64));
-            self.frames += 1;
+            self.took(now);
             self.bytes += w.frame.len() as u64;
             if self.unwritten.is_empty() {
                 self.unwritten_since = end;
@@ -265,7 +271,21 @@ impl Rx {
         self.done.front().map(|d| d.visible)
     }
 
-    pub fn report(&self, r: &mut Report) {
+    fn took(&mut self, now: Time) {
+        self.frames += 1;
+        self.last_taken = now;
+        self.lost_since_taken = 0;
+    }
+
+    /// Whether the ring stopped taking frames while frames kept arriving: none
+    /// taken in the run's last tenth (at least 1 ms) and some lost since.
+    pub fn stalled(&self, end: Time) -> bool {
+        let quiet = end.since(self.last_taken);
+        self.lost_since_taken > 0 && quiet >= Duration::from_ms(1).max(Duration::from_ps(end.ps() / 10))
+    }
+
+    pub fn report(&self, r: &mut Report, end: Time) {
+        r.count("rx_ring_stalled", u64::from(self.stalled(end)));
         r.count("rx_frames", self.frames);
         r.count("rx_bytes", self.bytes);
         r.count("rx_fifo_overruns", self.overruns);

@@ -84,7 +84,7 @@ fn without_descriptors_frames_wait_then_overrun() {
     let (t, seen) = arrivals(&mut rx, &mut bus, 4);
     assert!(seen.is_empty());
     let mut r = Report::default();
-    rx.report(&mut r);
+    rx.report(&mut r, t);
     assert_eq!(r.get("rx_fifo_overruns"), Some(2.0), "two full frames fit in 4 KB");
     let done = rx.posted(8, t, &mut bus);
     assert_eq!(done.iter().map(|d| d.1).sum::<u32>(), 2);
@@ -187,4 +187,19 @@ fn no_frame_is_visible_before_its_last_bit_arrives() {
         let (f, visible) = rx.take(seen[0].0).expect("visible");
         assert_eq!((f.meta.arrived, visible), (arrived, seen[0].0));
     }
+}
+
+#[test]
+fn a_ring_that_takes_no_frame_while_frames_arrive_has_stalled() {
+    let (mut bus, nic) = ibm();
+    let mut rx = Rx::new(NicConfig { rx_fifo: 4096, ..nic });
+    let (t, _) = arrivals(&mut rx, &mut bus, 4);
+    assert!(!rx.stalled(t), "a frame lost just now is no stall");
+    let later = t + Duration::from_ms(5);
+    assert!(rx.stalled(later), "no buffer posted for 5 ms while two frames were lost");
+    let mut r = Report::default();
+    rx.report(&mut r, later);
+    assert_eq!(r.get("rx_ring_stalled"), Some(1.0));
+    rx.posted(8, later, &mut bus);
+    assert!(!rx.stalled(later + Duration::from_us(10)), "the waiting frames were taken");
 }

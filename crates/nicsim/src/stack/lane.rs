@@ -9,6 +9,7 @@ use smoltcp::socket::tcp;
 use smoltcp::wire::{EthernetAddress, HardwareAddress, IpAddress, IpCidr, Ipv4Address};
 
 use super::device::Queues;
+use super::progress::Progress;
 use super::{instant, StackConfig};
 use crate::time::{Duration, Time};
 use crate::wire::Frame;
@@ -20,6 +21,7 @@ pub(super) struct Lane {
     pub queues: Queues,
     /// When this lane next needs a poll (`None`: not until something happens).
     pub next: Option<Time>,
+    pub progress: Progress,
 }
 
 impl Lane {
@@ -36,7 +38,7 @@ impl Lane {
         });
         let mut sockets = SocketSet::new(vec![]);
         let handle = sockets.add(socket);
-        Lane { iface, sockets, handle, queues, next: Some(Time::ZERO) }
+        Lane { iface, sockets, handle, queues, next: Some(Time::ZERO), progress: Progress::default() }
     }
 
     pub fn tcp(&mut self) -> &mut tcp::Socket<'static> {
@@ -64,6 +66,7 @@ impl Lane {
             let at = self.iface.poll_at(instant(now), &self.sockets);
             if at.is_none_or(|at| at > instant(now)) {
                 self.next = next_poll(now, at);
+                self.watch(now);
                 return;
             }
         }
@@ -82,6 +85,21 @@ impl Lane {
         }
         out.append(&mut self.queues.tx);
         self.next = next_poll(now, self.iface.poll_at(instant(now), &self.sockets));
+        self.watch(now);
+    }
+
+    fn watch(&mut self, now: Time) {
+        let t = self.sockets.get::<tcp::Socket>(self.handle);
+        let opening = t.state() == tcp::State::SynSent;
+        let (unacked, unread) = (t.send_queue(), t.recv_queue());
+        self.progress.observe(now, unacked, unread, opening);
+    }
+
+    /// The connection in words: its two ends and its state.
+    pub fn describe(&self) -> String {
+        let t = self.tcp_ref();
+        let end = |e: Option<smoltcp::wire::IpEndpoint>| e.map_or("?".to_string(), |e| e.to_string());
+        format!("{} -> {} ({})", end(t.local_endpoint()), end(t.remote_endpoint()), t.state())
     }
 
     /// Whether a segment from `remote` to local `port` is this lane's.

@@ -20,6 +20,7 @@
 mod arp;
 mod device;
 mod lane;
+mod progress;
 pub mod tally;
 
 use std::cmp::Reverse;
@@ -32,6 +33,7 @@ pub use smoltcp::socket::tcp::AckPolicy;
 use smoltcp::wire::{ArpOperation, ArpPacket, EthernetFrame, EthernetProtocol};
 
 use crate::time::{Duration, Time};
+use crate::observe::Report;
 use crate::wire::Frame;
 pub use arp::Neighbors;
 use arp::{answer_arp, arp_reply};
@@ -132,7 +134,9 @@ impl Stack {
         socket.set_min_rto(smoltcp::time::Duration::from_micros(cfg.min_rto.ps() / 1_000_000));
         socket.set_congestion_control(tcp::CongestionControl::Reno);
         let seed = self.seed ^ (self.lanes.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        self.lanes.push(Lane::new(&self.cfg, seed, socket));
+        let mut lane = Lane::new(&self.cfg, seed, socket);
+        lane.progress.min_rto = cfg.min_rto;
+        self.lanes.push(lane);
         self.dirty.push(false);
         let i = self.lanes.len() - 1;
         self.mark(i);
@@ -295,7 +299,9 @@ impl Stack {
         if data.is_empty() || self.send_room(s) == 0 {
             return 0;
         }
-        self.tcp(s).send_slice(data).unwrap_or(0)
+        let n = self.tcp(s).send_slice(data).unwrap_or(0);
+        self.lanes[s.0].progress.written += n as u64;
+        n
     }
     /// Whether the socket holds small segments back (Nagle's algorithm).
     pub fn nagle(&self, s: Sock) -> bool {
@@ -322,6 +328,7 @@ impl Stack {
         }
         let mut buf = vec![0; n];
         let n = self.tcp(s).recv_slice(&mut buf).unwrap_or(0);
+        self.lanes[s.0].progress.read += n as u64;
         buf.truncate(n);
         buf
     }
@@ -340,6 +347,7 @@ impl Stack {
                 _ => break,
             }
         }
+        self.lanes[s.0].progress.read += total as u64;
         total
     }
     /// Free room in the receive buffer (the window this end can offer).
@@ -370,6 +378,30 @@ impl Stack {
     }
     pub fn state(&self, s: Sock) -> String {
         self.tcp_ref(s).state().to_string()
+    }
+
+    /// The connections stalled at `end` (bytes waiting, nothing acknowledged or
+    /// received for longer than the retransmission timeout), and the longest
+    /// any connection waited so: `tcp_stalled`, `tcp_longest_stall_ms`.
+    pub fn report_stalls(&self, r: &mut Report, end: Time) {
+        let stalled = self.lanes.iter().filter(|l| l.progress.stalled(end).is_some()).count();
+        let longest = self.lanes.iter().map(|l| l.progress.longest(end)).max().unwrap_or(Duration::ZERO);
+        r.count("tcp_stalled", stalled as u64);
+        r.real("tcp_longest_stall_ms", longest.as_secs_f64() * 1e3);
+    }
+
+    /// The stalled connections in words, for the results' text.
+    pub fn stall_text(&self, end: Time) -> Option<String> {
+        let named: Vec<String> = self
+            .lanes
+            .iter()
+            .filter_map(|l| {
+                let waited = l.progress.stalled(end)?;
+                let unacked = l.tcp_ref().send_queue();
+                Some(format!("{}: {unacked} bytes waiting, nothing moved for {:.1} ms", l.describe(), waited.as_secs_f64() * 1e3))
+            })
+            .collect();
+        (!named.is_empty()).then(|| named.join("; "))
     }
 }
 
