@@ -389,7 +389,8 @@ impl Component for Machine {
             None => self.sessions.as_ref().map(|s| s.text(self.ended)).unwrap_or_default(),
         };
         let engines = self.ports.iter().filter_map(|p| p.offload()?.engine.stack.stall_text(self.ended));
-        let stalled: Vec<String> = text.iter().filter(|(k, _)| *k == "tcp_stalled_connections").map(|(_, t)| t.clone()).chain(engines).collect();
+        let stalled: Vec<String> =
+            text.iter().filter(|(k, _)| *k == "tcp_stalled_connections").map(|(_, t)| t.clone()).chain(engines).collect();
         text.retain(|(k, _)| *k != "tcp_stalled_connections");
         if !stalled.is_empty() {
             text.push(("tcp_stalled_connections", stalled.join("; ")));

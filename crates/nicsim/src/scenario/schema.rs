@@ -236,6 +236,10 @@ pub struct LinkSpec {
     /// Default: three maximum-size frame times at the link's rate.
     #[serde(default)]
     pub reorder_delay: Option<TimeSpan>,
+    /// Frames from `a` to `b` dropped on purpose, by number: the link's Nth
+    /// frame that way, counted from 1 (one loss placed where a test wants it).
+    #[serde(default)]
+    pub drop_a_to_b: Vec<i64>,
 }
 
 fn two_seconds() -> TimeSpan {

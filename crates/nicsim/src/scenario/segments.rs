@@ -41,6 +41,7 @@ pub fn expand(sc: &mut Scenario) -> Result<(), ScenarioError> {
                 loss: 0.0,
                 reorder: 0.0,
                 reorder_delay: None,
+                drop_a_to_b: Vec::new(),
             };
             links.push(link(format!("{switch}-uplink"), me, format!("{switch}:0")));
             for c in 0..clients {

@@ -109,10 +109,15 @@ fn link_config(l: &LinkSpec, path: &str) -> Result<(LinkConfig, Option<Impairmen
     if l.loss + l.reorder > 1.0 {
         return err(format!("{path}.reorder"), format!("loss and reorder together must not exceed 1, got {}", l.loss + l.reorder));
     }
+    if let Some((i, n)) = l.drop_a_to_b.iter().enumerate().find(|(_, n)| **n < 1) {
+        return err(format!("{path}.drop_a_to_b[{i}]"), format!("frames are numbered from 1, got {n}"));
+    }
     let cfg = LinkConfig { rate_bps: l.rate.0, propagation: l.propagation.0, tx_queue: l.tx_queue as usize };
-    let impaired = l.loss > 0.0 || l.reorder > 0.0;
+    let impaired = l.loss > 0.0 || l.reorder > 0.0 || !l.drop_a_to_b.is_empty();
     let delay = l.reorder_delay.map_or_else(|| Duration::for_bits(3 * 1538 * 8, l.rate.0), |d| d.0);
-    Ok((cfg, impaired.then_some(Impairment { loss: l.loss, reorder: l.reorder, reorder_delay: delay })))
+    let mut drop_a_to_b: Vec<u64> = l.drop_a_to_b.iter().map(|n| *n as u64).collect();
+    drop_a_to_b.sort_unstable();
+    Ok((cfg, impaired.then_some(Impairment { loss: l.loss, reorder: l.reorder, reorder_delay: delay, drop_a_to_b })))
 }
 
 /// The parts that are stations, in the order that numbers their addresses and

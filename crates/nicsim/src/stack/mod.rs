@@ -32,8 +32,8 @@ use smoltcp::socket::tcp;
 pub use smoltcp::socket::tcp::AckPolicy;
 use smoltcp::wire::{ArpOperation, ArpPacket, EthernetFrame, EthernetProtocol};
 
-use crate::time::{Duration, Time};
 use crate::observe::Report;
+use crate::time::{Duration, Time};
 use crate::wire::Frame;
 pub use arp::Neighbors;
 use arp::{answer_arp, arp_reply};

@@ -127,8 +127,9 @@ pub struct Tally {
     /// Data segments that arrived beyond a gap in their connection's data.
     pub out_of_order: u64,
     /// Per connection, the end of the data received in order so far (a
-    /// connection's first data segment starts it).
-    received_end: FxHashMap<(u16, [u8; 4], u16), u32>,
+    /// connection's first data segment starts it), and the ranges received
+    /// beyond it, which join it once the gap before them is filled.
+    received_end: FxHashMap<(u16, [u8; 4], u16), (u32, Vec<(u32, u32)>)>,
 }
 
 fn after(a: u32, b: u32) -> bool {
@@ -201,11 +202,22 @@ impl Tally {
             Class::Data { seq, len } => {
                 self.data_in += 1;
                 self.payload_in += len as u64;
-                let end = self.received_end.entry((seg.dst.1, seg.src.1, seg.src.0)).or_insert(seq);
+                let (end, beyond) = self.received_end.entry((seg.dst.1, seg.src.1, seg.src.0)).or_insert((seq, Vec::new()));
                 if after(seq, *end) {
                     self.out_of_order += 1;
+                    // Kept to fill the gap later; a few ranges suffice to follow a stream.
+                    if beyond.len() < 64 {
+                        beyond.push((seq, seq.wrapping_add(len)));
+                    }
                 } else if after(seq.wrapping_add(len), *end) {
                     *end = seq.wrapping_add(len);
+                    // The ranges the filled gap now reaches join the in-order data.
+                    while let Some(i) = beyond.iter().position(|&(s, _)| !after(s, *end)) {
+                        let (_, e) = beyond.swap_remove(i);
+                        if after(e, *end) {
+                            *end = e;
+                        }
+                    }
                 }
             }
             Class::PureAck => self.acks_in += 1,

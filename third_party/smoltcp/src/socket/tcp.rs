@@ -19,6 +19,7 @@ use crate::wire::{
 };
 
 mod congestion;
+mod scoreboard;
 
 macro_rules! tcp_trace {
     ($($arg:expr),*) => (net_log!(trace, $($arg),*));
@@ -542,6 +543,20 @@ pub struct Socket<'a> {
     local_rx_dup_acks: u8,
     /// If a fast retransmit needs to occur
     pending_fast_retransmit: bool,
+    /// NewReno (RFC 6582): the highest sequence number sent when fast
+    /// retransmit began; set while in fast recovery.
+    recover: Option<TcpSeqNumber>,
+    /// What the receiver reported holding above the cumulative ACK (SACK).
+    scoreboard: scoreboard::Scoreboard,
+    /// In fast recovery, the end of the last retransmission: holes below it
+    /// have been sent again (RFC 6675's HighRxt).
+    high_rxt: TcpSeqNumber,
+    /// Where the pending fast retransmission starts (else the cumulative ACK).
+    retransmit_at: Option<TcpSeqNumber>,
+    /// What had been sent when the current round of retransmissions began.
+    rxt_round_end: TcpSeqNumber,
+    /// Probes sent in this recovery for want of any ACK (RFC 8985's TLP).
+    probes: u8,
 
     /// Duration for Delayed ACK. If None no ACKs will be delayed.
     ack_delay: Option<Duration>,
@@ -576,6 +591,10 @@ pub struct Socket<'a> {
 }
 
 const DEFAULT_MSS: usize = 536;
+/// Probes in one SACK recovery before the retransmission timeout takes over.
+const MAX_PROBES: u8 = 3;
+/// The least probe timeout, ms (Linux's `TCP_TIMEOUT_MIN` for loss probes).
+const PROBE_MIN_MS: u32 = 10;
 
 /// Minimum MSS we accept from the remote, same value as Linux's `TCP_MIN_SND_MSS`.
 /// Without it, a peer advertising a tiny MSS could force segments to carry little
@@ -634,6 +653,12 @@ impl<'a> Socket<'a> {
             local_rx_last_seq: None,
             local_rx_dup_acks: 0,
             pending_fast_retransmit: false,
+            recover: None,
+            scoreboard: scoreboard::Scoreboard::default(),
+            high_rxt: TcpSeqNumber::default(),
+            retransmit_at: None,
+            rxt_round_end: TcpSeqNumber::default(),
+            probes: 0,
             ack_delay: Some(ACK_DELAY_DEFAULT),
             ack_policy: AckPolicy::default(),
             ack_delay_timer: AckDelayTimer::Idle,
@@ -961,12 +986,66 @@ impl<'a> Socket<'a> {
         self.remote_last_ts = None;
         self.ack_delay_timer = AckDelayTimer::Idle;
         self.challenge_ack_timer = Instant::from_secs(0);
+        self.recover = None;
+        self.scoreboard.clear();
+        self.retransmit_at = None;
 
         #[cfg(feature = "async")]
         {
             self.rx_waker.wake();
             self.tx_waker.wake();
         }
+    }
+
+    /// Whether SACK recovery may probe for the ACKs it lacks before the
+    /// retransmission timeout.
+    fn may_probe(&self) -> bool {
+        self.recover.is_some() && !self.scoreboard.is_empty() && self.probes < MAX_PROBES
+    }
+
+    /// The retransmission timer's delay: the RTO, or in SACK recovery the
+    /// probe timeout of RFC 8985 (two smoothed round trips, at least 10 ms as
+    /// Linux's), after which the first hole goes again: a lost retransmission
+    /// then costs a probe timeout, not a whole RTO and a slow start.
+    fn retransmit_delay(&self) -> Duration {
+        let rto = self.rtte.retransmission_timeout();
+        if self.may_probe() {
+            rto.min(Duration::from_millis((2 * self.rtte.srtt).max(PROBE_MIN_MS) as _))
+        } else {
+            rto
+        }
+    }
+
+    /// In SACK recovery, once every hole has gone again: data the receiver
+    /// holds that was sent after this round of retransmissions began shows
+    /// that those it still lacks were lost as well (as Linux's
+    /// `tcp_mark_lost_retrans`), so a new round starts at the cumulative ACK
+    /// `ack`, rather than waiting for the timer.
+    fn new_round_if_lost(&mut self, ack: TcpSeqNumber) {
+        let sent_all = self.scoreboard.next_hole(self.high_rxt.max(ack)).is_none();
+        if sent_all && self.scoreboard.highest().is_some_and(|h| h > self.rxt_round_end) {
+            self.high_rxt = ack;
+            self.rxt_round_end = self.remote_last_seq;
+        }
+    }
+
+    /// RFC 6675's pipe: the data in the network. In SACK recovery, what the
+    /// receiver holds and the holes not yet sent again are not.
+    fn pipe(&self) -> usize {
+        let flight = self.flight_size();
+        if self.recover.is_none() {
+            return flight;
+        }
+        let from = self.high_rxt.max(self.local_seq_no);
+        flight.saturating_sub(self.scoreboard.bytes() + self.scoreboard.hole_bytes(from))
+    }
+
+    /// In SACK recovery, the next hole not yet sent again, if the window has
+    /// room for a segment (RFC 6675's NextSeg, rule 1).
+    fn hole_to_resend(&self) -> Option<TcpSeqNumber> {
+        self.recover?;
+        let (hole, _) = self.scoreboard.next_hole(self.high_rxt.max(self.local_seq_no))?;
+        (self.cwnd_remaining() >= self.remote_mss).then_some(hole)
     }
 
     /// Start listening on the given endpoint.
@@ -1437,7 +1516,7 @@ impl<'a> Socket<'a> {
         self.congestion_controller
             .inner()
             .window()
-            .saturating_sub(self.flight_size())
+            .saturating_sub(self.pipe())
     }
 
     /// Return the amount of octets queued in the receive buffer. This value can be larger than
@@ -1563,6 +1642,19 @@ impl<'a> Socket<'a> {
                     .map(|(left, right)| (ack + left, ack + right))
                     .next()
                     .map(|(left, right)| (left.0 as u32, right.0 as u32));
+            }
+
+            // RFC 2018: the other blocks repeat other ranges held, here the
+            // lowest, so that a sender learns of every hole within a few ACKs
+            // (nicsim: smoltcp sent one block).
+            let first = reply_repr.sack_ranges[0];
+            let others = self
+                .assembler
+                .iter_data()
+                .map(|(left, right)| ((ack + left).0 as u32, (ack + right).0 as u32))
+                .filter(|r| Some(*r) != first);
+            for (slot, range) in reply_repr.sack_ranges[1..].iter_mut().zip(others) {
+                *slot = Some(range);
             }
         }
 
@@ -2123,7 +2215,20 @@ impl<'a> Socket<'a> {
             self.tx_waker.wake();
         }
 
+        let mut partial_ack = false;
         if let Some(ack_number) = repr.ack_number {
+            if self.remote_has_sack {
+                self.scoreboard.acked(ack_number);
+                for &(left, right) in repr.sack_ranges.iter().flatten() {
+                    let (left, right) = (TcpSeqNumber(left as i32), TcpSeqNumber(right as i32));
+                    if ack_number < right && right <= self.remote_last_seq {
+                        self.scoreboard.add(left.max(ack_number), right);
+                    }
+                }
+                if self.recover.is_some() {
+                    self.new_round_if_lost(ack_number);
+                }
+            }
             // TODO: When flow control is implemented,
             // refractor the following block within that implementation
 
@@ -2151,18 +2256,28 @@ impl<'a> Socket<'a> {
                         }
                     );
 
-                    if self.local_rx_dup_acks == 3 {
+                    // RFC 6582 3.2 (2): not again while recovering from a loss
+                    // in the same window.
+                    if self.local_rx_dup_acks == 3 && self.recover.is_none() {
                         self.timer.set_for_fast_retransmit();
+                        self.recover = Some(self.remote_last_seq);
+                        self.high_rxt = ack_number;
+                        self.rxt_round_end = self.remote_last_seq;
+                        self.retransmit_at = None;
+                        self.probes = 0;
                         net_debug!("started fast retransmit");
                     }
 
-                    // Notify of duplicate ACK
-                    let in_flight = self.flight_size();
-                    self.congestion_controller.inner_mut().on_dup_ack(
-                        cx.now(),
-                        self.remote_mss,
-                        in_flight,
-                    );
+                    // Notify of duplicate ACK: Reno inflates its window by the
+                    // segment that left; with SACK the pipe counts it (RFC 6675).
+                    if self.scoreboard.is_empty() {
+                        let in_flight = self.flight_size();
+                        self.congestion_controller.inner_mut().on_dup_ack(
+                            cx.now(),
+                            self.remote_mss,
+                            in_flight,
+                        );
+                    }
                 }
 
                 // No duplicate ACK means we reset the duplicate ACK count
@@ -2177,12 +2292,35 @@ impl<'a> Socket<'a> {
                     // Notify of fresh ACK
                     self.rtte.on_ack(cx.now(), ack_number);
                     let new_flight_size = self.flight_size().saturating_sub(ack_len);
-                    self.congestion_controller.inner_mut().on_ack(
-                        cx.now(),
-                        ack_len,
-                        new_flight_size,
-                        &self.rtte,
-                    );
+                    match self.recover {
+                        // RFC 6582 3.2 (5): a partial ACK in fast recovery: the
+                        // next hole is lost too; resend it at once and stay.
+                        Some(recover) if ack_len > 0 && ack_number < recover => {
+                            if self.scoreboard.is_empty() {
+                                self.congestion_controller
+                                    .inner_mut()
+                                    .on_partial_ack(cx.now(), ack_len);
+                            }
+                            self.probes = 0;
+                            // Without SACK, the first byte not acknowledged goes
+                            // again (NewReno); with it, the pipe lets the holes go.
+                            if self.scoreboard.is_empty() {
+                                self.retransmit_at = Some(ack_number);
+                                partial_ack = true;
+                            }
+                        }
+                        _ => {
+                            if ack_len > 0 {
+                                self.recover = None;
+                            }
+                            self.congestion_controller.inner_mut().on_ack(
+                                cx.now(),
+                                ack_len,
+                                new_flight_size,
+                                &self.rtte,
+                            );
+                        }
+                    }
                 }
             };
 
@@ -2213,7 +2351,7 @@ impl<'a> Socket<'a> {
                     self.timer.set_for_idle(cx.now(), self.keep_alive);
                 } else if ack_len > 0 {
                     // (5.3) ACK of new data in ESTABLISHED state restart the retransmit timer.
-                    let rto = self.rtte.retransmission_timeout();
+                    let rto = self.retransmit_delay();
                     self.timer.set_for_retransmit(cx.now(), rto);
                 }
             }
@@ -2222,6 +2360,9 @@ impl<'a> Socket<'a> {
                 self.timer.set_for_idle(cx.now(), self.keep_alive);
             }
             _ => {}
+        }
+        if partial_ack {
+            self.timer.set_for_fast_retransmit();
         }
 
         // start/stop the Zero Window Probe timer.
@@ -2344,6 +2485,9 @@ impl<'a> Socket<'a> {
     fn seq_to_transmit(&self, cx: &mut Context) -> bool {
         // Fast retransmits should always send, even if later congestion checks would disallow
         if self.pending_fast_retransmit && !self.tx_buffer.is_empty() {
+            return true;
+        }
+        if self.hole_to_resend().is_some() {
             return true;
         }
 
@@ -2521,7 +2665,16 @@ impl<'a> Socket<'a> {
             net_debug!("timeout exceeded");
             self.set_state(State::Closed);
         } else if self.timer.should_retransmit(cx.now()) {
-            if let Timer::Retransmit { .. } = self.timer {
+            if matches!(self.timer, Timer::Retransmit { .. }) && self.may_probe() {
+                // No ACK for a probe timeout in SACK recovery: the first hole
+                // goes again and a new round of retransmissions begins.
+                net_debug!("probing in recovery");
+                self.probes += 1;
+                self.high_rxt = self.local_seq_no;
+                self.rxt_round_end = self.remote_last_seq;
+                self.retransmit_at = self.scoreboard.next_hole(self.local_seq_no).map(|h| h.0);
+                self.pending_fast_retransmit = true;
+            } else if let Timer::Retransmit { .. } = self.timer {
                 // If a retransmit timer expired, we should resend data starting at the last ACK.
                 net_debug!("retransmitting after rto");
 
@@ -2538,6 +2691,12 @@ impl<'a> Socket<'a> {
 
                 // Inform RTTE, so that it can can handle RTO backoff
                 self.rtte.on_rto();
+
+                // A timeout ends fast recovery (RFC 6582 3.2); everything
+                // unacknowledged is sent again from here.
+                self.recover = None;
+                self.scoreboard.clear();
+                self.retransmit_at = None;
             } else {
                 // If a fast rentrasmit timer expired, we should resend only the earliest unAcked segment
                 net_debug!("retransmitting for fast-retransmit");
@@ -2680,14 +2839,29 @@ impl<'a> Socket<'a> {
                 let local_mss = cx.ip_mtu() - ip_repr.header_len() - TCP_HEADER_LEN;
                 let effective_mss = local_mss.min(self.remote_mss).saturating_sub(options_len);
 
-                let offset = if self.pending_fast_retransmit {
-                    let size = effective_mss.min(self.tx_buffer.len());
-                    repr.seq_number = self.local_seq_no;
-                    repr.payload = self.tx_buffer.get_allocated(0, size);
+                let resend = if self.pending_fast_retransmit {
+                    let at = self.retransmit_at.take();
+                    Some(at.filter(|s| *s >= self.local_seq_no && *s < self.remote_last_seq).unwrap_or(self.local_seq_no))
+                } else {
+                    self.hole_to_resend()
+                };
+                let offset = if let Some(seq) = resend {
+                    // The first byte not acknowledged, or a hole of SACK recovery,
+                    // up to the next range the receiver holds.
+                    let offset = seq - self.local_seq_no;
+                    let mut size = effective_mss.min(self.tx_buffer.len() - offset);
+                    if let Some((start, end)) = self.scoreboard.next_hole(seq) {
+                        if start == seq {
+                            size = size.min(end - seq);
+                        }
+                    }
+                    repr.seq_number = seq;
+                    repr.payload = self.tx_buffer.get_allocated(offset, size);
+                    self.high_rxt = self.high_rxt.max(seq + size);
 
                     self.pending_fast_retransmit = false;
 
-                    0
+                    offset
                 } else {
                     // Right edge of window, ie the max sequence number we're allowed to send.
                     let win_right_edge = self.local_seq_no + self.remote_win_len;
@@ -2897,7 +3071,7 @@ impl<'a> Socket<'a> {
             // RFC 6298 (5.1) Every time a packet containing data is sent (including a
             // retransmission), if the timer is not running, start it running
             // so that it will expire after RTO seconds.
-            let rto = self.rtte.retransmission_timeout();
+            let rto = self.retransmit_delay();
             self.timer.set_for_retransmit(cx.now(), rto);
         }
 

@@ -29,6 +29,10 @@ pub(super) trait Controller {
     /// Fired after an inferred loss via three duplicate acks.
     fn on_loss(&mut self, now: Instant, in_flight: usize) {}
 
+    /// Fired on an ACK of new data that does not end fast recovery (NewReno's
+    /// partial ACK, RFC 6582): `len` bytes were acknowledged.
+    fn on_partial_ack(&mut self, now: Instant, len: usize) {}
+
     fn pre_transmit(&mut self, now: Instant) {}
 
     fn post_transmit(&mut self, now: Instant, len: usize) {}

@@ -83,6 +83,19 @@ impl Controller for Reno {
         }
     }
 
+    fn on_partial_ack(&mut self, _now: Instant, len: usize) {
+        // RFC 6582 3.2 (5): deflate the window by the data acknowledged, and
+        // add back one segment if at least one was, so that the window still
+        // lets a new segment out for each duplicate ACK to come.
+        if self.in_fast_recovery {
+            self.cwnd = self.cwnd.saturating_sub(len);
+            if len >= self.mss {
+                self.cwnd = self.cwnd.saturating_add(self.mss);
+            }
+            self.cwnd = self.cwnd.max(self.mss);
+        }
+    }
+
     fn on_rto(&mut self, _now: Instant, in_flight: usize) {
         // RFC 5681: when the retransmission timer fires for a segment that has
         // already been retransmitted by the timer (no new data was ACKed since
