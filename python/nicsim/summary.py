@@ -1,8 +1,9 @@
 """The few lines a person reads first: a run's main throughput figures and what
 limited them, from its metrics. A resource 95% busy or more is named as the
-limit; frames lost on the way are named beside it; where nothing is that busy,
-the summary says so (the exchange's own pace, such as TCP windows or requests,
-then sets the rate, which no utilization shows)."""
+limit, and so is a TCP window (congestion, or the one the receiver offers) that
+held its sender back for half the time it had data to send or more; frames lost on
+the way are named beside it; where nothing is that busy, the summary says so (the
+exchange's own pace, such as requests or think times, then sets the rate)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,9 @@ from .api import Result
 from .stalls import stalls
 
 SATURATED = 0.95
+# A window that held its sender back for this share of the time it had data to
+# send is named as a limit.
+WINDOW_BOUND = 0.5
 # Figures of what a component moved, in the order they are looked for.
 THROUGHPUT = ("app_goodput_mbps", "tcp_goodput_mbps", "goodput_mbps", "tx_goodput_mbps", "dma_mbps")
 LOSSES = {
@@ -47,6 +51,29 @@ def busiest(result: Result) -> list:
     return sorted(found, key=lambda x: -x[0])
 
 
+def windows(result: Result) -> list:
+    """(share, words) for each kind of TCP window that held senders back with
+    data waiting, the longest first; several hosts held back alike are named
+    together."""
+    words = {"tcp_cwnd_limited_share": "the TCP congestion window of", "tcp_rwnd_limited_share": "the receive window offered to"}
+    held = {kind: [] for kind in words}
+    for c in result.components:
+        for key, value in c.metrics.items():
+            kind = next((k for k in words if key == k or key.endswith("_" + k)), None)
+            if kind and isinstance(value, (int, float)) and value > 0:
+                held[kind].append((float(value), c.name))
+    found = []
+    for kind, hosts in held.items():
+        hosts.sort(key=lambda h: -h[0])
+        bound = [h for h in hosts if h[0] >= WINDOW_BOUND]
+        if len(bound) > 2:
+            names = f"{len(bound)} hosts ({bound[0][1]}, {bound[1][1]}, ...)"
+            found.append((bound[0][0], f"{words[kind]} {names}, up to {bound[0][0]:.0%} of the time they had data to send"))
+        else:
+            found += [(share, f"{words[kind]} {name} ({share:.0%} of the time it had data to send)") for share, name in hosts]
+    return sorted(found, key=lambda x: -x[0])
+
+
 def lines(result: Result) -> list:
     """The summary, a line each: throughput, what limited it, losses."""
     out = []
@@ -60,11 +87,12 @@ def lines(result: Result) -> list:
         out.append("throughput: " + "; ".join(moved[:4]) + (f"; {len(moved) - 4} more below" if len(moved) > 4 else ""))
     busy = busiest(result)
     limits = [f"{r} ({u:.0%} busy)" for u, r in busy if u >= SATURATED]
+    limits += [w for share, w in windows(result) if share >= WINDOW_BOUND]
     if limits:
         out.append("limited by: " + "; ".join(limits[:4]))
     elif busy:
         u, r = busy[0]
-        out.append(f"limited by: nothing saturated (the busiest, {r}, is {u:.0%} busy): the exchange's own pace (TCP windows, requests, think times) sets the rate")
+        out.append(f"limited by: nothing saturated (the busiest, {r}, is {u:.0%} busy): the exchange's own pace (requests, think times, TCP's windows part of the time) sets the rate")
     lost = []
     for c in result.components:
         for key, words in LOSSES.items():

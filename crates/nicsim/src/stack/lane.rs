@@ -92,7 +92,7 @@ impl Lane {
         let t = self.sockets.get::<tcp::Socket>(self.handle);
         let opening = t.state() == tcp::State::SynSent;
         let (unacked, unread) = (t.send_queue(), t.recv_queue());
-        self.progress.observe(now, unacked, unread, opening);
+        self.progress.observe(now, unacked, unread, opening, t.window_limits());
     }
 
     /// The connection in words: its two ends and its state.

@@ -381,13 +381,24 @@ impl Stack {
     }
 
     /// The connections stalled at `end` (bytes waiting, nothing acknowledged or
-    /// received for longer than the retransmission timeout), and the longest
-    /// any connection waited so: `tcp_stalled`, `tcp_longest_stall_ms`.
+    /// received for longer than the retransmission timeout), the longest any
+    /// connection waited so (`tcp_stalled`, `tcp_longest_stall_ms`), and the
+    /// share of the time data was queued that the congestion window or the peer's window
+    /// held data back (`tcp_cwnd_limited_share`, `tcp_rwnd_limited_share`).
     pub fn report_stalls(&self, r: &mut Report, end: Time) {
         let stalled = self.lanes.iter().filter(|l| l.progress.stalled(end).is_some()).count();
         let longest = self.lanes.iter().map(|l| l.progress.longest(end)).max().unwrap_or(Duration::ZERO);
         r.count("tcp_stalled", stalled as u64);
         r.real("tcp_longest_stall_ms", longest.as_secs_f64() * 1e3);
+        // Over the time each connection had data queued.
+        let (mut cwnd, mut rwnd, mut active) = (0.0, 0.0, 0.0);
+        for l in &self.lanes {
+            let (c, w, a) = l.progress.limited(end);
+            (cwnd, rwnd, active) = (cwnd + c.as_secs_f64(), rwnd + w.as_secs_f64(), active + a.as_secs_f64());
+        }
+        let share = |x: f64| if active > 0.0 { x / active } else { 0.0 };
+        r.real("tcp_cwnd_limited_share", share(cwnd));
+        r.real("tcp_rwnd_limited_share", share(rwnd));
     }
 
     /// The stalled connections in words, for the results' text.

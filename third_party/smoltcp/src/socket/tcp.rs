@@ -1507,6 +1507,18 @@ impl<'a> Socket<'a> {
         self.tx_buffer.len()
     }
 
+    /// What holds back the data queued and not yet sent: `(congestion, peer)`,
+    /// whether the congestion window and whether the window the peer offers
+    /// has no room for another segment. Both `false` when nothing waits.
+    pub fn window_limits(&self) -> (bool, bool) {
+        if self.tx_buffer.len() <= self.flight_size() {
+            return (false, false);
+        }
+        let mss = self.remote_mss;
+        let offered = (self.local_seq_no + self.remote_win_len).max(self.remote_last_seq) - self.remote_last_seq;
+        (self.cwnd_remaining() < mss, offered < mss)
+    }
+
     /// Number of octets transmitted but not yet ACKed.
     fn flight_size(&self) -> usize {
         self.remote_last_seq - self.local_seq_no
