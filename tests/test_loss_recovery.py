@@ -50,3 +50,17 @@ def test_a_burst_of_overruns_is_repaired_without_a_stall(scenarios):
     assert rx["rx_fifo_overruns"] > 100, "the receiver is overrun"
     assert sender["tcp_stalled"] == 0 and sender["tcp_longest_stall_ms"] < 20
     assert rx["app_received_bytes"] > 600e6, "before: 74.4 MB in a second"
+
+
+def test_cubic_gives_back_less_of_its_window_than_reno(scenarios):
+    """`[host.tcp] congestion = "cubic"` (RFC 9438, Linux's default): after the
+    same single loss its window falls to 0.7 of what was in flight, not half,
+    so 3 ms later the transfer is less far behind the lossless run."""
+    ring = {"host[1].adapter[0].rx_ring": 4096}
+    clean = received(scenarios, 12, **ring)[0]["app_received_bytes"]
+    behind = {}
+    for cc in ("reno", "cubic"):
+        rx, sender, _ = received(scenarios, 12, **ring, **{"link[0].drop_a_to_b": [10000], "host[0].tcp.congestion": cc})
+        assert sender["tcp_retransmits"] == 1
+        behind[cc] = clean - rx["app_received_bytes"]
+    assert 0 < behind["cubic"] < 0.8 * behind["reno"], behind

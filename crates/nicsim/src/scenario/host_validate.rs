@@ -68,6 +68,7 @@ fn socket_config(path: &str, mtu: u32, window: i64, delayed_ack: Duration) -> Re
         ack_policy: AckPolicy::EverySecondSegment,
         // RFC 6298's; `[host.tcp] min_rto` sets a TTCP socket's.
         min_rto: Duration::from_ms(1000),
+        cubic: false,
     })
 }
 

@@ -74,6 +74,10 @@ pub struct StackSpec {
     /// The least retransmission timeout: RFC 6298's "1s", or Linux's "200ms".
     #[serde(default = "s_1")]
     pub min_rto: TimeSpan,
+    /// Congestion control: "reno" (RFC 5681, the historical stacks') or
+    /// "cubic" (RFC 9438, Linux's default since 2.6.19).
+    #[serde(default)]
+    pub congestion: CongestionSpec,
 }
 defaults_of_an_empty_table!(StackSpec);
 
@@ -96,6 +100,14 @@ defaults! {
     ms_200: TimeSpan = TimeSpan(crate::time::Duration::from_ms(200));
     s_1: TimeSpan = TimeSpan(crate::time::Duration::from_ms(1000));
     hundred_mhz: Frequency = Frequency(Clock::from_mhz(100));
+}
+
+#[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum CongestionSpec {
+    #[default]
+    Reno,
+    Cubic,
 }
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 //! socket's settings. Which stations a sender may name is the caller's to say.
 
 use crate::scenario::host_validate::within;
-use crate::scenario::tcp_schema::{AckPolicySpec, RoleSpec, StackSpec, TtcpSpec};
+use crate::scenario::tcp_schema::{AckPolicySpec, CongestionSpec, RoleSpec, StackSpec, TtcpSpec};
 use crate::scenario::ScenarioError;
 use crate::stack::{AckPolicy, SocketConfig};
 use crate::time::Duration;
@@ -58,6 +58,7 @@ pub fn socket(s: &StackSpec, sp: &str, ack_policy: AckPolicy) -> Result<SocketCo
             None => ack_policy,
         },
         min_rto: min_rto(s.min_rto.0, &format!("{sp}.min_rto"))?,
+        cubic: s.congestion == CongestionSpec::Cubic,
     })
 }
 

@@ -73,6 +73,8 @@ pub struct SocketConfig {
     pub ack_policy: AckPolicy,
     /// The least retransmission timeout (RFC 6298: 1 s; Linux: 200 ms).
     pub min_rto: Duration,
+    /// CUBIC congestion control (RFC 9438) instead of Reno (RFC 5681).
+    pub cubic: bool,
 }
 
 /// A socket of a stack, by its order of opening.
@@ -132,7 +134,7 @@ impl Stack {
         socket.set_ack_delay(cfg.ack_delay.map(|d| smoltcp::time::Duration::from_micros(d.ps() / 1_000_000)));
         socket.set_ack_policy(cfg.ack_policy);
         socket.set_min_rto(smoltcp::time::Duration::from_micros(cfg.min_rto.ps() / 1_000_000));
-        socket.set_congestion_control(tcp::CongestionControl::Reno);
+        socket.set_congestion_control(if cfg.cubic { tcp::CongestionControl::Cubic } else { tcp::CongestionControl::Reno });
         let seed = self.seed ^ (self.lanes.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let mut lane = Lane::new(&self.cfg, seed, socket);
         lane.progress.min_rto = cfg.min_rto;

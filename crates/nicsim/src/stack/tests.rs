@@ -18,6 +18,7 @@ fn socket() -> SocketConfig {
         ack_delay: Some(Duration::from_ms(10)),
         ack_policy: AckPolicy::EverySecondSegment,
         min_rto: Duration::from_ms(1000),
+        cubic: false,
     }
 }
 

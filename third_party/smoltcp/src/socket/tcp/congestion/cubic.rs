@@ -231,6 +231,14 @@ impl Controller for Cubic {
     }
 
     fn set_mss(&mut self, mss: usize) {
+        // nicsim: the initial window is two segments of the negotiated size
+        // (RFC 5681), as in Reno's.
+        if self.cwnd == DEFAULT_MSS * 2 {
+            self.cwnd = 2 * mss;
+            self.w_max = self.cwnd;
+            self.w_est = self.cwnd as f64;
+            self.cwnd_prior = self.cwnd;
+        }
         self.mss = mss;
         self.recompute_k();
     }
