@@ -92,7 +92,8 @@ impl Lane {
         let t = self.sockets.get::<tcp::Socket>(self.handle);
         let opening = t.state() == tcp::State::SynSent;
         let (unacked, unread) = (t.send_queue(), t.recv_queue());
-        self.progress.observe(now, unacked, unread, opening, t.window_limits());
+        let limits = if unacked > 0 { t.window_limits() } else { (false, false) };
+        self.progress.observe(now, unacked, unread, opening, limits);
     }
 
     /// The connection in words: its two ends and its state.

@@ -35,6 +35,12 @@ impl Progress {
     /// A look at the socket at `now`: `unacked` bytes in its send buffer,
     /// `unread` in its receive buffer, `opening` while its SYN is out.
     pub fn observe(&mut self, now: Time, unacked: usize, unread: usize, opening: bool, limits: (bool, bool)) {
+        // Most looks at a receiving connection find nothing queued and nothing waiting.
+        if unacked == 0 && !opening && !self.was_queued && self.waiting_since.is_none() && self.limits == (false, false) {
+            self.moved = self.written + self.read + unread as u64;
+            self.last_look = now;
+            return;
+        }
         self.account_limits(now);
         self.limits = limits;
         self.was_queued = unacked > 0;

@@ -1660,12 +1660,12 @@ impl<'a> Socket<'a> {
             // lowest, so that a sender learns of every hole within a few ACKs
             // (nicsim: smoltcp sent one block).
             let first = reply_repr.sack_ranges[0];
-            let others = self
+            let others = first.is_some().then(|| self
                 .assembler
                 .iter_data()
                 .map(|(left, right)| ((ack + left).0 as u32, (ack + right).0 as u32))
-                .filter(|r| Some(*r) != first);
-            for (slot, range) in reply_repr.sack_ranges[1..].iter_mut().zip(others) {
+                .filter(move |r| Some(*r) != first));
+            for (slot, range) in reply_repr.sack_ranges[1..].iter_mut().zip(others.into_iter().flatten()) {
                 *slot = Some(range);
             }
         }

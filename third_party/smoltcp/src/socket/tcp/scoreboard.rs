@@ -49,6 +49,9 @@ impl Scoreboard {
 
     /// Forget what the cumulative ACK `una` now covers.
     pub fn acked(&mut self, una: TcpSeqNumber) {
+        if self.ranges[0].is_none_or(|r| r.0 >= una) {
+            return;
+        }
         let mut kept: [Option<Range>; RANGES] = [None; RANGES];
         let above = self.ranges.iter().flatten().filter(|r| r.1 > una);
         for (slot, &(left, right)) in kept.iter_mut().zip(above) {
