@@ -10,7 +10,7 @@
 use crate::engine::{Component, Ctx, Msg, PortId};
 use crate::host::sessions::{SessionConfig, Sessions, Work};
 use crate::observe::Report;
-use crate::stack::StackConfig;
+use crate::stack::{Stack, StackConfig};
 use crate::time::{Duration, Time};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -95,6 +95,8 @@ impl Component for IdealHost {
         r
     }
     fn text(&self) -> Vec<(&'static str, String)> {
-        self.sessions.text(self.ended)
+        let mut text = self.sessions.text();
+        text.extend(Stack::stall_text([self.sessions.stack()], self.ended));
+        text
     }
 }

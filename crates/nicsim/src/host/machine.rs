@@ -23,6 +23,7 @@ use crate::host::trace_tracks::trace_parts;
 use crate::host::transfer::Wires;
 use crate::nic::smart::Programmable;
 use crate::observe::{Report, SharedTrace, TrackId};
+use crate::stack::Stack;
 use crate::time::{Duration, Time};
 use crate::toe::engine::Engine;
 
@@ -386,15 +387,10 @@ impl Component for Machine {
     fn text(&self) -> Vec<(&'static str, String)> {
         let mut text = match self.ports.iter().find_map(|p| p.offload()?.ttcp.as_ref()) {
             Some(t) => vec![("ttcp_sha256", t.stream.sha256_hex())],
-            None => self.sessions.as_ref().map(|s| s.text(self.ended)).unwrap_or_default(),
+            None => self.sessions.as_ref().map(|s| s.text()).unwrap_or_default(),
         };
-        let engines = self.ports.iter().filter_map(|p| p.offload()?.engine.stack.stall_text(self.ended));
-        let stalled: Vec<String> =
-            text.iter().filter(|(k, _)| *k == "tcp_stalled_connections").map(|(_, t)| t.clone()).chain(engines).collect();
-        text.retain(|(k, _)| *k != "tcp_stalled_connections");
-        if !stalled.is_empty() {
-            text.push(("tcp_stalled_connections", stalled.join("; ")));
-        }
+        let engines = self.ports.iter().filter_map(|p| Some(&p.offload()?.engine.stack));
+        text.extend(Stack::stall_text(self.sessions.iter().map(|s| s.stack()).chain(engines), self.ended));
         text
     }
 }

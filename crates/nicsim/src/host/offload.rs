@@ -300,7 +300,7 @@ impl Offload {
             .count("tcp_data_in", t.data_in)
             .count("tcp_acks_out", t.acks_out)
             .count("tcp_acks_in", t.acks_in);
-        self.engine.stack.report_stalls(r, end);
+        self.engine.stack.report_progress(r, end);
         self.engine.processor.account.report(r, "adapter_cpu0", end);
         r.count("host_messages", self.messages).count("completions", self.completions).count("deliveries", self.deliveries);
     }

@@ -387,7 +387,7 @@ impl Stack {
     /// connection waited so (`tcp_stalled`, `tcp_longest_stall_ms`), and the
     /// share of the time data was queued that the congestion window or the peer's window
     /// held data back (`tcp_cwnd_limited_share`, `tcp_rwnd_limited_share`).
-    pub fn report_stalls(&self, r: &mut Report, end: Time) {
+    pub fn report_progress(&self, r: &mut Report, end: Time) {
         let stalled = self.lanes.iter().filter(|l| l.progress.stalled(end).is_some()).count();
         let longest = self.lanes.iter().map(|l| l.progress.longest(end)).max().unwrap_or(Duration::ZERO);
         r.count("tcp_stalled", stalled as u64);
@@ -403,18 +403,19 @@ impl Stack {
         r.real("tcp_rwnd_limited_share", share(rwnd));
     }
 
-    /// The stalled connections in words, for the results' text.
-    pub fn stall_text(&self, end: Time) -> Option<String> {
-        let named: Vec<String> = self
-            .lanes
-            .iter()
+    /// The connections stalled at `end` in words, for the results' text, over
+    /// several stacks (a host's own and its offload engines').
+    pub fn stall_text<'a>(stacks: impl IntoIterator<Item = &'a Stack>, end: Time) -> Option<(&'static str, String)> {
+        let named: Vec<String> = stacks
+            .into_iter()
+            .flat_map(|s| &s.lanes)
             .filter_map(|l| {
                 let waited = l.progress.stalled(end)?;
                 let unacked = l.tcp_ref().send_queue();
                 Some(format!("{}: {unacked} bytes waiting, nothing moved for {:.1} ms", l.describe(), waited.as_secs_f64() * 1e3))
             })
             .collect();
-        (!named.is_empty()).then(|| named.join("; "))
+        (!named.is_empty()).then(|| ("tcp_stalled_connections", named.join("; ")))
     }
 }
 

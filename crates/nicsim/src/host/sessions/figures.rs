@@ -5,6 +5,7 @@ use super::{Role, Sessions};
 use crate::host::stream::Stream;
 use crate::observe::Report;
 use crate::stack::tally::Tally;
+use crate::stack::Stack;
 use crate::time::Time;
 
 impl Sessions {
@@ -40,7 +41,7 @@ impl Sessions {
             .count("tcp_data_in", t.data_in)
             .count("tcp_acks_out", t.acks_out)
             .count("tcp_acks_in", t.acks_in);
-        self.stack.report_stalls(r, end);
+        self.stack.report_progress(r, end);
     }
 
     /// The TTCP end: its stream, whether it sends, the counts of its
@@ -51,14 +52,12 @@ impl Sessions {
         Some((s.stream.as_ref()?, matches!(s.cfg.role, Role::Send { .. }), tally, s.cfg.port))
     }
 
-    /// The SHA-256 of the TTCP stream and the connections stalled at `end`,
-    /// for the report's text.
-    pub fn text(&self, end: Time) -> Vec<(&'static str, String)> {
-        let mut text = Vec::new();
-        if let Some(st) = self.sessions.iter().find_map(|s| s.stream.as_ref()) {
-            text.push(("ttcp_sha256", st.sha256_hex()));
-        }
-        text.extend(self.stack.stall_text(end).map(|t| ("tcp_stalled_connections", t)));
-        text
+    /// The SHA-256 of the TTCP stream, for the report's text.
+    pub fn text(&self) -> Vec<(&'static str, String)> {
+        self.sessions.iter().find_map(|s| s.stream.as_ref()).map(|st| vec![("ttcp_sha256", st.sha256_hex())]).unwrap_or_default()
+    }
+
+    pub fn stack(&self) -> &Stack {
+        &self.stack
     }
 }
