@@ -29,9 +29,12 @@ pub struct OffloadSpec {
     /// The adapter processor's clock.
     #[serde(default = "hundred_mhz")]
     pub clock: Frequency,
-    /// Firmware cycles per data segment sent or received (calibrated).
+    /// Firmware cycles per data segment sent (calibrated).
     #[serde(default = "packet_cycles")]
     pub packet_cycles: i64,
+    /// Firmware cycles per data segment received (calibrated).
+    #[serde(default = "rx_packet_cycles")]
+    pub rx_packet_cycles: i64,
     /// Firmware cycles per pure ACK (or SYN, FIN, ARP).
     #[serde(default = "ack_cycles")]
     pub ack_cycles: i64,
@@ -89,8 +92,9 @@ macro_rules! defaults {
 }
 
 defaults! {
-    packet_cycles: i64 = hp_firmware_cycles().0 as i64;
-    message_cycles: i64 = hp_firmware_cycles().1 as i64;
+    packet_cycles: i64 = hp_firmware_cycles().packet as i64;
+    rx_packet_cycles: i64 = hp_firmware_cycles().rx_packet as i64;
+    message_cycles: i64 = hp_firmware_cycles().message as i64;
     ack_cycles: i64 = HP_ACK_CYCLES as i64;
     bytes_512: i64 = 512;
     messages_32: i64 = 32;

@@ -8,8 +8,10 @@ use crate::time::Clock;
 #[derive(Clone, Debug, PartialEq)]
 pub struct AdapterConfig {
     pub clock: Clock,
-    /// Firmware cycles per data segment sent or received.
+    /// Firmware cycles per data segment sent.
     pub packet_cycles: u64,
+    /// Firmware cycles per data segment received.
+    pub rx_packet_cycles: u64,
     /// Firmware cycles per pure ACK sent or received.
     pub ack_cycles: u64,
     /// Firmware cycles per host message (a send, a posted receive buffer).

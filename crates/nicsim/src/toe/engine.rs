@@ -51,8 +51,9 @@ pub struct EngineConfig {
 #[derive(Debug, Default)]
 struct Conn {
     sock: Sock,
-    /// Host sends waiting for room in the socket, in order.
-    pending_tx: VecDeque<Vec<u8>>,
+    /// Host sends waiting for room in the socket, in order, each with when its
+    /// data is in adapter memory (the DMA engine's read done).
+    pending_tx: VecDeque<(Time, Vec<u8>)>,
     close_requested: bool,
     closing: bool,
     posted: u32,
@@ -156,11 +157,18 @@ impl Engine {
         if self.conns.iter().all(|c| self.stack.closed(c.sock)) {
             return None;
         }
-        self.stack.poll_at(now)
+        // A DMA read finishing wakes the firmware, which queues its data.
+        let dma = self.conns.iter().filter_map(|c| c.pending_tx.iter().map(|(t, _)| *t).find(|t| *t > now)).min();
+        match (self.stack.poll_at(now), dma) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
-    fn frame_cycles(&self, frame: &[u8]) -> u64 {
+    /// Firmware cycles for a frame taken in (`received`) or sent out.
+    fn frame_cycles(&self, frame: &[u8], received: bool) -> u64 {
         match classify(frame) {
+            Class::Data { .. } if received => self.cfg.adapter.rx_packet_cycles,
             Class::Data { .. } => self.cfg.adapter.packet_cycles,
             // Pure ACKs and the rest (SYN, FIN, ARP) carry no data.
             _ => self.cfg.adapter.ack_cycles,
@@ -172,15 +180,15 @@ impl Engine {
         for w in batch {
             match w {
                 Work::Frame(f) => {
-                    run.cycles(self.frame_cycles(&f.bytes));
+                    run.cycles(self.frame_cycles(&f.bytes, true));
                     self.stack.input(f);
                 }
                 Work::SendData { s, bytes, inline } => {
                     run.cycles(message_cycles);
-                    if !inline {
-                        run.until(host_bus.read(run.at, bytes.len() as u64, Purpose::TxData));
-                    }
-                    self.conns[s].pending_tx.push_back(bytes);
+                    // The firmware programs the DMA engine and goes on (p. 8 of the
+                    // report: "when DMA completes, iNIC code is once again invoked").
+                    let ready = if inline { run.at } else { host_bus.read(run.at, bytes.len() as u64, Purpose::TxData) };
+                    self.conns[s].pending_tx.push_back((ready, bytes));
                 }
                 Work::PostReceive(s, n) => {
                     run.cycles(message_cycles * n as u64);
@@ -201,13 +209,13 @@ impl Engine {
                 other => unreachable!("{other:?} is host work"),
             }
         }
-        let mut completed: Vec<u32> = (0..self.conns.len()).map(|s| self.fill_socket(s)).collect();
+        let mut completed: Vec<u32> = (0..self.conns.len()).map(|s| self.fill_socket(s, run.at)).collect();
         self.poll(run, out);
         // The ACKs just taken in may have made room for more of what waits.
         let mut again = false;
         for (s, done) in completed.iter_mut().enumerate() {
             let queued = self.stack.send_queue(self.conns[s].sock);
-            let more = self.fill_socket(s);
+            let more = self.fill_socket(s, run.at);
             *done += more;
             again |= more > 0 || self.stack.send_queue(self.conns[s].sock) != queued;
         }
@@ -223,11 +231,15 @@ impl Engine {
         }
     }
 
-    /// Move socket `s`'s queued send data into it; returns the messages finished.
-    fn fill_socket(&mut self, s: usize) -> u32 {
+    /// Move socket `s`'s queued send data that is in adapter memory by `now`
+    /// into it; returns the messages finished.
+    fn fill_socket(&mut self, s: usize, now: Time) -> u32 {
         let c = &mut self.conns[s];
         let mut completed = 0;
-        while let Some(front) = c.pending_tx.front_mut() {
+        while let Some((ready, front)) = c.pending_tx.front_mut() {
+            if *ready > now {
+                break;
+            }
             let n = self.stack.send(c.sock, front);
             front.drain(..n);
             if !front.is_empty() {
@@ -245,7 +257,7 @@ impl Engine {
 
     fn poll(&mut self, run: &mut Run, out: &mut RunOut) {
         let frames = self.stack.poll(run.at);
-        run.cycles(frames.iter().map(|f| self.frame_cycles(&f.bytes)).sum());
+        run.cycles(frames.iter().map(|f| self.frame_cycles(&f.bytes, false)).sum());
         out.frames.extend(frames.into_iter().map(|f| f.bytes));
     }
 
