@@ -138,6 +138,28 @@ def test_the_i960_calibration_point_holds(scenarios):
     assert normal.metrics["acks_per_data_packet"] == pytest.approx(0.5, abs=0.01), "the normal receiver ACKs every second segment"
 
 
+def test_the_engine_receives_at_wire_speed_and_sends_slower_as_its_costs_say(scenarios):
+    """A received segment costs 7,725 cycles with an ACK per six, a sent one 17,000
+    with an ACK per two: 100 MHz keeps up with the wire one way and not the other."""
+    sut, _, _ = run(scenarios, RECEIVE, **{"host[1].ttcp.bytes": 16 << 20})
+    m = sut.metrics
+    assert m["ttcp_bytes"] == 16 << 20
+    assert m["tcp_sustained_line_fraction"] > 0.98, "the receive keeps the wire full once under way"
+    assert m["tcp_line_fraction"] < m["tcp_sustained_line_fraction"] - 0.1, "slow start's waits for the delayed ACK count in the whole run"
+    assert m["acks_per_data_packet"] == pytest.approx(1 / 6, abs=0.02), "one ACK per 8 KB handed to the host"
+    sut, _, _ = run(scenarios, SEND, **{"host[0].ttcp.bytes": 4 << 20})
+    ceiling = 100e6 / sut.metrics["adapter_cycles_per_packet"] * 1538 * 8 / 100e6
+    assert 0.85 * ceiling < sut.metrics["tcp_sustained_line_fraction"] <= ceiling, "sending is bound by the firmware's cycles"
+
+
+def test_a_bulk_receive_at_the_nts_buffer_size_is_held_to_its_window(scenarios):
+    """With 8,760-byte buffers and an ACK only per 8 KB handed up, the sender waits
+    on each window update: the window, not the engine, sets the rate."""
+    sets = {"host[1].ttcp.bytes": 8 << 20, "host[0].tcp.rx_buffer": 8760, "host[1].tcp.tx_buffer": 8760}
+    sut, _, _ = run(scenarios, RECEIVE, **sets)
+    assert 0.5 < sut.metrics["tcp_sustained_line_fraction"] < 0.8
+
+
 def test_nagle_on_the_adapter_aggregates_one_byte_messages(scenarios):
     sut, _, _ = run(scenarios, SEND, **{"host[0].ttcp.message": 1, "host[0].ttcp.bytes": 20_000})
     assert sut.metrics["mean_segment_bytes"] > 200, "many messages per packet"
@@ -169,7 +191,7 @@ def metrics(scenarios, path, design, **sets):
 def test_the_designs_differ_where_their_costs_say(scenarios):
     host, full, part = (metrics(scenarios, SEND, d) for d in ("host-stack", "full-offload", "partial-offload"))
     assert full["host_cpu_us_per_mb"] < 0.7 * host["host_cpu_us_per_mb"], "8 KB sends: full offload saves host CPU"
-    assert part["host_cpu_us_per_mb"] < 1.1 * host["host_cpu_us_per_mb"], "the fast path keeps the host stack's per-segment work"
+    assert part["host_cpu_us_per_mb"] > 0.95 * host["host_cpu_us_per_mb"], "the fast path keeps the host stack's per-segment work"
     assert full["interrupts_per_mb"] < host["interrupts_per_mb"] / 2, "completions come back in batches"
     assert full["tcp_goodput_mbps"] < 0.8 * host["tcp_goodput_mbps"], "the 100 MHz i960 cannot keep up with 100 Mb/s"
     assert "adapter_cycles_per_packet" not in host and "adapter_cycles_per_packet" not in part
