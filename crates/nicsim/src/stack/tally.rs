@@ -205,9 +205,14 @@ impl Tally {
                 let (end, beyond) = self.received_end.entry((seg.dst.1, seg.src.1, seg.src.0)).or_insert((seq, Vec::new()));
                 if after(seq, *end) {
                     self.out_of_order += 1;
-                    // Kept to fill the gap later; a few ranges suffice to follow a stream.
-                    if beyond.len() < 64 {
-                        beyond.push((seq, seq.wrapping_add(len)));
+                    // Kept to fill the gap later: a segment that continues a range
+                    // extends it, so a stream behind one gap is one range; a few
+                    // ranges suffice to follow a stream.
+                    let seg_end = seq.wrapping_add(len);
+                    if let Some(r) = beyond.iter_mut().find(|r| r.1 == seq) {
+                        r.1 = seg_end;
+                    } else if beyond.len() < 64 {
+                        beyond.push((seq, seg_end));
                     }
                 } else if after(seq.wrapping_add(len), *end) {
                     *end = seq.wrapping_add(len);
@@ -295,5 +300,20 @@ mod tests {
         t.outbound(&seg(0, 100), 0);
         t.outbound(&tcp_frame(a, other, 1, 0, 1, 1000, false, &[7; 100]).bytes, 0);
         assert_eq!(t.retransmits, 0, "the same sequence numbers on another connection are new data");
+    }
+
+    #[test]
+    fn after_one_gap_is_filled_only_the_segments_that_came_behind_it_were_out_of_order() {
+        let mut t = Tally::default();
+        t.inbound(&seg(1000, 100));
+        // 1100..1200 is lost; 200 segments come behind the gap, more than ranges are kept.
+        for k in 0..200 {
+            t.inbound(&seg(1200 + 100 * k, 100));
+        }
+        t.inbound(&seg(1100, 100));
+        for k in 200..300 {
+            t.inbound(&seg(1200 + 100 * k, 100));
+        }
+        assert_eq!(t.out_of_order, 200);
     }
 }
