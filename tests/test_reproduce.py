@@ -103,6 +103,16 @@ def test_validate_names_a_study_with_no_published_figure(reproduced, cli, tmp_pa
     assert r.stdout.startswith("Modern: 40 GbE") and "no published figure to compare" in r.stdout
 
 
+def test_the_report_reads_at_1280_pixels_without_scrolling_sideways(reproduced, tmp_path):
+    """Every study's tables and plots fit a 1280-pixel window (issue 54), measured
+    as Chromium lays the report out."""
+    from page_width import browser, too_wide
+
+    if browser() is None:
+        pytest.skip("no headless Chromium on PATH (chromium, chromium-browser or google-chrome) to lay the report out")
+    assert too_wide(reproduced / "report.html", tmp_path) == []
+
+
 def test_reproduce_all_writes_each_study_section_with_plots(reproduced):
     studies = find_studies(PAPERS)
     assert {s.name for s in studies} >= {"ibm2001", "malta2001", "patent-direct-tso"}
