@@ -1,4 +1,4 @@
-"""Notification policies (BRIEF.md mechanism 8), intelligent and several adapters
+"""Notification policies (the Novell 1995 AppNote and Linux's NAPI), intelligent and several adapters
 (mechanism 11), descriptor recycling (mechanism 10): each one's defining behaviour,
 and the Novell and CERN calibration points."""
 

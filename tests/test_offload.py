@@ -1,4 +1,4 @@
-"""TCP offload (BRIEF.md mechanism 7, experiment 2): a real TCP carries the bytes
+"""TCP offload (Ang, HPL-2001-8, the HP 2001 study): a real TCP carries the bytes
 intact under loss and reordering, on the host's stack and on its offload engine;
 the capture replays as a consistent TCP stream; the three designs of the HP
 study (each a group of adapter and driver settings, as its study.toml defines
@@ -179,7 +179,7 @@ def test_the_fast_path_sends_each_small_message_alone_where_nagle_aggregates(sce
 
 
 def nicsim_message_cycles():
-    # The same solution of BRIEF.md's two per-packet points that the model uses.
+    # The same solution of the report's two per-packet points that the model uses.
     a, share = 10_000, 1460 / 8192
     return (4_500_000 - (17_000 - a / 2) - a) / (940 - share)
 

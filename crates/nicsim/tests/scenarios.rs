@@ -20,7 +20,7 @@ fn metric(r: &RunResult, component: &str, key: &str) -> f64 {
 #[test]
 fn wire_efficiency_matches_the_theoretical_table() {
     let r = run_file("wire-efficiency.toml");
-    // BRIEF.md: true frame size -> maximum payload rate at 1 Gb/s.
+    // The theoretical maximum table (Wadge, Malta 2001): true frame size -> maximum payload rate at 1 Gb/s.
     for (rx, expected) in [("rx-792", 952.0202), ("rx-1048", 963.7405), ("rx-1536", 975.2604), ("rx-9096", 995.8223)] {
         let got = metric(&r, rx, "goodput_mbps");
         assert!((got - expected).abs() < 0.01, "{rx}: {got} Mb/s, table says {expected}");
@@ -84,7 +84,7 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn the_malta_dma_calibration_point_is_reproduced() {
-    // BRIEF.md experiment 3: adapter to host, 1512-byte transfers, 665.6 Mb/s.
+    // Wadge, Malta 2001: adapter to host, 1512-byte transfers, 665.6 Mb/s.
     let r = run_file("papers/malta2001/dma.toml");
     let got = metric(&r, "host", "dma_mbps");
     assert!((got / 665.6 - 1.0).abs() < 0.001, "{got} Mb/s");

@@ -1,4 +1,4 @@
-//! Conventional PCI / PCI-X transaction timing (BRIEF.md "Conventional PCI"): each
+//! Conventional PCI / PCI-X transaction timing (PCI Local Bus Specification 2.1; docs/model.md, "Conventional PCI"): each
 //! transaction pays arbitration and an address phase before its data phases; a
 //! burst moves one bus width per clock; a master whose FIFO runs dry mid-burst
 //! inserts wait states; memory-write-and-invalidate moves whole cache lines only,

@@ -1,4 +1,4 @@
-//! PCIe link accounting from the TLP and DLLP rules in BRIEF.md ("PCIe"):
+//! PCIe link accounting from the TLP and DLLP rules of the PCI Express Base Specification (docs/model.md, "PCIe"):
 //! generations 1-2 encode 8b/10b, 3-5 128b/130b; a memory write or read request TLP
 //! carries 24 bytes of overhead with 64-bit addressing, a completion with data 20;
 //! writes split at the Max Payload Size, read requests at the Max Read Request Size,

@@ -65,7 +65,7 @@ pub struct Costs {
     pub gro_segment: u64,
 }
 
-/// How the driver learns of received frames (BRIEF.md mechanism 8).
+/// How the driver learns of received frames (docs/model.md, "Notification").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum DriverMode {
@@ -85,7 +85,7 @@ pub enum DriverMode {
     OsPoll,
 }
 
-/// What the driver does with the buffer of a received frame (BRIEF.md mechanism 10).
+/// What the driver does with the buffer of a received frame (Walravens and Gaidioz, CERN 2007: recycling or reallocating).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Buffers {

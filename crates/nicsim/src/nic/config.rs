@@ -89,7 +89,7 @@ pub struct NicConfig {
 }
 
 impl NicConfig {
-    /// The 8254x defaults of BRIEF.md: 48 KB receive / 16 KB transmit buffer, 64
+    /// The Intel 8254x manual's defaults: 48 KB receive / 16 KB transmit buffer, 64
     /// cached receive descriptors; interrupts per frame.
     pub fn gigabit() -> Self {
         NicConfig {

@@ -1,4 +1,4 @@
-//! The adapter. So far the "dumb" bus-mastering kind (BRIEF.md mechanism 9): a
+//! The adapter. So far the "dumb" bus-mastering kind (descriptor rings as the Intel 8254x manual describes them): a
 //! receive FIFO that starts its DMA at a threshold and drops on overrun, a
 //! transmit FIFO, DMA engines, descriptor rings in host memory fetched and written
 //! back in groups, and an interrupt cause register with moderation. Each part is a

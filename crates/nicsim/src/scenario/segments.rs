@@ -1,4 +1,4 @@
-//! `[host.segments]`: the topology of BRIEF.md experiment 4 written once. Each
+//! `[host.segments]`: the topology of the Novell 1995 AppNote's tests written once. Each
 //! of the host's adapters gets its own switch with `clients` ideal hosts on it
 //! (which read from the host when it has a `file_serve` table), so that the number of
 //! adapters can be swept with one key. The generated parts are named

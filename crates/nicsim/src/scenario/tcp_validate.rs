@@ -1,12 +1,12 @@
 //! Checks a TCP offload engine's table (`[host.adapter.toe]`). Unset costs take
-//! the HP 2001 study's values, solved below from BRIEF.md's calibration points.
+//! the HP 2001 study's values, solved below from the report's profile (docs/model.md, "HP 2001").
 
 use crate::scenario::host_validate::{bus_config, within};
 use crate::scenario::tcp_schema::OffloadSpec;
 use crate::scenario::ScenarioError;
 use crate::toe::AdapterConfig;
 
-/// BRIEF.md experiment 2's calibration points for the i960RN firmware.
+/// The HP report's calibration points for the i960RN firmware (Ang, HPL-2001-8, pp. 1, 4 and 12).
 pub const HP_FULL_PACKET_CYCLES: f64 = 17_000.0;
 pub const HP_ACK_CYCLES: u64 = 10_000;
 pub const HP_NAGLE_PACKET_CYCLES: f64 = 4_500_000.0;
@@ -28,7 +28,7 @@ pub struct FirmwareCycles {
 }
 
 /// P and M from the two per-packet points: an 8 KB-message full packet costs
-/// P + A/2 + M·1460/8192 (the receiver ACKs every second segment, BRIEF.md),
+/// P + A/2 + M·1460/8192 (the receiver ACKs every second segment, p. 12),
 /// a Nagle packet of 940 one-byte messages costs P + A + 940·M (each such
 /// packet is ACKed alone). R from the per-message profile: receiving an 8 KB
 /// message (n = 8192/1460 segments, one ACK per six, one posted buffer) costs

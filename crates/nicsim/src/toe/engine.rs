@@ -1,4 +1,4 @@
-//! The TCP offload engine as an adapter of a modelled host (BRIEF.md mechanism
+//! The TCP offload engine as an adapter of a modelled host (Ang, HPL-2001-8: full TCP/IP offload; mechanism
 //! 7, the HP i960RN design): the adapter's processor runs the whole TCP/IP
 //! stack behind a socket-level message interface. Host messages, received
 //! frames and the stack's timer wait in one queue; when the processor is free
@@ -263,7 +263,7 @@ impl Engine {
 
     /// Received bytes to the host's posted buffers, one batch per run: whole
     /// buffers only, or what there is once the socket buffer is too full to
-    /// take another segment or the sender has finished (BRIEF.md: the adapter
+    /// take another segment or the sender has finished (Ang, HPL-2001-8, p. 12: the adapter
     /// releases buffer space only when it hands a batch to the host). Freeing
     /// the socket buffer may open the window, so the stack runs again.
     fn deliver(&mut self, s: usize, run: &mut Run, out: &mut RunOut, host_bus: &mut HostBus) {

@@ -1,4 +1,4 @@
-//! TCP offload (BRIEF.md mechanism 7, experiment 2): the offload engine, an
+//! TCP offload (Ang, HPL-2001-8, the HP 2001 study): the offload engine, an
 //! adapter whose processor runs the whole TCP (smoltcp) behind a socket-level
 //! message interface (`engine`), run to completion (`processor::run`), and the
 //! messages it takes and gives (`work`).

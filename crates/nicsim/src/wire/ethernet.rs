@@ -51,7 +51,7 @@ mod tests {
 
     #[test]
     fn true_sizes_of_the_table_rows() {
-        // BRIEF.md's table: "true size" counts preamble and gap; payload is true - 38.
+        // The theoretical maximum table (Wadge, Malta 2001): "true size" counts preamble and gap; payload is true - 38.
         for (true_size, payload) in [(792, 754), (1048, 1010), (1536, 1498), (9096, 9058)] {
             let stored = true_size - PREAMBLE - IFG - FCS;
             assert_eq!(wire_bytes(stored), true_size);

@@ -1,5 +1,5 @@
 //! The batch format shared by packet fragmentation and packet coalescing
-//! (BRIEF.md mechanisms 4 and 5): whole frames laid end to end in one buffer,
+//! (Wadge, Malta 2001: packet fragmentation and coalescing): whole frames laid end to end in one buffer,
 //! each behind a 2-byte big-endian length, so one DMA moves many frames. The host
 //! packs a chunk for the firmware to split on transmit; on receive the firmware
 //! packs one for the host to split.

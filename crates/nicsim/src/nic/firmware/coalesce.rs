@@ -1,4 +1,4 @@
-//! Packet coalescing (BRIEF.md mechanism 5): the host posts one large buffer; the
+//! Packet coalescing (Wadge, Malta 2001): the host posts one large buffer; the
 //! adapter packs received frames into it and moves it in one DMA when it holds
 //! `max_frames` frames, when the next frame would not fit, or when `timeout` has
 //! passed since its first frame.

@@ -1,4 +1,4 @@
-//! Checksum offload (BRIEF.md mechanism 3): insert the IPv4 header, TCP and UDP
+//! Checksum offload (RFC 1071 sums, as offloading adapters insert and check them): insert the IPv4 header, TCP and UDP
 //! checksums of a frame on transmit; verify them on receive and report the result
 //! beside the frame, as an adapter's receive status does.
 

@@ -1,4 +1,4 @@
-//! Receive segment coalescing in the GRO style (BRIEF.md mechanism 6), as the
+//! Receive segment coalescing in the GRO style (Linux's GRO, net/core/gro.c), as the
 //! adapter firmware runs it (LRO, or GRO for the host): in-order TCP segments of
 //! one flow merge into one large segment with correct headers and checksums, by
 //! the rule of `merge`; a held segment is also flushed when the timeout passes.

@@ -1,4 +1,4 @@
-//! The rule of GRO-style receive coalescing (BRIEF.md mechanism 6), apart from
+//! The rule of GRO-style receive coalescing (Linux's GRO), apart from
 //! building the merged frame: which segment may start a merge, and whether the
 //! next segment of its flow joins it, ends it or is refused. A merge is flushed
 //! when a segment brings a flag other than ACK (one with PSH or FIN joins it

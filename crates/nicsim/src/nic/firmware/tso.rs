@@ -1,4 +1,4 @@
-//! Segmentation offload on real bytes (BRIEF.md mechanisms 1 and 2). The host
+//! Segmentation offload on real bytes (US patent application 10/082,893, and the header rules of Linux and real adapters). The host
 //! gives a header template and a block of TCP data; each segment gets its own
 //! headers by the rules real adapters and Linux follow: IPv4 total length and
 //! header checksum per segment, IPv4 ID +1 per segment, the sequence number

@@ -102,7 +102,7 @@ impl ChecksumAt {
 /// The IPv4 pseudo-header that TCP and UDP checksums cover.
 const PSEUDO_HEADER: usize = 12;
 
-/// How a large send is cut into frames (BRIEF.md mechanism 1).
+/// How a large send is cut into frames (the direct segmentation of US patent application 10/082,893, or store and forward).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Segmentation {

@@ -1,4 +1,4 @@
-//! The programmable adapter (BRIEF.md mechanisms 1 to 6 and 12): embedded
+//! The programmable adapter (the Malta 2001 dissertation's Alteon Tigon; docs/model.md, "The programmable adapter"): embedded
 //! processors, adapter memory, DMA engines each way and a bridge that routes bus
 //! requests by address, running the firmware of `nic::firmware` on real bytes,
 //! driven by its host through rings, doorbells and an event ring.

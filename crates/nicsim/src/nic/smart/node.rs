@@ -1,4 +1,4 @@
-//! A programmable adapter of a host (BRIEF.md mechanisms 1 to 6 and 12): its
+//! A programmable adapter of a host (the Malta 2001 dissertation's Alteon Tigon; docs/model.md, "The programmable adapter"): its
 //! processors, memory, DMA engines and MAC (`Hw`) running the firmware of
 //! `nic::firmware` on real bytes. The host drives it through rings in its
 //! memory and doorbells, and learns of completions from an event ring it polls
