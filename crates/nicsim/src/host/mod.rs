@@ -18,7 +18,6 @@ mod port;
 mod processes;
 mod programmable_steps;
 mod report;
-pub mod segment;
 mod send_queue;
 pub mod sessions;
 mod steps;

@@ -1,10 +1,10 @@
 //! A file session on a TCP offload engine, as the host's application sees it:
 //! it asks for a file and reads it whole before asking again (after a think
 //! time), or answers each whole request with a file. Bytes follow the pattern
-//! of `host::segment`, so every byte read is checked, as over the host's own
+//! of `wire::endpoint`, so every byte read is checked, as over the host's own
 //! stack (`host::sessions`).
 
-use crate::host::segment::{matches_pattern, pattern};
+use crate::wire::endpoint::{matches_pattern, pattern};
 use crate::host::sessions::{AnswerTimes, Role};
 use crate::observe::Report;
 use crate::time::{Duration, Time};

@@ -2,7 +2,7 @@
 //! ideal host alike: an end that asks for a block or file and waits for all of
 //! it before asking again (after a think time), or one that answers each whole
 //! request with a block; or either end of a TTCP bulk transfer (`host::stream`).
-//! Request and answer bytes follow the pattern of `host::segment`, so every
+//! Request and answer bytes follow the pattern of `wire::endpoint`, so every
 //! byte an application reads is checked; a TTCP stream is checked by digest. The sessions cost nothing here;
 //! `Work` says what happened and the caller charges its processors for it.
 

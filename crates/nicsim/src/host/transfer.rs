@@ -152,7 +152,7 @@ pub fn report(r: &mut Report, t: &Transfer, wires: &Wires, end: Time) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::host::segment::{tcp_frame, Addr};
+    use crate::wire::endpoint::{tcp_frame, Addr};
 
     #[test]
     fn the_sustained_rate_leaves_out_a_slow_start_the_whole_span_counts() {

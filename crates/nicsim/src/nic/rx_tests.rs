@@ -113,7 +113,7 @@ fn a_write_back_delay_holds_a_partial_group() {
 
 #[test]
 fn with_data_only_write_back_in_order_data_waits_for_a_group_and_anything_else_goes_at_once() {
-    use crate::host::segment::{tcp_frame, Addr};
+    use crate::wire::endpoint::{tcp_frame, Addr};
     let a = Addr { mac: [2, 0, 0, 0, 0, 1], ip: [10, 0, 0, 1], port: 1 };
     let b = Addr { mac: [2, 0, 0, 0, 0, 2], ip: [10, 0, 0, 2], port: 2 };
     let seg = |seq: u32, len: usize| tcp_frame(a, b, 1, seq, 1, 1000, false, &vec![7; len]);

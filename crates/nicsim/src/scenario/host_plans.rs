@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crate::host::config::{AdapterSlot, HostConfig};
 use crate::host::ideal::IdealConfig;
-use crate::host::segment::Addr;
+use crate::wire::endpoint::Addr;
 use crate::host::sessions::{Role, SessionConfig};
 use crate::nic::smart::config::Workload;
 use crate::scenario::adapter_validate::carry;

@@ -5,7 +5,7 @@ use crate::bus::pci::PciConfig;
 use crate::bus::pcie::{CompletionSplit, PcieConfig};
 use crate::bus::BusConfig;
 use crate::host::config::{BackgroundConfig, BlastConfig, HostConfig};
-use crate::host::segment::Addr;
+use crate::wire::endpoint::Addr;
 use crate::host::sessions::{Role, SessionConfig, SEND_BUFFER};
 use crate::link::{Fill, Pattern, Rate, SourceConfig};
 use crate::scenario::adapter_schema::bus_default as D;

@@ -3,7 +3,7 @@
 //! documented in docs/scenarios.md and their sources in docs/model.md.
 
 use crate::host::config::Costs;
-use crate::host::segment::Addr;
+use crate::wire::endpoint::Addr;
 use crate::nic::firmware::chunk;
 use crate::nic::firmware::coalesce::CoalesceConfig;
 use crate::nic::smart::config::*;

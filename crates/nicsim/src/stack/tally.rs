@@ -234,7 +234,7 @@ impl Tally {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::host::segment::{tcp_frame, Addr};
+    use crate::wire::endpoint::{tcp_frame, Addr};
 
     fn seg(seq: u32, len: usize) -> Vec<u8> {
         let a = Addr { mac: [2, 0, 0, 0, 0, 1], ip: [10, 0, 0, 1], port: 1 };

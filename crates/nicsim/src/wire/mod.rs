@@ -4,6 +4,7 @@
 pub mod arp;
 mod build;
 pub mod checksum;
+pub mod endpoint;
 pub mod ethernet;
 mod frame;
 pub mod spare;

@@ -6,7 +6,7 @@
 //! answered) between them; on an ideal host it makes every call it can at once.
 
 use super::{Role, Sessions, Work};
-use crate::host::segment::{matches_pattern, pattern};
+use crate::wire::endpoint::{matches_pattern, pattern};
 use crate::time::Time;
 use crate::wire::Frame;
 

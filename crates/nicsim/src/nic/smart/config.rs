@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::host::config::Costs;
-use crate::host::segment::Addr;
+use crate::wire::endpoint::Addr;
 use crate::nic::firmware::coalesce::CoalesceConfig;
 use crate::scenario::units::{cycles, per_byte};
 use crate::time::{Clock, Duration};

@@ -5,7 +5,7 @@
 
 use crate::bus::{HostBus, Purpose};
 use crate::engine::{Ctx, Msg};
-use crate::host::segment::{ipv4_headers, pattern, Addr};
+use crate::wire::endpoint::{ipv4_headers, pattern, Addr};
 use crate::nic::firmware::tso::{plan, Template};
 use crate::nic::firmware::{chunk, csum};
 use crate::nic::smart::config::{ChecksumAt, Segmentation, Workload};
