@@ -16,13 +16,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from nicsim.netns import TestHost
-from nicsim.points import group_sets, toml_value
+from nicsim.bridge.netns import TestHost
+from nicsim.sweeping.points import group_sets, toml_value
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios" / "bridge"
 NICSIM = [sys.executable, "-m", "nicsim.cli"]
-REALPEER = [sys.executable, "-m", "nicsim.realpeer"]
+REALPEER = [sys.executable, "-m", "nicsim.bridge.realpeer"]
 # The HP 2001 host's designs, as its study defines them.
 GROUPS = group_sets(str(ROOT / "scenarios" / "papers" / "hp2001" / "study.toml"), "send", "@design")
 DESIGNS = {label: [f"{k}={toml_value(v)}" for k, v in sets.items()] for label, sets in GROUPS.items()}

@@ -7,7 +7,7 @@ in one run (its figures: docs/benchmarks.md).
 import argparse
 import json
 
-from nicsim.benchcases import CASES, measure, summary
+from nicsim.bench.cases import CASES, measure, summary
 
 
 def main() -> None:

@@ -31,8 +31,8 @@ def cern() -> None:
 
 def novell() -> None:
     print(f"nicsim reproduce novell1995 (Dask, DuckDB, report): {time_reproduce('novell1995'):.2f} s")
-    from nicsim.points import points
-    from nicsim.study import find_studies
+    from nicsim.sweeping.points import points
+    from nicsim.studies.study import find_studies
 
     (study,) = find_studies(ROOT / "scenarios" / "papers", ["novell1995"])
     start, runs = time.perf_counter(), 0

@@ -53,7 +53,7 @@ def nicsim_cmd():
 
 def hp_designs():
     """The HP 2001 host's designs, label -> {key: value}, from its study."""
-    from nicsim.points import group_sets
+    from nicsim.sweeping.points import group_sets
 
     return group_sets(str(SCENARIOS / "papers" / "hp2001" / "study.toml"), "send", "@design")
 

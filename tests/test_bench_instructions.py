@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from nicsim import benchinstr
+from nicsim.bench import instructions as benchinstr
 
 # Written as callgrind writes it: names compressed to "(id)" after their first
 # use (in fn= or cfn=), positions relative ("+2", "*"), and after each calls=

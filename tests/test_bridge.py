@@ -15,8 +15,8 @@ import time
 import dpkt
 import pytest
 
-from nicsim.netns import Refused, TestHost
-from nicsim.points import toml_value
+from nicsim.bridge.netns import Refused, TestHost
+from nicsim.sweeping.points import toml_value
 
 from conftest import SCENARIOS, hp_designs, nicsim_cmd
 from frames import check_frame, read_pcap
@@ -66,7 +66,7 @@ def jumbo_host():
 
 def realpeer(*args):
     """The real side's program (server, client or fuzzer), to run in the namespace."""
-    return [sys.executable, "-m", "nicsim.realpeer", *args]
+    return [sys.executable, "-m", "nicsim.bridge.realpeer", *args]
 
 
 def echo(host, count, wait):

@@ -3,8 +3,8 @@
 import pytest
 
 import nicsim
-from nicsim.cells import evaluate, fill
-from nicsim.tables import markdown, table_grid
+from nicsim.studies.cells import evaluate, fill
+from nicsim.studies.tables import markdown, table_grid
 
 import pandas
 

@@ -93,7 +93,7 @@ def test_a_scheduler_without_workers_stops_the_sweep_after_the_wait(tmp_path, cl
 def test_a_sweep_refused_for_its_scheduler_changes_no_file(tmp_path, cli):
     """Refused for a bad --scheduler, a sweep left the stored definition of an
     existing results file rewritten, and made the results folder of a new one."""
-    from nicsim.store import Store
+    from nicsim.sweeping.store import Store
 
     db = tmp_path / "kept.duckdb"
     assert cli("sweep", SCENARIO, "--vary", "host[0].send.count=2000", "--db", db, "--quiet").returncode == 0

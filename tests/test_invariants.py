@@ -17,7 +17,7 @@ import pytest
 import nicsim
 
 from combos import draw, endless
-from nicsim.stalls import stalls
+from nicsim.runs.stalls import stalls
 from frames import check_frame
 from test_trace import assert_one_run_at_a_time, spans_by_track
 

@@ -13,7 +13,7 @@ import pytest
 from conftest import nicsim_cmd
 
 from nicsim import _core
-from nicsim.runbar import SHOW_AFTER, run_bar
+from nicsim.runs.progress import SHOW_AFTER, run_bar
 
 FLOOD = Path(__file__).resolve().parent.parent / "bench" / "10g-rx-poll.toml"
 

@@ -10,8 +10,8 @@ from html.parser import HTMLParser
 import pytest
 
 import nicsim
-from nicsim.points import points
-from nicsim.study import find_studies, load_study
+from nicsim.sweeping.points import points
+from nicsim.studies.study import find_studies, load_study
 
 from conftest import SCENARIOS
 
@@ -180,7 +180,7 @@ def test_report_of_a_plain_sweep_plots_what_changed(tmp_path, cli):
 
 
 def test_run_table_cells_read_as_quantities():
-    from nicsim import runcells
+    from nicsim.studies import columns as runcells
 
     assert runcells.header("server.app_goodput_mbps") == ("app goodput (Mb/s)", "server")
     assert runcells.header("server.rx_loss") == ("rx loss (%)", "server")
@@ -192,7 +192,7 @@ def test_run_table_cells_read_as_quantities():
 
 
 def test_a_plain_sweep_plots_outputs_against_its_first_key_with_titles(tmp_path, cli):
-    from nicsim.plots import automatic
+    from nicsim.studies.plots import automatic
 
     flood = (SCENARIOS / "switched-udp.toml").read_text()
     (tmp_path / "f.toml").write_text(flood)
@@ -200,7 +200,7 @@ def test_a_plain_sweep_plots_outputs_against_its_first_key_with_titles(tmp_path,
     # The first key is written last alphabetically: it must still be the x axis.
     vary = {"source[0].rate": ["100Mbps", "500Mbps"], "duration": ["1ms", "2ms"]}
     nicsim.sweep(tmp_path / "f.toml", vary, db=db, jobs=1)
-    from nicsim.store import Store
+    from nicsim.sweeping.store import Store
 
     store = Store(db, read_only=True)
     stored = store.definitions()["f"]["vary"]
@@ -320,8 +320,8 @@ def test_plots_mark_published_figures_and_draw_quantities_honestly():
     published figure a marked point with its error, and legends in words."""
     import pandas as pd
 
-    from nicsim.comparisons import published_value
-    from nicsim.plots import coordinates, legend, published_marks, spans_decades
+    from nicsim.studies.comparisons import published_value
+    from nicsim.studies.plots import coordinates, legend, published_marks, spans_decades
 
     xs, ticks = coordinates(["1Gb/s", "100Mb/s", "1Gb/s"])
     assert ticks == {0.0: "100Mb/s", 1.0: "1Gb/s"} and xs == [1.0, 0.0, 1.0], "1 Gb/s comes after 100 Mb/s"

@@ -132,7 +132,7 @@ def test_more_stations_than_addresses_is_refused(cli, tmp_path):
 
 
 def test_each_network_size_counts_its_fastest_run_and_the_sizes_take_turns(monkeypatch):
-    from nicsim import benchscale
+    from nicsim.bench import scale as benchscale
 
     walls = iter([5.0, 9.0, 3.0, 12.0, 4.0, 10.0])
     order = []

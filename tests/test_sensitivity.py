@@ -7,8 +7,8 @@ import shutil
 import pytest
 
 from nicsim import _core
-from nicsim.sensitivity import base_value, scaled, slug
-from nicsim.study import load_study
+from nicsim.studies.sensitivity import base_value, scaled, slug
+from nicsim.studies.study import load_study
 
 from conftest import SCENARIOS
 
@@ -110,7 +110,7 @@ def test_a_calibrated_entry_names_its_key_and_parameter(tmp_path):
 def test_every_study_with_calibration_points_names_its_calibrated_parameters():
     """A calibration point compared with a run sets a named parameter of the
     scenario, which the sensitivity runs move."""
-    from nicsim.study import find_studies
+    from nicsim.studies.study import find_studies
 
     for s in find_studies(SCENARIOS / "papers"):
         run_calibrations = [p for p in s.published if p["kind"] == "calibration" and "sweep" in p]

@@ -2,7 +2,7 @@
 limited it."""
 
 import nicsim
-from nicsim.summary import lines
+from nicsim.runs.summary import lines
 
 from conftest import SCENARIOS
 

@@ -10,7 +10,7 @@ import duckdb
 import pytest
 
 import nicsim
-from nicsim.points import parse_vary, points
+from nicsim.sweeping.points import parse_vary, points
 
 from conftest import nicsim_cmd
 
@@ -273,7 +273,7 @@ def test_an_interrupt_during_a_row_write_waits_for_the_row(tmp_path, monkeypatch
     interrupt is raised."""
     import os
 
-    from nicsim.store import Store
+    from nicsim.sweeping.store import Store
 
     store = Store(tmp_path / "w.duckdb")
     fit = Store._fit

@@ -9,7 +9,7 @@ real frames and exact timing.
     runs = nicsim.load("results/wire-efficiency.duckdb")
 """
 
-from ._core import ScenarioError, SimulationError, __version__
-from .api import OutputError, Result, check, load, run, sweep
+from nicsim._core import ScenarioError, SimulationError, __version__
+from nicsim.api import OutputError, Result, check, load, run, sweep
 
 __all__ = ["OutputError", "Result", "ScenarioError", "SimulationError", "__version__", "check", "load", "run", "sweep"]

@@ -7,9 +7,9 @@ import os
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Optional
 
-from . import _core
-from .execute import WAIT_WORKERS
-from .points import toml_value
+from nicsim import _core
+from nicsim.sweeping.execute import WAIT_WORKERS
+from nicsim.sweeping.points import toml_value
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,7 @@ def run(
     bridged to real Linux ends instead and keeps its results. A capture or trace
     that cannot be written stops the run too (OutputError, with the results so far).
     """
-    from .runbar import run_bar
+    from nicsim.runs.progress import run_bar
 
     check_run_options(seed, trace_limit)
     if capture_limit < 0:
@@ -175,7 +175,7 @@ def sweep(
     It works the same from a script, a notebook or a shell: nothing is re-imported.
     progress shows a progress bar on stderr.
     """
-    from .sweeps import progress_bar, run_sweep
+    from nicsim.sweeping.sweeps import progress_bar, run_sweep
 
     vary = None if vary is None else {k: _values(v) for k, v in vary.items()}
     outcome = run_sweep(
@@ -201,7 +201,7 @@ def _values(v) -> list:
 
 def load(results: "str | os.PathLike[str]", *, sweep: Optional[str] = None):
     """The runs in a results file as a DataFrame (one sweep's, or all)."""
-    from .store import Store
+    from nicsim.sweeping.store import Store
 
     store = Store(results, read_only=True)
     try:

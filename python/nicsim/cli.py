@@ -10,9 +10,11 @@ import os
 import sys
 from pathlib import Path
 
-from . import _core, benchcli, generate, pcie
-from .api import check, check_run_options, run
-from .table import render
+from nicsim import _core
+from nicsim.bench import cli as benchcli
+from nicsim import generate, pcie
+from nicsim.api import check, check_run_options, run
+from nicsim.runs.table import render
 
 EPILOG = """\
 exit codes: 0 success, 2 bad input (a malformed scenario, an impossible value, an
@@ -165,7 +167,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _add_wait_workers(p: argparse.ArgumentParser) -> None:
-    from .execute import WAIT_WORKERS
+    from nicsim.sweeping.execute import WAIT_WORKERS
 
     p.add_argument(
         "--wait-workers",
@@ -208,7 +210,7 @@ EXIT_OUTPUT = 74
 
 
 def _run(args) -> int:
-    from .api import OutputError
+    from nicsim.api import OutputError
 
     check_run_options(args.seed, args.trace_limit, ("--seed", "--trace-limit"))
     try:
@@ -232,7 +234,7 @@ def _run(args) -> int:
 
 
 def _warn_stalls(result, strict: bool) -> int:
-    from .stalls import EXIT_STALLED, stalls
+    from nicsim.runs.stalls import EXIT_STALLED, stalls
 
     found = stalls(result)
     for line in found:
@@ -241,8 +243,8 @@ def _warn_stalls(result, strict: bool) -> int:
 
 
 def _sweep(args) -> int:
-    from .points import parse_vary
-    from .sweeps import Interrupted, progress_bar, run_sweep
+    from nicsim.sweeping.points import parse_vary
+    from nicsim.sweeping.sweeps import Interrupted, progress_bar, run_sweep
 
     if args.jobs is not None and args.jobs < 1:
         raise _core.ScenarioError(f"--jobs: must be at least 1, got {args.jobs}")
@@ -282,7 +284,7 @@ def _sweep(args) -> int:
 
 
 def _report(args) -> int:
-    from .report import write_report
+    from nicsim.studies.report import write_report
 
     out = write_report(args.results, args.out)
     print(f"{out}: written")
@@ -290,13 +292,13 @@ def _report(args) -> int:
 
 
 def _schema(args) -> int:
-    from .files import write_whole
+    from nicsim.files import write_whole
 
     text = _core.scenario_schema()
     if args.keys:
         import json
 
-        from .keydoc import reference
+        from nicsim.keydoc import reference
 
         text = reference(json.loads(text))
     if not args.out:
@@ -309,9 +311,9 @@ def _schema(args) -> int:
 def _studies(args):
     """Run the studies named on the command line: the report's path and the
     results files, or None when interrupted (finished runs are kept)."""
-    from .reproduce import reproduce
-    from .study import papers_dir
-    from .sweeps import Interrupted, progress_bar
+    from nicsim.studies.reproduce import reproduce
+    from nicsim.studies.study import papers_dir
+    from nicsim.sweeping.sweeps import Interrupted, progress_bar
 
     if args.all and args.names:
         raise _core.ScenarioError("give study names or --all, not both")
@@ -345,8 +347,8 @@ def _reproduce(args) -> int:
 
 
 def _validate(args) -> int:
-    from .document import load, write_validation
-    from .validate import as_json, records, text
+    from nicsim.studies.document import load, write_validation
+    from nicsim.studies.validate import as_json, records, text
 
     done = _studies(args)
     if done is None:
@@ -361,14 +363,14 @@ def _validate(args) -> int:
     if args.markdown:
         print(f"{write_validation(dbs, args.markdown, moves)}: written", file=sys.stderr)
     if args.json:
-        from .sensitivity import attach
+        from nicsim.studies.sensitivity import attach
 
         print(as_json(attach(found, moves) if moves is not None else found))
     else:
         titles = {Path(db).stem: load(db)[0].get("title", "") for db in dbs}
         print(text(found, titles))
         if moves:
-            from . import sensitivity
+            from nicsim.studies import sensitivity
 
             print("\n" + sensitivity.text(moves, titles))
     return 0
@@ -376,10 +378,10 @@ def _validate(args) -> int:
 
 def _sensitivity(args, found: list) -> "list | None":
     """The moves of every calibrated parameter of the studies run; None if interrupted."""
-    from . import sensitivity
-    from .execute import executor
-    from .study import find_studies, papers_dir
-    from .sweeps import Interrupted, progress_bar
+    from nicsim.studies import sensitivity
+    from nicsim.sweeping.execute import executor
+    from nicsim.studies.study import find_studies, papers_dir
+    from nicsim.sweeping.sweeps import Interrupted, progress_bar
 
     papers = Path(args.papers) if args.papers else papers_dir()
     studies = [s for s in find_studies(papers, list(args.names) or None) if s.spec.get("calibrated")]
@@ -400,7 +402,7 @@ def _sensitivity(args, found: list) -> "list | None":
 
 
 def _export(args) -> int:
-    from .store import Store
+    from nicsim.sweeping.store import Store
 
     store = Store(args.results, read_only=True)
     try:

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import Sequence
 
-from . import _core
+from nicsim import _core
 
 
 def write_whole(out: "str | os.PathLike[str]", text: str) -> Path:

@@ -14,8 +14,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import _core
-from .files import write_whole
+from nicsim import _core
+from nicsim.files import write_whole
 
 import tomli_w
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import re
 
-from . import _core
+from nicsim import _core
 
 SIZES = [64, 128, 256, 512, 1024, 1518, 2048, 4096, 9000, 65536]
 _TIME = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ns|us|µs|ms)\s*$")

@@ -10,12 +10,12 @@ import time
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from .execute import WAIT_WORKERS, executor
-from .report import write_report
-from .store import Store
-from .study import find_studies
-from .points import points
-from .sweeps import Outcome, run_sweep
+from nicsim.sweeping.execute import WAIT_WORKERS, executor
+from nicsim.studies.report import write_report
+from nicsim.sweeping.store import Store
+from nicsim.studies.study import find_studies
+from nicsim.sweeping.points import points
+from nicsim.sweeping.sweeps import Outcome, run_sweep
 
 
 def reproduce(

@@ -1,9 +1,9 @@
 """The real Linux side of a bridged run (docs/bridge.md), standard library only:
 
-    python -m nicsim.realpeer server --bind 198.18.0.2 --port 5001
-    python -m nicsim.realpeer client --to 198.18.0.1 --port 5001 --bytes 10000000
-    python -m nicsim.realpeer fuzz --device nicsim0 --frames 10000
-    python -m nicsim.realpeer ping --to 198.18.0.1 --count 3
+    python -m nicsim.bridge.realpeer server --bind 198.18.0.2 --port 5001
+    python -m nicsim.bridge.realpeer client --to 198.18.0.1 --port 5001 --bytes 10000000
+    python -m nicsim.bridge.realpeer fuzz --device nicsim0 --frames 10000
+    python -m nicsim.bridge.realpeer ping --to 198.18.0.1 --count 3
 
 `server` takes one connection and reads to its end; `client` sends random bytes
 and closes. Each prints one JSON line: bytes, SHA-256 (as sha256sum writes it)
@@ -166,7 +166,7 @@ def ping(to: str, count: int, interval: float, wait: float) -> dict:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m nicsim.realpeer", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m nicsim.bridge.realpeer", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
     s = sub.add_parser("server", help="take one TCP connection, read it to the end, print its SHA-256")
     s.add_argument("--bind", default="0.0.0.0")

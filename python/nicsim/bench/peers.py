@@ -11,8 +11,8 @@ import re
 import subprocess
 from pathlib import Path
 
-from . import _core
-from .study import papers_dir
+from nicsim import _core
+from nicsim.studies.study import papers_dir
 
 # name: (script, its arguments, the module it needs, the figure on its last line)
 PEERS = {

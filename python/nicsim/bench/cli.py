@@ -8,9 +8,10 @@ from __future__ import annotations
 import json
 import sys
 
-from . import _core, benchpeers
-from .benchmachine import machine
-from .generate import reworded
+from nicsim import _core
+from nicsim.bench import peers as benchpeers
+from nicsim.bench.machine import machine
+from nicsim.generate import reworded
 
 
 def add_parser(sub) -> None:
@@ -45,7 +46,7 @@ def command(args) -> int:
     if args.frames < 1 or args.repeat < 1:
         raise _core.ScenarioError("--frames and --repeat must be at least 1")
     if args.instructions and args.case in ("link", "scale", "goals"):
-        from .benchcases import CASES
+        from nicsim.bench.cases import CASES
 
         raise _core.ScenarioError(f"--instructions: counts one scenario of --case ({', '.join(CASES)}), not {args.case}")
     if args.case == "scale":
@@ -67,10 +68,10 @@ def command(args) -> int:
 
 
 def _bench_case(args) -> tuple:
-    from .benchcases import measure, summary
+    from nicsim.bench.cases import measure, summary
 
     if args.instructions:
-        from . import benchinstr
+        from nicsim.bench import instructions as benchinstr
 
         benchinstr.needed()
     figures = measure(args.case, args.repeat)
@@ -83,7 +84,7 @@ def _bench_case(args) -> tuple:
 
 
 def _bench_scale(args) -> int:
-    from . import benchscale
+    from nicsim.bench import scale as benchscale
 
     sizes, duration = benchscale.parse_hosts(args.hosts or benchscale.SIZES), args.duration or benchscale.DURATION
     benchscale.check(sizes, duration)
@@ -99,7 +100,8 @@ def _bench_scale(args) -> int:
 
 
 def _bench_goals(args) -> int:
-    from . import benchgoals, benchscale
+    from nicsim.bench import goals as benchgoals
+    from nicsim.bench import scale as benchscale
 
     sizes, duration = benchscale.parse_hosts(args.hosts or benchgoals.SIZES), args.duration or benchgoals.DURATION
     if len(set(sizes)) < 2:

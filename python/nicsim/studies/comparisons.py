@@ -17,7 +17,7 @@ import re
 import statistics
 from typing import Optional
 
-from .cells import Missing, evaluate
+from nicsim.studies.cells import Missing, evaluate
 
 NOT_COMPARED = "not compared"
 KINDS = ("calibration", "fact", "prediction", NOT_COMPARED)
@@ -47,7 +47,7 @@ def compare(spec: dict, frames: dict, study: str = "") -> list:
     figure with `divide_by` is the ratio of its metric to another run's):
     study, quantity, kind, published (words), at, value, predicted, shown (as
     formatted), error_pct (signed, model against publication) and note."""
-    from .tables import matches, records
+    from nicsim.studies.tables import matches, records
 
     def value_of(part: dict) -> float:
         hits = [r for r in records(frames, part["sweep"]) if matches(r, part.get("where", {}))]

@@ -7,7 +7,7 @@ and exits 3 with `--strict`."""
 
 from __future__ import annotations
 
-from .api import Result
+from nicsim.api import Result
 
 # A run whose results name a stall exits with this under --strict.
 EXIT_STALLED = 3

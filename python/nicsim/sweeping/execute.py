@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Iterator, Optional, Sequence
 
-from . import _core
+from nicsim import _core
 
 # Seconds a sweep waits for a Dask scheduler with no workers to get one.
 WAIT_WORKERS = 60.0

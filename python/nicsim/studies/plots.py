@@ -83,8 +83,8 @@ def spans_decades(coords) -> bool:
 def published_marks(frame, spec: dict, published: list) -> list:
     """The published figures a plot shows a run of: (x, y, text) for each whose
     metric is one of the plot's lines, at its run's x, with its signed error."""
-    from .comparisons import figure
-    from .tables import matches
+    from nicsim.studies.comparisons import figure
+    from nicsim.studies.tables import matches
 
     x, ys = column(spec["x"]), [column(y) for y in spec["y"]]
     coords, _ = coordinates(frame[x])

@@ -14,10 +14,10 @@ try:
 except ModuleNotFoundError:  # Python < 3.11
     import tomli as tomllib
 
-from . import _core
-from .cells import check
-from .comparisons import KINDS, NOT_COMPARED
-from .points import MODES
+from nicsim import _core
+from nicsim.studies.cells import check
+from nicsim.studies.comparisons import KINDS, NOT_COMPARED
+from nicsim.sweeping.points import MODES
 
 LIMITS = ("wire-l2", "wire-udp", "wire-frames", "value", "slope")
 _KEYS = {

@@ -16,7 +16,7 @@ import sys
 import tempfile
 from collections import Counter
 
-from . import _core
+from nicsim import _core
 
 # Only the simulation is counted, not Python around it.
 COLLECT = "nicsim::run::run"

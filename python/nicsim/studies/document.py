@@ -9,11 +9,12 @@ import os
 from pathlib import Path
 from typing import Optional, Sequence
 
-from . import _core, sensitivity
-from .comparisons import compare, summary
-from .files import results_files, write_whole
-from .store import Store
-from .tables import PUBLISHED_HEAD, markdown, published_grid, table_grid
+from nicsim import _core
+from nicsim.studies import sensitivity
+from nicsim.studies.comparisons import compare, summary
+from nicsim.files import results_files, write_whole
+from nicsim.sweeping.store import Store
+from nicsim.studies.tables import PUBLISHED_HEAD, markdown, published_grid, table_grid
 
 PREFACE = """# Validation: predictions against publications
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import math
 
-from .cells import fill
-from .comparisons import compare, signed
-from .plots import column
+from nicsim.studies.cells import fill
+from nicsim.studies.comparisons import compare, signed
+from nicsim.studies.plots import column
 
 PUBLISHED_HEAD = ["quantity", "kind", "published (where in the publication)", "nicsim", "error", "note"]
 

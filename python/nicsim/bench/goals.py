@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import sys
 
-from . import _core, benchcases, benchpeers, benchscale
-from .benchmachine import machine
+from nicsim import _core
+from nicsim.bench import cases as benchcases
+from nicsim.bench import peers as benchpeers
+from nicsim.bench import scale as benchscale
+from nicsim.bench.machine import machine
 
 LINE_RATE_64B = 10e9 / ((64 + 20) * 8)  # 64-byte frames at 10 Gb/s, preamble and gap included
 SIZES = "10,1000"

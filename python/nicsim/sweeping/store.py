@@ -19,7 +19,7 @@ from typing import Optional
 
 import duckdb
 
-from . import _core
+from nicsim import _core
 
 FACTS = {
     "run_key": "VARCHAR PRIMARY KEY",

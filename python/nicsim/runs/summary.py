@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from .api import Result
-from .stalls import stalls
+from nicsim.api import Result
+from nicsim.runs.stalls import stalls
 
 SATURATED = 0.95
 # A window that held its sender back for this share of the time it had data to

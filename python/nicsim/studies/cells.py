@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 
-from . import _core
+from nicsim import _core
 
 FIELD = re.compile(r"\{([^{}:]+)(?::([^{}]*))?\}")
 TOKEN = re.compile(r"\s*(?:(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)|(@?[A-Za-z_][\w.\[\]@-]*)|([-+*/()]))")

@@ -14,12 +14,13 @@ from typing import Sequence
 
 import markdown
 
-from . import _core, runcells as cells
-from .document import load
-from .files import results_files, write_whole
-from .plots import automatic, column, draw
-from .comparisons import compare, summary
-from .tables import PUBLISHED_HEAD, matches, published_grid, table_grid
+from nicsim import _core
+from nicsim.studies import columns as cells
+from nicsim.studies.document import load
+from nicsim.files import results_files, write_whole
+from nicsim.studies.plots import automatic, column, draw
+from nicsim.studies.comparisons import compare, summary
+from nicsim.studies.tables import PUBLISHED_HEAD, matches, published_grid, table_grid
 
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em; color: #222; }

@@ -13,8 +13,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import _core
-from .generate import checked, text, two_tier
+from nicsim import _core
+from nicsim.generate import checked, text, two_tier
 
 SIZES = "2,10,100,1000"
 DURATION = "10ms"

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping, Optional, Sequence
 
-from . import _core
-from .execute import WAIT_WORKERS, executor
-from .points import Point, points
-from .store import Store, flatten, metric_columns
+from nicsim import _core
+from nicsim.sweeping.execute import WAIT_WORKERS, executor
+from nicsim.sweeping.points import Point, points
+from nicsim.sweeping.store import Store, flatten, metric_columns
 
 
 @dataclass
@@ -197,7 +197,7 @@ def progress_bar(desc: Optional[str] = None, stream=sys.stderr) -> Callable[[Out
         return lambda _: None
     from tqdm import tqdm
 
-    from .runbar import screen
+    from nicsim.runs.progress import screen
 
     state = {}
 

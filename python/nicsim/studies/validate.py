@@ -12,8 +12,8 @@ import os
 from pathlib import Path
 from typing import Sequence
 
-from .comparisons import compare, median_error, signed
-from .document import load
+from nicsim.studies.comparisons import compare, median_error, signed
+from nicsim.studies.document import load
 
 
 def records(results: Sequence["str | os.PathLike[str]"]) -> list:

@@ -19,12 +19,12 @@ import re
 from pathlib import Path
 from typing import Callable, Optional
 
-from . import _core
-from .comparisons import compare, signed
-from .points import Point, toml_value
-from .store import Store
-from .study import Study
-from .sweeps import run_sweep
+from nicsim import _core
+from nicsim.studies.comparisons import compare, signed
+from nicsim.sweeping.points import Point, toml_value
+from nicsim.sweeping.store import Store
+from nicsim.studies.study import Study
+from nicsim.sweeping.sweeps import run_sweep
 
 FACTORS = (0.8, 1.2)
 _PART = re.compile(r"^([A-Za-z_][\w-]*)(?:\[(\d+)\])?$")
@@ -47,7 +47,7 @@ def _parts(key: str) -> list:
 def _defaults() -> dict:
     """Every key's default from the scenario format's schema, by its table path
     without indices (`host.adapter.toe.packet_cycles`)."""
-    from .keydoc import tables
+    from nicsim.keydoc import tables
 
     out = {}
     for title, _, rows in tables(json.loads(_core.scenario_schema())):

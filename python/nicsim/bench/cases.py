@@ -9,10 +9,10 @@ from __future__ import annotations
 import resource
 import time
 
-from . import _core
-from .api import run
-from .benchmachine import machine
-from .study import papers_dir
+from nicsim import _core
+from nicsim.api import run
+from nicsim.bench.machine import machine
+from nicsim.studies.study import papers_dir
 
 CLIENTS = [f"client{i}" for i in range(1, 9)]
 # name: (scenario under the checkout, overrides, what it is)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .api import Result
+from nicsim.api import Result
 
 
 # Metrics that are identifiers, not quantities: written without separators.
@@ -28,7 +28,7 @@ def render(result: Result) -> str:
         f"scenario {result.scenario}  seed {result.seed}  "
         f"simulated {result.simulated_seconds * 1e3:.6f} ms  events {result.events:,}"
     ]
-    from .summary import lines as summary
+    from nicsim.runs.summary import lines as summary
 
     told = summary(result)
     if told:

@@ -23,7 +23,7 @@ try:
 except ModuleNotFoundError:  # Python < 3.11
     import tomli as tomllib
 
-from . import _core
+from nicsim import _core
 
 MODES = ("grid", "zip")
 _RANGE = re.compile(r"^\s*(-?[\d.]+)\s*:\s*(-?[\d.]+)\s*:\s*([\d.]+)\s*$")
