@@ -336,9 +336,13 @@ impl Sessions {
         }
     }
 
-    /// When the sessions next need to run: a stack timer or a request due.
+    /// When the sessions next need to run: a stack timer or a request due. Once
+    /// every session's connection is closed the stack needs none: TIME-WAIT's
+    /// timer would only stretch the run (a FIN sent again still finds the socket).
     pub fn next_timer(&mut self, now: Time) -> Option<Time> {
         let asks = if self.asks_waiting > 0 { self.sessions.iter().filter_map(|s| s.ask_at).min() } else { None };
-        [self.stack.poll_at(now), asks].into_iter().flatten().min()
+        let done = !self.sessions.is_empty() && self.sessions.iter().all(|s| self.stack.closed(s.sock));
+        let stack = if done { None } else { self.stack.poll_at(now) };
+        [stack, asks].into_iter().flatten().min()
     }
 }
