@@ -169,15 +169,27 @@ impl Tally {
         }
         match seg.class {
             Class::Data { seq, len } => {
-                self.data_out += if gso == 0 { 1 } else { len.div_ceil(gso as u32) as u64 };
+                // A large send leaves as segments of `gso` bytes: count those.
+                let segments = |bytes: u32| if gso == 0 { 1 } else { bytes.div_ceil(gso as u32) as u64 };
+                self.data_out += segments(len);
                 self.payload_out += len as u64;
                 let end = seq.wrapping_add(len);
                 match self.sent_end.entry((seg.src.0, seg.dst.0, seg.dst.1)) {
                     Entry::Vacant(v) => {
                         v.insert(end);
                     }
-                    Entry::Occupied(mut o) if after(end, *o.get()) => *o.get_mut() = end,
-                    Entry::Occupied(_) => self.retransmits += 1,
+                    Entry::Occupied(mut o) => {
+                        let sent = *o.get();
+                        // What it carries from before the end of what was sent goes
+                        // again, each of its segments (a resend from a hole may run on
+                        // into new data).
+                        if after(sent, seq) {
+                            self.retransmits += segments(if after(end, sent) { sent.wrapping_sub(seq) } else { len });
+                        }
+                        if after(end, sent) {
+                            *o.get_mut() = end;
+                        }
+                    }
                 }
             }
             Class::PureAck => self.acks_out += 1,
@@ -315,5 +327,17 @@ mod tests {
             t.inbound(&seg(1200 + 100 * k, 100));
         }
         assert_eq!(t.out_of_order, 200);
+    }
+
+    #[test]
+    fn a_large_send_sent_again_counts_each_of_its_segments() {
+        let mut t = Tally::default();
+        t.outbound(&seg(1000, 4000), 1000);
+        t.outbound(&seg(1000, 1000), 0);
+        t.outbound(&seg(2000, 3000), 1000);
+        assert_eq!((t.data_out, t.retransmits), (8, 4));
+        // From a hole on into new data: the 3,000 bytes sent before go again.
+        t.outbound(&seg(2000, 5000), 1000);
+        assert_eq!((t.data_out, t.retransmits), (13, 7));
     }
 }
