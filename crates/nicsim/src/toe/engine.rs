@@ -1,5 +1,5 @@
-//! The TCP offload engine as an adapter of a modelled host (Ang, HPL-2001-8: full TCP/IP offload; mechanism
-//! 7, the HP i960RN design): the adapter's processor runs the whole TCP/IP
+//! The TCP offload engine as an adapter of a modelled host (the HP i960RN
+//! design, Ang, HPL-2001-8): the adapter's processor runs the whole TCP/IP
 //! stack behind a socket-level message interface. Host messages, received
 //! frames and the stack's timer wait in one queue; when the processor is free
 //! it takes everything waiting as one run (`processor::run`), handled to
@@ -159,10 +159,7 @@ impl Engine {
         }
         // A DMA read finishing wakes the firmware, which queues its data.
         let dma = self.conns.iter().filter_map(|c| c.pending_tx.iter().map(|(t, _)| *t).find(|t| *t > now)).min();
-        match (self.stack.poll_at(now), dma) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [self.stack.poll_at(now), dma].into_iter().flatten().min()
     }
 
     /// Firmware cycles for a frame taken in (`received`) or sent out.
