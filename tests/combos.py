@@ -35,7 +35,7 @@ HOST = {
     "costs.copy_ns_per_byte": [0.0, 0.5],
     "bus": [
         {"kind": "pcie", "generation": 1, "lanes": 1},
-        {"kind": "pci", "clock": "66MHz", "width": 64},
+        {"kind": "pci-x", "clock": "66MHz", "width": 64},
         {"kind": "pci", "clock": "33MHz", "width": 32, "mwi": False},
     ],
 }

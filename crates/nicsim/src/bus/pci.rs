@@ -13,6 +13,11 @@ use crate::time::{Clock, Duration};
 /// common setting by the BIOS (assumed; docs/model.md).
 pub const LATENCY_TIMER_CLOCKS: u64 = 64;
 
+/// PCI-X puts an attribute phase (byte count, requester, tag) after every
+/// address phase (PCI-X Addendum to the PCI Local Bus Specification 1.0):
+/// one clock PCI does not pay. A `pci-x` bus adds it to `overhead_clocks`.
+pub const PCIX_ATTRIBUTE_CLOCKS: u64 = 1;
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PciConfig {
     /// Bus width in bytes: 4 (32-bit) or 8 (64-bit).

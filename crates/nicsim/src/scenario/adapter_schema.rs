@@ -14,6 +14,9 @@ use crate::scenario::units::{BitRate, Frequency, TimeSpan};
 #[serde(rename_all = "lowercase")]
 pub enum BusKind {
     Pci,
+    /// PCI-X: PCI's timing plus the attribute phase in every transaction.
+    #[serde(rename = "pci-x")]
+    PciX,
     Pcie,
 }
 
@@ -21,7 +24,7 @@ pub enum BusKind {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BusSpec {
-    /// "pci" (also PCI-X) or "pcie"; a key of the other kind is an error.
+    /// "pci", "pci-x" (PCI's keys; each transaction one clock longer, its attribute phase) or "pcie"; a key of another kind is an error.
     pub kind: BusKind,
     // PCI / PCI-X
     /// PCI: data width in bits, 32 or 64.

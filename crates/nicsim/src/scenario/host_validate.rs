@@ -1,7 +1,7 @@
 //! Checks `[[host]]` tables and turns them into host configurations; errors name
 //! the key path.
 
-use crate::bus::pci::PciConfig;
+use crate::bus::pci::{PciConfig, PCIX_ATTRIBUTE_CLOCKS};
 use crate::bus::pcie::{CompletionSplit, PcieConfig};
 use crate::bus::BusConfig;
 use crate::host::config::{BackgroundConfig, BlastConfig, HostConfig};
@@ -256,7 +256,7 @@ pub(crate) fn bus_config(b: &BusSpec, path: &str) -> Result<BusConfig, ScenarioE
         [("generation", b.generation.is_some()), ("lanes", b.lanes.is_some()), ("mps", b.mps.is_some()), ("mrrs", b.mrrs.is_some())];
     let pcie_keys = pcie_keys.into_iter().chain([("rcb", b.rcb.is_some()), ("read_latency", b.read_latency.is_some())]);
     let (foreign, kind): (Vec<_>, _) = match b.kind {
-        BusKind::Pci => (pcie_keys.collect(), "PCI"),
+        BusKind::Pci | BusKind::PciX => (pcie_keys.collect(), "PCI"),
         BusKind::Pcie => (pci_keys.collect(), "PCIe"),
     };
     if let Some((key, _)) = foreign.iter().find(|(_, set)| *set) {
@@ -264,7 +264,7 @@ pub(crate) fn bus_config(b: &BusSpec, path: &str) -> Result<BusConfig, ScenarioE
     }
     let fix = |r| ScenarioError::at_field(path, r);
     match b.kind {
-        BusKind::Pci => {
+        BusKind::Pci | BusKind::PciX => {
             let width = b.width.unwrap_or(D::WIDTH);
             if width != 32 && width != 64 {
                 return err(format!("{path}.width"), format!("must be 32 or 64 bits, got {width}"));
@@ -273,7 +273,8 @@ pub(crate) fn bus_config(b: &BusSpec, path: &str) -> Result<BusConfig, ScenarioE
                 width: width as u64 / 8,
                 clock: b.clock.unwrap_or_else(|| parse_frequency(D::CLOCK).expect("a frequency")).0,
                 cache_line: within(format!("{path}.cache_line"), b.cache_line.unwrap_or(D::CACHE_LINE), 4, 4096)?,
-                overhead_clocks: within(format!("{path}.overhead_clocks"), b.overhead_clocks.unwrap_or(D::OVERHEAD_CLOCKS), 0, 1000)?,
+                overhead_clocks: within(format!("{path}.overhead_clocks"), b.overhead_clocks.unwrap_or(D::OVERHEAD_CLOCKS), 0, 1000)?
+                    + if b.kind == BusKind::PciX { PCIX_ATTRIBUTE_CLOCKS } else { 0 },
                 read_latency_clocks: within(
                     format!("{path}.read_latency_clocks"),
                     b.read_latency_clocks.unwrap_or(D::READ_LATENCY_CLOCKS),
@@ -299,5 +300,26 @@ pub(crate) fn bus_config(b: &BusSpec, path: &str) -> Result<BusConfig, ScenarioE
             let read_latency = b.read_latency.unwrap_or_else(|| parse_time(D::READ_LATENCY).expect("a time")).0;
             Ok(BusConfig::Pcie { link, read_latency })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn overhead(text: &str) -> u64 {
+        let spec: BusSpec = toml::from_str(text).expect("a bus table");
+        match bus_config(&spec, "host[0].bus").expect("a valid bus") {
+            BusConfig::Pci(p) => p.overhead_clocks,
+            other => panic!("not a PCI bus: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_pci_x_transaction_pays_its_attribute_phase() {
+        assert_eq!(overhead("kind = \"pci\"\noverhead_clocks = 6"), 6);
+        assert_eq!(overhead("kind = \"pci-x\"\noverhead_clocks = 6"), 7);
+        let spec: BusSpec = toml::from_str("kind = \"pci-x\"\nlanes = 4").unwrap();
+        assert_eq!(bus_config(&spec, "host[0].bus").unwrap_err().to_string(), "host[0].bus.lanes: is not a PCI setting");
     }
 }
