@@ -4,10 +4,10 @@
 //! of `wire::endpoint`, so every byte read is checked, as over the host's own
 //! stack (`host::sessions`).
 
-use crate::wire::endpoint::{matches_pattern, pattern};
 use crate::host::sessions::{AnswerTimes, Role};
 use crate::observe::Report;
 use crate::time::{Duration, Time};
+use crate::wire::endpoint::{matches_pattern, pattern};
 
 pub struct FileApp {
     role: Role,

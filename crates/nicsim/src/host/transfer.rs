@@ -62,9 +62,7 @@ impl WireTally {
     fn sustained_bps(&self) -> f64 {
         let half = self.payload / 2;
         match (self.marks.iter().find(|m| m.payload >= half), self.last) {
-            (Some(m), Some(b)) if b > m.at && self.marks.len() >= 2 => {
-                (self.bytes - m.bytes) as f64 * 8.0 / b.since(m.at).as_secs_f64()
-            }
+            (Some(m), Some(b)) if b > m.at && self.marks.len() >= 2 => (self.bytes - m.bytes) as f64 * 8.0 / b.since(m.at).as_secs_f64(),
             _ => self.rate_bps(self.bytes),
         }
     }
@@ -124,10 +122,7 @@ pub fn report(r: &mut Report, t: &Transfer, wires: &Wires, end: Time) {
     r.real("tcp_goodput_mbps", wire.rate_bps(wire.payload) / 1e6)
         .real("tcp_wire_mbps", wire_bps / 1e6)
         .real("tcp_line_fraction", if t.line_rate_bps == 0 { 0.0 } else { wire_bps / t.line_rate_bps as f64 })
-        .real(
-            "tcp_sustained_line_fraction",
-            if t.line_rate_bps == 0 { 0.0 } else { wire.sustained_bps() / t.line_rate_bps as f64 },
-        )
+        .real("tcp_sustained_line_fraction", if t.line_rate_bps == 0 { 0.0 } else { wire.sustained_bps() / t.line_rate_bps as f64 })
         .count("data_packets", data_packets)
         .real("mean_segment_bytes", per(payload as f64, data_packets))
         .real("acks_per_data_packet", per(acks as f64, data_packets));

@@ -8,7 +8,6 @@ use std::sync::Arc;
 
 use crate::host::config::{AdapterSlot, HostConfig};
 use crate::host::ideal::IdealConfig;
-use crate::wire::endpoint::Addr;
 use crate::host::sessions::{Role, SessionConfig};
 use crate::nic::smart::config::Workload;
 use crate::scenario::adapter_validate::carry;
@@ -21,6 +20,7 @@ use crate::scenario::validate::{stations_of, Part, PartPlan, Station};
 use crate::scenario::ScenarioError;
 use crate::stack::{AckPolicy, Neighbors, StackConfig};
 use crate::time::Duration;
+use crate::wire::endpoint::Addr;
 
 fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, ScenarioError> {
     Err(ScenarioError::new(path, message))

@@ -5,7 +5,6 @@ use crate::bus::pci::{PciConfig, PCIX_ATTRIBUTE_CLOCKS};
 use crate::bus::pcie::{CompletionSplit, PcieConfig};
 use crate::bus::BusConfig;
 use crate::host::config::{BackgroundConfig, BlastConfig, HostConfig};
-use crate::wire::endpoint::Addr;
 use crate::host::sessions::{Role, SessionConfig, SEND_BUFFER};
 use crate::link::{Fill, Pattern, Rate, SourceConfig};
 use crate::scenario::adapter_schema::bus_default as D;
@@ -19,6 +18,7 @@ use crate::scenario::validate::Station;
 use crate::scenario::ScenarioError;
 use crate::stack::{AckPolicy, SocketConfig, StackConfig};
 use crate::time::Duration;
+use crate::wire::endpoint::Addr;
 use crate::wire::{Headers, L3, L4};
 
 fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, ScenarioError> {

@@ -3,7 +3,6 @@
 //! documented in docs/scenarios.md and their sources in docs/model.md.
 
 use crate::host::config::Costs;
-use crate::wire::endpoint::Addr;
 use crate::nic::firmware::chunk;
 use crate::nic::firmware::coalesce::CoalesceConfig;
 use crate::nic::smart::config::*;
@@ -12,6 +11,7 @@ use crate::scenario::host_schema::HostSpec;
 use crate::scenario::host_validate::{within, Surroundings};
 use crate::scenario::smart_schema::{send_default as D, *};
 use crate::scenario::ScenarioError;
+use crate::wire::endpoint::Addr;
 
 fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, ScenarioError> {
     Err(ScenarioError::new(path, message))

@@ -6,8 +6,8 @@
 //! answered) between them; on an ideal host it makes every call it can at once.
 
 use super::{Role, Sessions, Work};
-use crate::wire::endpoint::{matches_pattern, pattern};
 use crate::time::Time;
+use crate::wire::endpoint::{matches_pattern, pattern};
 use crate::wire::Frame;
 
 impl Sessions {

@@ -6,10 +6,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::host::config::Costs;
-use crate::wire::endpoint::Addr;
 use crate::nic::firmware::coalesce::CoalesceConfig;
 use crate::scenario::units::{cycles, per_byte};
 use crate::time::{Clock, Duration};
+use crate::wire::endpoint::Addr;
 
 /// Embedded-processor costs of firmware operations, in adapter cycles
 /// (`[host.adapter.programmable.costs]`); a key left out takes its assumed

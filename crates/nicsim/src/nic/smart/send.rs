@@ -5,7 +5,6 @@
 
 use crate::bus::{HostBus, Purpose};
 use crate::engine::{Ctx, Msg};
-use crate::wire::endpoint::{ipv4_headers, pattern, Addr};
 use crate::nic::firmware::tso::{plan, Template};
 use crate::nic::firmware::{chunk, csum};
 use crate::nic::smart::config::{ChecksumAt, Segmentation, Workload};
@@ -14,6 +13,7 @@ use crate::nic::smart::node::{wake, Due, HostCost, Programmable};
 use crate::observe::Report;
 use crate::time::Time;
 use crate::wire::checksum::accumulate;
+use crate::wire::endpoint::{ipv4_headers, pattern, Addr};
 use crate::wire::ethernet::{FCS, MIN_FRAME};
 use crate::wire::{build, Frame, FrameMeta, TcpFields, L4};
 
