@@ -81,6 +81,10 @@ pub struct StackSpec {
     /// "cubic" (RFC 9438, Linux's default since 2.6.19).
     #[serde(default)]
     pub congestion: CongestionSpec,
+    /// With segmentation offload, hold back a send the window cuts short while
+    /// the ACK that widens it is near, as Linux does (`tcp_tso_should_defer`).
+    #[serde(default = "yes")]
+    pub tso_defer: bool,
 }
 defaults_of_an_empty_table!(StackSpec);
 

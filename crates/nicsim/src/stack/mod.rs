@@ -75,6 +75,8 @@ pub struct SocketConfig {
     pub min_rto: Duration,
     /// CUBIC congestion control (RFC 9438) instead of Reno (RFC 5681).
     pub cubic: bool,
+    /// With segmentation offload, Linux's deferral of sends the window cuts short.
+    pub tso_defer: bool,
 }
 
 /// A socket of a stack, by its order of opening.
@@ -135,6 +137,7 @@ impl Stack {
         socket.set_ack_policy(cfg.ack_policy);
         socket.set_min_rto(smoltcp::time::Duration::from_micros(cfg.min_rto.ps() / 1_000_000));
         socket.set_congestion_control(if cfg.cubic { tcp::CongestionControl::Cubic } else { tcp::CongestionControl::Reno });
+        socket.set_tso_defer(cfg.tso_defer);
         let seed = self.seed ^ (self.lanes.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let mut lane = Lane::new(&self.cfg, seed, socket);
         lane.progress.min_rto = cfg.min_rto;
@@ -386,7 +389,8 @@ impl Stack {
     /// received for longer than the retransmission timeout), the longest any
     /// connection waited so (`tcp_stalled`, `tcp_longest_stall_ms`), and the
     /// share of the time data was queued that the congestion window or the peer's window
-    /// held data back (`tcp_cwnd_limited_share`, `tcp_rwnd_limited_share`).
+    /// held data back (`tcp_cwnd_limited_share`, `tcp_rwnd_limited_share`), and the
+    /// mean smoothed round trip of the connections that measured one (`tcp_srtt_us`).
     pub fn report_progress(&self, r: &mut Report, end: Time) {
         let stalled = self.lanes.iter().filter(|l| l.progress.stalled(end).is_some()).count();
         let longest = self.lanes.iter().map(|l| l.progress.longest(end)).max().unwrap_or(Duration::ZERO);
@@ -401,6 +405,11 @@ impl Stack {
         let share = |x: f64| if active > 0.0 { x / active } else { 0.0 };
         r.real("tcp_cwnd_limited_share", share(cwnd));
         r.real("tcp_rwnd_limited_share", share(rwnd));
+        // The connections that measured one: a sender's view of its path.
+        let rtts: Vec<f64> = self.lanes.iter().filter_map(|l| l.tcp_ref().smoothed_rtt_micros()).map(f64::from).collect();
+        if !rtts.is_empty() {
+            r.real("tcp_srtt_us", rtts.iter().sum::<f64>() / rtts.len() as f64);
+        }
     }
 
     /// The connections stalled at `end` in words, for the results' text, over

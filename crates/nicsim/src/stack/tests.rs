@@ -19,6 +19,7 @@ fn socket() -> SocketConfig {
         ack_policy: AckPolicy::EverySecondSegment,
         min_rto: Duration::from_ms(1000),
         cubic: false,
+        tso_defer: true,
     }
 }
 
@@ -376,4 +377,45 @@ fn several_losses_in_one_window_are_repaired_without_the_timer() {
     // Only segments that came while a gap was open arrived out of order: at
     // most a window's worth (45 segments) for each of the three.
     assert!(b.tally.out_of_order < 3 * 45, "{} segments counted out of order", b.tally.out_of_order);
+}
+
+/// Segments per large send over a transfer from a TSO sender to a receiver
+/// that acknowledges every second segment, so the ACKs open the window a few
+/// segments at a time.
+fn segments_per_send(tso_defer: bool) -> f64 {
+    let socket = SocketConfig { rx_buffer: 1 << 20, tx_buffer: 1 << 20, tso_defer, ..socket() };
+    let (mut a, mut b) = (Stack::new(&StackConfig { tso: true, ..cfg(1) }, 1), Stack::new(&cfg(2), 2));
+    a.open(&socket);
+    b.open(&socket);
+    b.listen(S, 5001).unwrap();
+    a.connect(S, [10, 0, 0, 2], 5001, 40000).unwrap();
+    let data: Vec<u8> = (0..4_000_000u32).map(|i| (i * 7 + i / 251) as u8).collect();
+    let (mut sent, mut got, mut now, mut sends) = (0, Vec::new(), Time::ZERO, 0u64);
+    // The wire: two segments every 10 µs step (about 2.3 Gb/s).
+    let mut wire = std::collections::VecDeque::new();
+    while got.len() < data.len() && now < Time::ZERO + Duration::from_ms(2000) {
+        sent += a.send(S, &data[sent..]);
+        for f in a.poll(now) {
+            sends += matches!(tally::classify(&f.bytes), tally::Class::Data { .. }) as u64;
+            wire.extend(crate::nic::firmware::tso::cut(&f.bytes, f.meta.gso));
+        }
+        for seg in wire.drain(..wire.len().min(2)) {
+            b.input(Box::new(Frame { bytes: seg, meta: Default::default() }));
+        }
+        for f in b.poll(now) {
+            a.input(f);
+        }
+        got.extend(b.recv(S, 1 << 22));
+        now += Duration::from_us(10);
+    }
+    assert_eq!(got, data, "every byte, in order");
+    a.tally.data_out as f64 / sends as f64
+}
+
+#[test]
+fn tso_deferral_waits_for_the_ack_near_and_sends_larger() {
+    // Linux's tcp_tso_should_defer (third_party/smoltcp/PATCHES.md): a send the
+    // window cuts short waits while an ACK is due, so the sends come larger.
+    let (eager, deferring) = (segments_per_send(false), segments_per_send(true));
+    assert!(deferring > 2.0 * eager, "{deferring:.1} segments a send deferring, {eager:.1} without");
 }

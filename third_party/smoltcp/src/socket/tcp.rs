@@ -20,6 +20,7 @@ use crate::wire::{
 
 mod congestion;
 mod scoreboard;
+mod send_times;
 
 macro_rules! tcp_trace {
     ($($arg:expr),*) => (net_log!(trace, $($arg),*));
@@ -174,6 +175,9 @@ struct RttEstimator {
     timestamp: Option<(Instant, TcpSeqNumber)>,
     max_seq_sent: Option<TcpSeqNumber>,
     rto_count: u8,
+    /// Smoothed RTT in microseconds (nicsim: TSO deferral judges half of it,
+    /// which on a fast LAN is well under the millisecond `srtt` counts in).
+    srtt_us: u32,
     /// The least RTO a measurement gives, ms (nicsim: `Socket::set_min_rto`).
     min_rto: u32,
 }
@@ -189,6 +193,7 @@ impl Default for RttEstimator {
             max_seq_sent: None,
             rto_count: 0,
             min_rto: RTTE_MIN_RTO,
+            srtt_us: 0,
         }
     }
 }
@@ -249,7 +254,10 @@ impl RttEstimator {
         if let Some((sent_timestamp, sent_seq)) = self.timestamp
             && seq >= sent_seq
         {
-            self.sample((timestamp - sent_timestamp).total_millis() as u32);
+            let rtt = timestamp - sent_timestamp;
+            let us = rtt.total_micros().min(u32::MAX as u64) as u32;
+            self.srtt_us = if self.have_measurement { (self.srtt_us / 8 * 7).saturating_add(us / 8) } else { us };
+            self.sample(rtt.total_millis() as u32);
             self.timestamp = None;
         }
     }
@@ -571,6 +579,11 @@ pub struct Socket<'a> {
     /// Nagle's Algorithm enabled.
     nagle: bool,
 
+    /// nicsim: TSO deferral (`set_tso_defer`), and when the data in flight left.
+    tso_defer: bool,
+    send_times: send_times::SendTimes,
+    last_data_sent: Option<Instant>,
+
     /// The congestion control algorithm.
     congestion_controller: congestion::AnyController,
 
@@ -664,6 +677,9 @@ impl<'a> Socket<'a> {
             ack_delay_timer: AckDelayTimer::Idle,
             challenge_ack_timer: Instant::from_secs(0),
             nagle: true,
+            tso_defer: false,
+            send_times: send_times::SendTimes::default(),
+            last_data_sent: None,
             tsval_generator: None,
             last_remote_tsval: 0,
             congestion_controller: congestion::AnyController::new(),
@@ -866,6 +882,20 @@ impl<'a> Socket<'a> {
         self.rtte.min_rto = (min_rto.total_millis() as u32).clamp(1, RTTE_MAX_RTO);
     }
 
+    /// The smoothed round-trip time in microseconds, once one was measured
+    /// (nicsim's change: smoltcp keeps it in whole milliseconds only).
+    pub fn smoothed_rtt_micros(&self) -> Option<u32> {
+        self.rtte.have_measurement.then_some(self.rtte.srtt_us)
+    }
+
+    /// Defer a segmentation-offload send the window cuts short, as Linux's
+    /// `tcp_tso_should_defer` does (with `tcp_tso_win_divisor` 3), when an ACK
+    /// that opens more of the window is near: the sender then hands the device
+    /// fewer, larger sends. Without segmentation offload it changes nothing.
+    pub fn set_tso_defer(&mut self, enabled: bool) {
+        self.tso_defer = enabled
+    }
+
     /// Enable or disable Nagle's Algorithm.
     ///
     /// Also known as "tinygram prevention". By default, it is enabled.
@@ -968,6 +998,8 @@ impl<'a> Socket<'a> {
         self.state = State::Closed;
         self.timer = Timer::new();
         self.rtte = RttEstimator { min_rto: self.rtte.min_rto, ..RttEstimator::default() };
+        self.send_times.clear();
+        self.last_data_sent = None;
         self.assembler = Assembler::new();
         self.tx_buffer.clear();
         self.rx_buffer.clear();
@@ -2303,6 +2335,7 @@ impl<'a> Socket<'a> {
 
                     // Notify of fresh ACK
                     self.rtte.on_ack(cx.now(), ack_number);
+                    self.send_times.acked(ack_number);
                     let new_flight_size = self.flight_size().saturating_sub(ack_len);
                     match self.recover {
                         // RFC 6582 3.2 (5): a partial ACK in fast recovery: the
@@ -2564,6 +2597,12 @@ impl<'a> Socket<'a> {
             can_send = false;
         }
 
+        // nicsim: a window cut short waits for the ACK that widens it.
+        #[cfg(feature = "segmentation-offload")]
+        if can_send && self.tso_defer && data_in_flight && !want_fin && self.tso_should_defer(cx, max_send, effective_mss) {
+            can_send = false;
+        }
+
         // Can we actually send the FIN? We can send it if:
         // 1. We have unsent data that fits in the remote window.
         // 2. We have no unsent data.
@@ -2571,6 +2610,35 @@ impl<'a> Socket<'a> {
         let can_fin = want_fin && self.remote_last_seq == self.local_seq_no + self.tx_buffer.len();
 
         can_send || can_fin
+    }
+
+    /// Linux's `tcp_tso_should_defer`: hold back a send of `limit` bytes, all the
+    /// window allows now, while it is less than a full offload send and less than
+    /// a third of the window, the last send left within a millisecond, and the
+    /// oldest data in flight left at least half a round trip ago (so its ACK is
+    /// near). As Linux's, only data of more than one segment waits (one segment
+    /// is Nagle's business), and the data queued last waits even when it all
+    /// fits, since the application may add to it.
+    #[cfg(feature = "segmentation-offload")]
+    fn tso_should_defer(&self, cx: &mut Context, limit: usize, mss: usize) -> bool {
+        let Some(device) = cx.segmentation_caps().tcpv4 else {
+            return false;
+        };
+        let headers = cx.max_transmission_unit() - cx.ip_mtu() + crate::wire::IPV4_HEADER_LEN + TCP_HEADER_LEN;
+        let full = device.get().saturating_sub(headers) / mss.max(1) * mss;
+        let unsent = self.tx_buffer.len().saturating_sub(self.flight_size());
+        let window = self.remote_win_len.min(self.congestion_controller.inner().window());
+        if unsent <= mss || limit >= full || limit >= window / 3 {
+            return false;
+        }
+        let now = cx.now();
+        if self.last_data_sent.is_none_or(|last| now - last > Duration::from_millis(1)) {
+            return false;
+        }
+        match self.send_times.oldest() {
+            Some(oldest) => (now - oldest).total_micros() >= u64::from(self.rtte.srtt_us / 2),
+            None => false,
+        }
     }
 
     fn delayed_ack_expired(&self, timestamp: Instant) -> bool {
@@ -3074,6 +3142,10 @@ impl<'a> Socket<'a> {
         if repr.segment_len() > 0 {
             self.rtte
                 .on_send(cx.now(), repr.seq_number + repr.segment_len());
+            if self.tso_defer {
+                self.send_times.sent(repr.seq_number + repr.segment_len(), cx.now());
+                self.last_data_sent = Some(cx.now());
+            }
             self.congestion_controller
                 .inner_mut()
                 .post_transmit(cx.now(), repr.segment_len());
