@@ -581,6 +581,8 @@ pub struct Socket<'a> {
 
     /// nicsim: TSO deferral (`set_tso_defer`), and when the data in flight left.
     tso_defer: bool,
+    /// Whether the last look at what to send held a send back.
+    deferring: core::cell::Cell<bool>,
     send_times: send_times::SendTimes,
     last_data_sent: Option<Instant>,
 
@@ -678,6 +680,7 @@ impl<'a> Socket<'a> {
             challenge_ack_timer: Instant::from_secs(0),
             nagle: true,
             tso_defer: false,
+            deferring: core::cell::Cell::new(false),
             send_times: send_times::SendTimes::default(),
             last_data_sent: None,
             tsval_generator: None,
@@ -1541,13 +1544,18 @@ impl<'a> Socket<'a> {
 
     /// What holds back the data queued and not yet sent: `(congestion, peer)`,
     /// whether the congestion window and whether the window the peer offers
-    /// has no room for another segment. Both `false` when nothing waits.
+    /// has no room for another segment. Both `false` when nothing waits. A send
+    /// held back by TSO deferral is held by the window with less room.
     pub fn window_limits(&self) -> (bool, bool) {
         if self.tx_buffer.len() <= self.flight_size() {
             return (false, false);
         }
         let mss = self.remote_mss;
         let offered = (self.local_seq_no + self.remote_win_len).max(self.remote_last_seq) - self.remote_last_seq;
+        if self.deferring.get() {
+            let congestion = self.cwnd_remaining() <= offered;
+            return (congestion, !congestion);
+        }
         (self.cwnd_remaining() < mss, offered < mss)
     }
 
@@ -2599,8 +2607,10 @@ impl<'a> Socket<'a> {
 
         // nicsim: a window cut short waits for the ACK that widens it.
         #[cfg(feature = "segmentation-offload")]
-        if can_send && self.tso_defer && data_in_flight && !want_fin && self.tso_should_defer(cx, max_send, effective_mss) {
-            can_send = false;
+        if self.tso_defer {
+            let defer = can_send && data_in_flight && !want_fin && self.tso_should_defer(cx, max_send, effective_mss);
+            self.deferring.set(defer);
+            can_send &= !defer;
         }
 
         // Can we actually send the FIN? We can send it if:
