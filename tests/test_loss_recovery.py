@@ -88,3 +88,19 @@ def test_after_one_lost_frame_at_25_gbe_the_rate_is_back_within_ten_round_trips(
 
     clean, lossy = moved(False), moved(True)
     assert lossy >= 0.96 * clean, f"{lossy / clean:.1%} of the lossless rate from {start} ms"
+
+
+def test_the_receiver_keeps_as_many_out_of_order_ranges_as_its_window_holds(scenarios):
+    """At 1 GbE with 256 KB windows, every other frame of 80 is lost: 40 holes
+    in flight at once. The receiver keeps every segment that arrives past a
+    hole (its window holds 244 ranges, third_party/smoltcp/PATCHES.md), so each
+    lost segment is sent again once and no retransmission timer fires. With the
+    32 ranges smoltcp keeps by default, the segments past the 32nd hole were
+    thrown away: 120 retransmissions and a 200 ms wait for the timer."""
+    drops = [3000 + 2 * i for i in range(40)]
+    r = nicsim.run(scenarios / PAIR, overrides={"link[0].drop_a_to_b": drops, "host[0].tcp.min_rto": "200ms"})
+    sender, receiver = r.component("sender").metrics, r.component("receiver").metrics
+    assert r.component("wire").metrics["impaired_dropped"] == 40
+    assert sender["tcp_retransmits"] == 40, "each lost segment once"
+    assert sender["tcp_longest_stall_ms"] < 50, "no retransmission timer"
+    assert sender["transfer_complete"] == 1 and receiver["tcp_bad_payload"] == 0

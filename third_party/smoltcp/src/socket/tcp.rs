@@ -606,6 +606,13 @@ pub struct Socket<'a> {
 }
 
 const DEFAULT_MSS: usize = 536;
+
+/// nicsim: the out-of-order ranges a receive buffer of `capacity` bytes keeps:
+/// as many as its window can hold holes between segments of the default MSS
+/// (a segment, then a gap as long), and never fewer than the fixed count.
+fn out_of_order_ranges(capacity: usize) -> usize {
+    capacity / (2 * DEFAULT_MSS) + 1
+}
 /// Probes in one SACK recovery before the retransmission timeout takes over.
 const MAX_PROBES: u8 = 3;
 /// The least probe timeout, ms (Linux's `TCP_TIMEOUT_MIN` for loss probes).
@@ -644,7 +651,7 @@ impl<'a> Socket<'a> {
             state: State::Closed,
             timer: Timer::new(),
             rtte: RttEstimator::default(),
-            assembler: Assembler::new(),
+            assembler: Assembler::with_limit(out_of_order_ranges(rx_capacity)),
             tx_buffer,
             rx_buffer,
             rx_fin_received: false,
@@ -1003,7 +1010,7 @@ impl<'a> Socket<'a> {
         self.rtte = RttEstimator { min_rto: self.rtte.min_rto, ..RttEstimator::default() };
         self.send_times.clear();
         self.last_data_sent = None;
-        self.assembler = Assembler::new();
+        self.assembler = Assembler::with_limit(out_of_order_ranges(self.rx_buffer.capacity()));
         self.tx_buffer.clear();
         self.rx_buffer.clear();
         self.rx_fin_received = false;

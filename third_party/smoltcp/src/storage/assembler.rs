@@ -92,11 +92,22 @@ impl Contig {
 
 /// A buffer (re)assembler.
 ///
-/// Currently, up to a hardcoded limit of 4 or 32 holes can be tracked in the buffer.
+/// Without `alloc`, up to a hardcoded limit of 4 or 32 holes can be tracked in
+/// the buffer. With it (nicsim's change) the ranges grow on demand up to a limit
+/// set at creation (`Assembler::with_limit`), so a TCP receiver can keep as many
+/// out-of-order ranges as its window allows.
 #[derive(Debug, PartialEq, Eq, Clone)]
 pub struct Assembler {
-    contigs: [Contig; ASSEMBLER_MAX_SEGMENT_COUNT],
+    contigs: Contigs,
+    /// The most ranges `contigs` may grow to.
+    #[cfg(feature = "alloc")]
+    limit: usize,
 }
+
+#[cfg(feature = "alloc")]
+type Contigs = alloc::vec::Vec<Contig>;
+#[cfg(not(feature = "alloc"))]
+type Contigs = [Contig; ASSEMBLER_MAX_SEGMENT_COUNT];
 
 impl fmt::Display for Assembler {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -131,12 +142,37 @@ impl defmt::Format for Assembler {
 // - All contigs with data must have hole_size != 0, except the first.
 
 impl Assembler {
-    /// Create a new buffer assembler.
+    /// Create a new buffer assembler that tracks up to `ASSEMBLER_MAX_SEGMENT_COUNT` ranges.
     pub const fn new() -> Assembler {
+        Self::with_limit(ASSEMBLER_MAX_SEGMENT_COUNT)
+    }
+
+    /// A buffer assembler that tracks up to `limit` ranges (at least
+    /// `ASSEMBLER_MAX_SEGMENT_COUNT`; without `alloc`, exactly that many). It
+    /// allocates nothing until data comes out of order.
+    #[cfg(feature = "alloc")]
+    pub const fn with_limit(limit: usize) -> Assembler {
+        let limit = if limit > ASSEMBLER_MAX_SEGMENT_COUNT { limit } else { ASSEMBLER_MAX_SEGMENT_COUNT };
+        Assembler { contigs: alloc::vec::Vec::new(), limit }
+    }
+
+    /// Without `alloc` the limit is `ASSEMBLER_MAX_SEGMENT_COUNT`.
+    #[cfg(not(feature = "alloc"))]
+    pub const fn with_limit(_limit: usize) -> Assembler {
         const EMPTY: Contig = Contig::empty();
-        Assembler {
-            contigs: [EMPTY; ASSEMBLER_MAX_SEGMENT_COUNT],
+        Assembler { contigs: [EMPTY; ASSEMBLER_MAX_SEGMENT_COUNT] }
+    }
+
+    /// One more unused range at the end, if the limit allows.
+    fn grow(&mut self) -> bool {
+        #[cfg(feature = "alloc")]
+        if self.contigs.len() < self.limit {
+            // Doubling keeps the copies of a long run of out-of-order segments linear.
+            let len = (self.contigs.len() * 2).max(4).min(self.limit);
+            self.contigs.resize(len, Contig::empty());
+            return true;
         }
+        false
     }
 
     pub fn clear(&mut self) {
@@ -144,7 +180,7 @@ impl Assembler {
     }
 
     fn front(&self) -> Contig {
-        self.contigs[0]
+        self.contigs.first().copied().unwrap_or(Contig::empty())
     }
 
     /// Return length of the front contiguous range without removing it from the assembler
@@ -154,7 +190,7 @@ impl Assembler {
     }
 
     fn back(&self) -> Contig {
-        self.contigs[self.contigs.len() - 1]
+        self.contigs.last().copied().unwrap_or(Contig::empty())
     }
 
     /// Return whether the assembler contains no data.
@@ -174,12 +210,13 @@ impl Assembler {
         }
 
         // Removing the last one.
-        self.contigs[self.contigs.len() - 1] = Contig::empty();
+        let last = self.contigs.len() - 1;
+        self.contigs[last] = Contig::empty();
     }
 
     /// Add a contig at the given index, and return a pointer to it.
     fn add_contig_at(&mut self, at: usize) -> Result<&mut Contig, TooManyHolesError> {
-        if self.back().has_data() {
+        if self.back().has_data() && !self.grow() {
             return Err(TooManyHolesError);
         }
 
@@ -202,7 +239,7 @@ impl Assembler {
 
         // Find index of the contig containing the start of the range.
         loop {
-            if i == self.contigs.len() {
+            if i == self.contigs.len() && !self.grow() {
                 // The new range is after all the previous ranges, but there/s no space to add it.
                 return Err(TooManyHolesError);
             }
@@ -304,7 +341,7 @@ impl Assembler {
         // This is the only case where a segment at offset=0 would cause the
         // total amount of contigs to rise (and therefore can potentially cause
         // a TooManyHolesError). Handle it in a way that is guaranteed to succeed.
-        if offset == 0 && size < self.contigs[0].hole_size {
+        if offset == 0 && size < self.front().hole_size {
             self.contigs[0].hole_size -= size;
             return Ok(size);
         }
