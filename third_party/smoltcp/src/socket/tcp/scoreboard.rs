@@ -2,62 +2,67 @@
 //! that the receiver reported holding (RFC 2018), so that fast recovery can
 //! resend each hole between them in turn rather than only the first.
 
+use alloc::vec::Vec;
+
 use crate::wire::TcpSeqNumber;
 
 /// Ranges kept; the lowest are kept when more are reported, as the holes
-/// below them are the ones that hold the cumulative ACK back.
-const RANGES: usize = 16;
+/// below them are the ones that hold the cumulative ACK back. As many as a
+/// 4 MB window holds holes between full segments (Linux keeps all).
+const RANGES: usize = 4096;
 
 type Range = (TcpSeqNumber, TcpSeqNumber);
 
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub(super) struct Scoreboard {
-    /// `[left, right)` ranges, ascending and disjoint; `None`s last.
-    ranges: [Option<Range>; RANGES],
+    /// `[left, right)` ranges, ascending and disjoint.
+    ranges: Vec<Range>,
 }
 
 impl Scoreboard {
     pub fn clear(&mut self) {
-        *self = Self::default();
+        self.ranges.clear();
     }
 
     pub fn is_empty(&self) -> bool {
-        self.ranges[0].is_none()
+        self.ranges.is_empty()
     }
 
     /// Bytes the receiver reported holding.
     pub fn bytes(&self) -> usize {
-        self.ranges.iter().flatten().map(|&(l, r)| r - l).sum()
+        self.ranges.iter().map(|&(l, r)| r - l).sum()
     }
 
     /// Bytes of the holes at or after `from`, below the highest range.
     pub fn hole_bytes(&self, from: TcpSeqNumber) -> usize {
         let mut at = from;
         let mut sum = 0;
-        while let Some((start, end)) = self.next_hole(at) {
-            sum += end - start;
-            at = end;
+        for &(l, r) in &self.ranges {
+            if l > at {
+                sum += l - at;
+            }
+            if r > at {
+                at = r;
+            }
         }
         sum
     }
 
     /// The end of the highest range reported.
     pub fn highest(&self) -> Option<TcpSeqNumber> {
-        self.ranges.iter().flatten().last().map(|r| r.1)
+        self.ranges.last().map(|r| r.1)
     }
 
     /// Forget what the cumulative ACK `una` now covers.
     pub fn acked(&mut self, una: TcpSeqNumber) {
-        if self.ranges[0].is_none_or(|r| r.0 >= una) {
-            return;
+        let gone = self.ranges.iter().take_while(|r| r.1 <= una).count();
+        self.ranges.drain(..gone);
+        if let Some(first) = self.ranges.first_mut()
+            && first.0 < una
+        {
+            first.0 = una;
         }
-        let mut kept: [Option<Range>; RANGES] = [None; RANGES];
-        let above = self.ranges.iter().flatten().filter(|r| r.1 > una);
-        for (slot, &(left, right)) in kept.iter_mut().zip(above) {
-            *slot = Some((if left < una { una } else { left }, right));
-        }
-        self.ranges = kept;
     }
 
     /// The receiver holds `[left, right)`.
@@ -65,49 +70,29 @@ impl Scoreboard {
         if left >= right {
             return;
         }
-        let mut all: [Option<Range>; RANGES + 1] = [None; RANGES + 1];
-        let mut n = 0;
-        let mut new = Some((left, right));
-        for &(l, r) in self.ranges.iter().flatten() {
-            if let Some(x) = new.filter(|x| x.0 < l) {
-                all[n] = Some(x);
-                n += 1;
-                new = None;
-            }
-            all[n] = Some((l, r));
-            n += 1;
+        // The first range that ends at or after `left`, and the first that starts after `right`:
+        // those between overlap or touch the new one and merge with it.
+        let from = self.ranges.partition_point(|r| r.1 < left);
+        let to = self.ranges.partition_point(|r| r.0 <= right);
+        let merged = if from < to {
+            let l = if self.ranges[from].0 < left { self.ranges[from].0 } else { left };
+            let r = if self.ranges[to - 1].1 > right { self.ranges[to - 1].1 } else { right };
+            (l, r)
+        } else {
+            (left, right)
+        };
+        if from == to && from == RANGES {
+            return;
         }
-        if let Some(x) = new {
-            all[n] = Some(x);
-        }
-        // Merge ranges that overlap or touch, in order.
-        let mut merged: [Option<Range>; RANGES] = [None; RANGES];
-        let mut m: usize = 0;
-        for (l, r) in all.into_iter().flatten() {
-            match merged.get_mut(m.wrapping_sub(1)).and_then(|x| x.as_mut()) {
-                Some(last) if l <= last.1 => {
-                    if r > last.1 {
-                        last.1 = r;
-                    }
-                }
-                _ if m < RANGES => {
-                    merged[m] = Some((l, r));
-                    m += 1;
-                }
-                _ => break,
-            }
-        }
-        self.ranges = merged;
+        self.ranges.splice(from..to, [merged]);
+        self.ranges.truncate(RANGES);
     }
 
     /// The first hole at or after `from` that lies below a reported range:
     /// `(start, end)`, data the receiver does not hold though it holds later data.
     pub fn next_hole(&self, from: TcpSeqNumber) -> Option<Range> {
         let mut at = from;
-        for &(l, r) in self.ranges.iter().flatten() {
-            if r <= at {
-                continue;
-            }
+        for &(l, r) in &self.ranges[self.ranges.partition_point(|r| r.1 <= from)..] {
             if l <= at {
                 at = r;
                 continue;
@@ -146,11 +131,12 @@ mod test {
     #[test]
     fn past_its_room_the_lowest_ranges_are_kept() {
         let mut b = Scoreboard::default();
-        for i in (0..40).rev() {
+        for i in (0..(RANGES as i32 + 24)).rev() {
             b.add(s(i * 100 + 50), s(i * 100 + 100));
         }
+        let last = RANGES as i32 - 1;
         assert_eq!(b.next_hole(s(0)), Some((s(0), s(50))));
-        assert_eq!(b.next_hole(s(1500)), Some((s(1500), s(1550))));
-        assert_eq!(b.next_hole(s(1600)), None, "ranges past the sixteenth are not kept");
+        assert_eq!(b.next_hole(s(last * 100)), Some((s(last * 100), s(last * 100 + 50))));
+        assert_eq!(b.next_hole(s(last * 100 + 100)), None, "ranges past the limit are not kept");
     }
 }
