@@ -2615,7 +2615,7 @@ impl<'a> Socket<'a> {
         // nicsim: a window cut short waits for the ACK that widens it.
         #[cfg(feature = "segmentation-offload")]
         if self.tso_defer {
-            let defer = can_send && data_in_flight && !want_fin && self.tso_should_defer(cx, max_send, effective_mss);
+            let defer = can_send && data_in_flight && !want_fin && self.tso_should_defer(cx, effective_mss);
             self.deferring.set(defer);
             can_send &= !defer;
         }
@@ -2629,15 +2629,15 @@ impl<'a> Socket<'a> {
         can_send || can_fin
     }
 
-    /// Linux's `tcp_tso_should_defer`: hold back a send of `limit` bytes, all the
-    /// window allows now, while it is less than a full offload send and less than
-    /// a third of the window, the last send left within a millisecond, and the
+    /// Linux's `tcp_tso_should_defer`: hold back a send while the room the peer's
+    /// and the congestion window leave is less than a full offload send and less
+    /// than a third of the window, the last send left within a millisecond, and the
     /// oldest data in flight left at least half a round trip ago (so its ACK is
     /// near). As Linux's, only data of more than one segment waits (one segment
     /// is Nagle's business), and the data queued last waits even when it all
     /// fits, since the application may add to it.
     #[cfg(feature = "segmentation-offload")]
-    fn tso_should_defer(&self, cx: &mut Context, limit: usize, mss: usize) -> bool {
+    fn tso_should_defer(&self, cx: &mut Context, mss: usize) -> bool {
         let Some(device) = cx.segmentation_caps().tcpv4 else {
             return false;
         };
@@ -2645,7 +2645,12 @@ impl<'a> Socket<'a> {
         let full = device.get().saturating_sub(headers) / mss.max(1) * mss;
         let unsent = self.tx_buffer.len().saturating_sub(self.flight_size());
         let window = self.remote_win_len.min(self.congestion_controller.inner().window());
-        if unsent <= mss || limit >= full || limit >= window / 3 {
+        // As Linux's `limit`: the room the windows leave, however much data waits.
+        let offered = (self.local_seq_no + self.remote_win_len).max(self.remote_last_seq) - self.remote_last_seq;
+        let limit = offered.min(self.cwnd_remaining());
+        // Less than two segments in flight may be answered only by the peer's
+        // delayed-ACK timer, which is no ACK near.
+        if unsent <= mss || self.flight_size() < 2 * mss || limit >= full || limit >= window / 3 {
             return false;
         }
         let now = cx.now();
