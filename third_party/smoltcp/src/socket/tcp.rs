@@ -3164,7 +3164,8 @@ impl<'a> Socket<'a> {
         if repr.segment_len() > 0 {
             self.rtte
                 .on_send(cx.now(), repr.seq_number + repr.segment_len());
-            if self.tso_defer {
+            #[cfg(feature = "segmentation-offload")]
+            if self.tso_defer && cx.segmentation_caps().tcpv4.is_some() {
                 self.send_times.sent(repr.seq_number + repr.segment_len(), cx.now());
                 self.last_data_sent = Some(cx.now());
             }
