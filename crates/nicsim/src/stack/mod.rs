@@ -137,7 +137,8 @@ impl Stack {
         socket.set_ack_policy(cfg.ack_policy);
         socket.set_min_rto(smoltcp::time::Duration::from_micros(cfg.min_rto.ps() / 1_000_000));
         socket.set_congestion_control(if cfg.cubic { tcp::CongestionControl::Cubic } else { tcp::CongestionControl::Reno });
-        socket.set_tso_defer(cfg.tso_defer);
+        // Only a stack whose adapters segment has sends to defer.
+        socket.set_tso_defer(cfg.tso_defer && self.cfg.tso);
         let seed = self.seed ^ (self.lanes.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let mut lane = Lane::new(&self.cfg, seed, socket);
         lane.progress.min_rto = cfg.min_rto;
