@@ -70,6 +70,16 @@ fn slow_pair() -> (Stack, Stack) {
     pair_with(&SocketConfig { ack_delay: Some(Duration::from_ms(200)), ..socket() })
 }
 
+/// A pair whose sender `a` leaves segmentation and TCP checksums to its adapter.
+fn tso_pair(socket: &SocketConfig) -> (Stack, Stack) {
+    let (mut a, mut b) = (Stack::new(&StackConfig { tso: true, ..cfg(1) }, 1), Stack::new(&cfg(2), 2));
+    a.open(socket);
+    b.open(socket);
+    b.listen(S, 5001).unwrap();
+    a.connect(S, [10, 0, 0, 2], 5001, 40000).unwrap();
+    (a, b)
+}
+
 fn pair_with(socket: &SocketConfig) -> (Stack, Stack) {
     let (mut a, mut b) = (Stack::new(&cfg(1), 1), Stack::new(&cfg(2), 2));
     a.open(socket);
@@ -241,11 +251,7 @@ fn with_segmentation_offload_the_stack_hands_over_large_sends_of_whole_segments(
     // `a` leaves segmentation and TCP checksums to its adapter; cut as the
     // adapter cuts them, its sends reach `b` (which verifies every checksum)
     // exactly, in full segments but where the data queued ran out.
-    let (mut a, mut b) = (Stack::new(&StackConfig { tso: true, ..cfg(1) }, 1), Stack::new(&cfg(2), 2));
-    a.open(&socket());
-    b.open(&socket());
-    b.listen(S, 5001).unwrap();
-    a.connect(S, [10, 0, 0, 2], 5001, 40000).unwrap();
+    let (mut a, mut b) = tso_pair(&socket());
     let data: Vec<u8> = (0..300_000u32).map(|i| (i * 7 + i / 251) as u8).collect();
     let (mut sent, mut got, mut now) = (0, Vec::new(), Time::ZERO);
     let (mut large, mut segments, mut full) = (0, 0, 0);
@@ -384,11 +390,7 @@ fn several_losses_in_one_window_are_repaired_without_the_timer() {
 /// segments at a time.
 fn segments_per_send(tso_defer: bool) -> f64 {
     let socket = SocketConfig { rx_buffer: 1 << 20, tx_buffer: 1 << 20, tso_defer, ..socket() };
-    let (mut a, mut b) = (Stack::new(&StackConfig { tso: true, ..cfg(1) }, 1), Stack::new(&cfg(2), 2));
-    a.open(&socket);
-    b.open(&socket);
-    b.listen(S, 5001).unwrap();
-    a.connect(S, [10, 0, 0, 2], 5001, 40000).unwrap();
+    let (mut a, mut b) = tso_pair(&socket);
     let data: Vec<u8> = (0..4_000_000u32).map(|i| (i * 7 + i / 251) as u8).collect();
     let (mut sent, mut got, mut now, mut sends) = (0, Vec::new(), Time::ZERO, 0u64);
     // The wire: two segments every 10 µs step (about 2.3 Gb/s).
