@@ -1558,12 +1558,17 @@ impl<'a> Socket<'a> {
             return (false, false);
         }
         let mss = self.remote_mss;
-        let offered = (self.local_seq_no + self.remote_win_len).max(self.remote_last_seq) - self.remote_last_seq;
+        let offered = self.offered_room();
         if self.deferring.get() {
             let congestion = self.cwnd_remaining() <= offered;
             return (congestion, !congestion);
         }
         (self.cwnd_remaining() < mss, offered < mss)
+    }
+
+    /// Octets the peer's window has room for beyond what was sent.
+    fn offered_room(&self) -> usize {
+        (self.local_seq_no + self.remote_win_len).max(self.remote_last_seq) - self.remote_last_seq
     }
 
     /// Number of octets transmitted but not yet ACKed.
@@ -2646,8 +2651,7 @@ impl<'a> Socket<'a> {
         let unsent = self.tx_buffer.len().saturating_sub(self.flight_size());
         let window = self.remote_win_len.min(self.congestion_controller.inner().window());
         // As Linux's `limit`: the room the windows leave, however much data waits.
-        let offered = (self.local_seq_no + self.remote_win_len).max(self.remote_last_seq) - self.remote_last_seq;
-        let limit = offered.min(self.cwnd_remaining());
+        let limit = self.offered_room().min(self.cwnd_remaining());
         // Less than two segments in flight may be answered only by the peer's
         // delayed-ACK timer, which is no ACK near.
         if unsent <= mss || self.flight_size() < 2 * mss || limit >= full || limit >= window / 3 {
