@@ -10,7 +10,8 @@ def l3_offset(eth: dpkt.ethernet.Ethernet) -> int:
 
 
 def check_frame(buf: bytes) -> dict:
-    """Parse one frame with dpkt and verify its IPv4 header and UDP/TCP checksums.
+    """Parse one frame with dpkt and verify its IPv4 header and UDP/TCP checksums,
+    or an IPX header (no checksum: 0xFFFF; its length within the frame).
 
     Returns what it found; raises AssertionError on a bad checksum."""
     eth = dpkt.ethernet.Ethernet(buf)
@@ -30,6 +31,11 @@ def check_frame(buf: bytes) -> dict:
         seg = raw[40:]
         pseudo = struct.pack(">16s16sI3xB", ip.src, ip.dst, len(seg), ip.nxt)
         found["ip"] = 6
+    elif isinstance(ip, dpkt.ipx.IPX):
+        assert ip.sum == 0xFFFF and 30 <= ip.len <= len(buf) - 14, "IPX header"
+        found["l4"] = "ipx"
+        found["packet_type"] = ip.pt
+        return found
     else:
         return found
     if isinstance(ip.data, dpkt.udp.UDP):

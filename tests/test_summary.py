@@ -25,7 +25,8 @@ def test_a_flood_names_its_wire_and_what_it_lost():
 
 
 def test_a_run_that_nothing_saturates_says_so():
-    told = summary("papers/novell1995/server.toml", duration="300ms")
+    # Over TCP, the window and the ACKs leave the wire idle at times.
+    told = summary("papers/novell1995/server.toml", duration="300ms", **{"host[0].file_serve.transport": "tcp"})
     assert any(t.startswith("limited by: nothing saturated (the busiest, ") for t in told), told
 
 

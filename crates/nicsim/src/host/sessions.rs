@@ -9,6 +9,7 @@
 mod answer_times;
 mod calls;
 mod figures;
+mod ncp;
 mod turns;
 
 pub use answer_times::AnswerTimes;
@@ -47,6 +48,8 @@ pub struct SessionConfig {
     /// The far end's address, where it is known before it connects: which of
     /// a host's adapters carries the session.
     pub peer: Option<[u8; 4]>,
+    /// A file session over NCP in packet-burst mode (IPX), not TCP.
+    pub ncp: bool,
 }
 
 /// A session's state beyond its socket.
@@ -87,6 +90,8 @@ pub const SEND_BUFFER: usize = 65_536;
 
 pub struct Sessions {
     stack: Stack,
+    /// The file sessions over NCP.
+    ncp: ncp::Ncp,
     ip: [u8; 4],
     sessions: Vec<Session>,
     /// The adapter each far end was last heard on (a MAC learned per port), or
@@ -129,6 +134,7 @@ impl Sessions {
         segments: Vec<Option<bool>>,
         routes: &[([u8; 6], usize)],
     ) -> Result<Sessions, String> {
+        let (ncp, sessions) = ncp::Ncp::new(stack.mac, sessions, |ip| stack.neighbor(ip))?;
         let tso = StackConfig { tso: segments.iter().flatten().any(|s| *s), ..stack.clone() };
         let mut s = Stack::new(&tso, seed);
         let mut list = Vec::new();
@@ -154,6 +160,7 @@ impl Sessions {
         let list_len = list.len();
         Ok(Sessions {
             stack: s,
+            ncp,
             ip: stack.ip,
             sessions: list,
             routes: routes.iter().copied().collect(),
@@ -174,6 +181,7 @@ impl Sessions {
 
     /// Asking sessions make their first request.
     pub fn start(&mut self, now: Time) -> Work {
+        self.ncp.start(now);
         for s in &mut self.sessions {
             let start = match s.cfg.role {
                 Role::Ask { start, .. } | Role::Send { start, .. } => start,
@@ -186,9 +194,11 @@ impl Sessions {
     }
 
     /// Whether a frame is this stack's to take: ARP, or TCP or ICMP in IPv4 to
-    /// its address (it has no UDP sockets: a sink counts UDP).
+    /// its address (it has no UDP sockets: a sink counts UDP); IPX to it when
+    /// it has NCP sessions.
     pub fn claims(&self, frame: &[u8]) -> bool {
         match frame.get(12..14) {
+            Some([0x81, 0x37]) => self.ncp.claims(frame),
             Some([0x08, 0x06]) => true,
             Some([0x08, 0x00]) => frame.get(30..34) == Some(&self.ip[..]) && matches!(frame.get(23), Some(1 | 6)),
             _ => false,
@@ -203,7 +213,11 @@ impl Sessions {
                 self.routes.insert(src.try_into().expect("six bytes"), port);
             }
         }
-        self.stack.input(frame);
+        if crate::wire::ncp::is_ipx(&frame.bytes) {
+            self.ncp.input(frame);
+        } else {
+            self.stack.input(frame);
+        }
     }
 
     /// Requests due by `now` are made, then the stack runs (a timer may concern
@@ -280,6 +294,9 @@ impl Sessions {
         if acted {
             frames.extend(self.stack.poll(now));
         }
+        if !self.ncp.is_empty() {
+            work.requests += self.ncp.run(now, measuring, &mut frames);
+        }
         for mut f in frames {
             f.meta.created = now;
             self.route(f, &mut work.out);
@@ -343,6 +360,6 @@ impl Sessions {
         let asks = if self.asks_waiting > 0 { self.sessions.iter().filter_map(|s| s.ask_at).min() } else { None };
         let done = !self.sessions.is_empty() && self.sessions.iter().all(|s| self.stack.closed(s.sock));
         let stack = if done { None } else { self.stack.poll_at(now) };
-        [stack, asks].into_iter().flatten().min()
+        [stack, asks, self.ncp.next_timer()].into_iter().flatten().min()
     }
 }

@@ -14,6 +14,8 @@ pub(super) enum Tag {
     RxPost(usize, u32),
     /// A transmit tail write reaches an adapter.
     TxTail(usize),
+    /// A frame an adapter sent is done (its transmit completion).
+    TxDone(usize),
     /// An adapter's receive write-back delay falls due.
     RxFlush(usize),
     /// A processor's current step ends, if the generation is still current.
@@ -49,6 +51,7 @@ impl Tag {
             Tag::OffloadTimer(p) => (10, p, 0),
             Tag::OffloadSend(p) => (11, p, 0),
             Tag::OffloadAsk(p, s) => (12, p, s as u64),
+            Tag::TxDone(p) => (13, p, 0),
         };
         pack(kind, index, value)
     }
@@ -67,6 +70,7 @@ impl Tag {
             10 => Tag::OffloadTimer(i),
             11 => Tag::OffloadSend(i),
             12 => Tag::OffloadAsk(i, v as usize),
+            13 => Tag::TxDone(i),
             _ => return None,
         })
     }

@@ -4,8 +4,9 @@
 use crate::engine::{Ctx, Msg, PortId};
 use crate::host::cpu::{Item, OffloadStep};
 use crate::host::machine::Machine;
-use crate::host::tag::Tag;
+use crate::host::tag::{wake, Tag};
 use crate::nic::smart::Due;
+use crate::wire::ethernet::wire_time;
 
 impl Machine {
     /// Inlined into `handle`, as it was before it had a file of its own: it is
@@ -36,7 +37,11 @@ impl Machine {
             Tag::TxTail(p) => {
                 let measuring = self.measuring(now);
                 let bus = &mut self.buses[self.ports[p].bus];
+                let (tx_interrupt, rate) = (self.cfg.adapters[p].nic.tx_interrupt, self.cfg.adapters[p].nic.link_rate_bps);
                 for (at, frame) in self.ports[p].ring().transmit(now, bus) {
+                    if tx_interrupt {
+                        wake(ctx, at + wire_time(frame.len(), rate), Tag::TxDone(p));
+                    }
                     if let Some(w) = &mut self.wires {
                         w.sent(&frame.bytes, at);
                     }
@@ -47,6 +52,12 @@ impl Machine {
                 }
                 self.wake_sender_for(p, ctx);
                 self.sends_in_adapter(p, ctx);
+            }
+            // A polling driver finds the sends done on its passes.
+            Tag::TxDone(p) if !self.polling() => {
+                if let Some((due, generation)) = self.ports[p].irq.completed(now, 1) {
+                    wake(ctx, due.max(now), Tag::Irq(p, generation));
+                }
             }
             Tag::StepEnd(k, generation) if generation == self.cpus[k].generation => self.end_step(k, ctx),
             Tag::Sessions if self.sessions_armed == Some(now) => {

@@ -77,6 +77,9 @@ pub struct NicConfig {
     /// group; any other frame is written back at once (a fast path that hands
     /// bulk data up in batches and everything else alone).
     pub rx_writeback_data_only: bool,
+    /// Each frame sent raises the interrupt when it is done (its transmit
+    /// completion), as each frame received does.
+    pub tx_interrupt: bool,
     /// The processor of an intelligent adapter (`None`: a dumb bus master).
     pub processor: Option<ProcessorConfig>,
     /// Segmentation offload: the adapter cuts a send's data into segments, so
@@ -109,6 +112,7 @@ impl NicConfig {
             moderation: Moderation::PerFrame,
             rx_writeback_delay: None,
             rx_writeback_data_only: false,
+            tx_interrupt: false,
             processor: None,
             tso: false,
             transfer: Transfer::BusMaster,

@@ -201,6 +201,10 @@ pub struct AdapterSpec {
     /// any other frame is written back at once.
     #[serde(default)]
     pub rx_writeback_data_only: bool,
+    /// The adapter also interrupts as each frame it sends is done (its transmit
+    /// completion sets the cause register), not only for received frames.
+    #[serde(default)]
+    pub tx_interrupt: bool,
     /// An intelligent adapter: its processor does the per-frame media work.
     #[serde(default)]
     pub intelligent: bool,

@@ -27,6 +27,10 @@ pub struct FileRequestSpec {
     /// The delayed-ACK limit; "0ns" acknowledges at once.
     #[serde(default = "delayed_ack")]
     pub delayed_ack: TimeSpan,
+    /// How requests and files travel.
+    #[serde(default)]
+    #[schemars(extend("default" = "tcp"))]
+    pub transport: Transport,
     /// When the sessions connect and make their first request (start the
     /// hosts asked first: one not yet listening answers with a reset).
     #[serde(default = "crate::scenario::schema::zero_time")]
@@ -52,6 +56,22 @@ pub struct FileServeSpec {
     /// The delayed-ACK limit; "0ns" acknowledges at once.
     #[serde(default = "delayed_ack")]
     pub delayed_ack: TimeSpan,
+    /// How requests and blocks travel (its readers' sessions follow it).
+    #[serde(default)]
+    #[schemars(extend("default" = "tcp"))]
+    pub transport: Transport,
+}
+
+/// How a file session's requests and answers travel.
+#[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Transport {
+    /// A TCP connection a session.
+    #[default]
+    Tcp,
+    /// NetWare's NCP in packet-burst mode over IPX: one read request, the whole
+    /// answer in a burst of packets, no acknowledgement per packet.
+    Ncp,
 }
 
 fn serve_port() -> i64 {

@@ -75,7 +75,7 @@ fn joined(h: &HostSpec, me: &Station, own: &[Own], clients: &HashMap<&str, Vec<A
             if let Role::Ask { ip: to, port, request, answer, .. } = s.role {
                 if to == me.ipv4 {
                     let answer = Role::Answer { request, answer };
-                    sessions.push(SessionConfig { role: answer, port, socket: s.socket.clone(), peer: Some(ip) });
+                    sessions.push(SessionConfig { role: answer, port, socket: s.socket.clone(), peer: Some(ip), ncp: s.ncp });
                 }
             }
         }
@@ -88,6 +88,7 @@ fn joined(h: &HostSpec, me: &Station, own: &[Own], clients: &HashMap<&str, Vec<A
             port: c.port,
             socket: serve.socket.clone(),
             peer: Some(ip),
+            ncp: serve.ncp,
         }));
     }
     sessions
@@ -148,6 +149,9 @@ fn onto_engines(
             _ => first,
         };
         match cfg.adapters[port].offload.as_mut() {
+            Some(_) if x.ncp => {
+                return err(format!("{path}.adapter[{port}]"), "an offload engine carries TCP alone: a file session over NCP needs the host's own stack on another adapter that reaches its far end")
+            }
             Some(o) => carry(o, x, &ttcp),
             None => kept.push(x),
         }

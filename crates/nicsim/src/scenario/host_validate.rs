@@ -9,7 +9,7 @@ use crate::host::sessions::{Role, SessionConfig, SEND_BUFFER};
 use crate::link::{Fill, Pattern, Rate, SourceConfig};
 use crate::scenario::adapter_schema::bus_default as D;
 use crate::scenario::adapter_validate::{adapter_slots, offload_engines};
-use crate::scenario::file_schema::FileServeSpec;
+use crate::scenario::file_schema::{FileServeSpec, Transport};
 use crate::scenario::host_schema::{AdapterKindSpec, BusKind, BusSpec, FileRequestSpec, HostSpec};
 use crate::scenario::tcp_schema::TtcpSpec;
 use crate::scenario::ttcp_validate::{socket, transfer};
@@ -19,6 +19,7 @@ use crate::scenario::ScenarioError;
 use crate::stack::{AckPolicy, SocketConfig, StackConfig};
 use crate::time::Duration;
 use crate::wire::endpoint::Addr;
+use crate::wire::ncp;
 use crate::wire::{Headers, L3, L4};
 
 fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, ScenarioError> {
@@ -91,7 +92,7 @@ pub(crate) fn ttcp_session(t: &TtcpSpec, tp: &str, socket: SocketConfig, s: &Sur
         Role::Send { ip, .. } => Some(ip),
         _ => None,
     };
-    Ok(SessionConfig { role, port, socket, peer })
+    Ok(SessionConfig { role, port, socket, peer, ncp: false })
 }
 
 /// The sessions of a host's `[host.file_request]` (at `fp`): `sessions` to each
@@ -101,6 +102,7 @@ pub(crate) fn file_requests(f: &FileRequestSpec, fp: &str, s: &Surroundings) -> 
     let request = within(format!("{fp}.request_bytes"), f.request_bytes, 1, 65_535)? as u32;
     let answer = within(format!("{fp}.file_bytes"), f.file_bytes, 1, 1 << 30)? as u32;
     let per_peer = within(format!("{fp}.sessions"), f.sessions, 1, 1000)?;
+    let ncp = ncp_transport(f.transport, request, fp)?;
     if f.peers.is_empty() {
         return err(format!("{fp}.peers"), "name at least one host");
     }
@@ -113,7 +115,7 @@ pub(crate) fn file_requests(f: &FileRequestSpec, fp: &str, s: &Surroundings) -> 
         for _ in 0..per_peer {
             let port = 1024 + sessions.len() as u16;
             let role = Role::Ask { ip: st.ipv4, port: FILE_PORT, request, answer, think: Duration::ZERO, start: f.start.0 };
-            sessions.push(SessionConfig { role, port, socket: socket.clone(), peer: Some(st.ipv4) });
+            sessions.push(SessionConfig { role, port, socket: socket.clone(), peer: Some(st.ipv4), ncp });
         }
         if sessions.len() > 60_000 {
             return err(format!("{fp}.sessions"), "more than 60000 sessions in all");
@@ -129,8 +131,24 @@ pub(crate) fn file_serves(f: &FileServeSpec, fp: &str, s: &Surroundings) -> Resu
     let socket = socket_config(fp, s.mtu, f.window, f.delayed_ack.0)?;
     let request = within(format!("{fp}.request_bytes"), f.request_bytes, 1, 1 << 30)? as u32;
     let answer = within(format!("{fp}.read_bytes"), f.read_bytes, 1, 1 << 30)? as u32;
-    let answer = |c: &Addr| SessionConfig { role: Role::Answer { request, answer }, port, socket: socket.clone(), peer: Some(c.ip) };
+    let ncp = ncp_transport(f.transport, request, fp)?;
+    let answer = |c: &Addr| SessionConfig { role: Role::Answer { request, answer }, port, socket: socket.clone(), peer: Some(c.ip), ncp };
     Ok(s.clients.iter().map(answer).collect())
+}
+
+/// Whether a file table's sessions run over NCP; its burst read request
+/// carries 24 bytes of command, so `request_bytes` is at least that.
+fn ncp_transport(t: Transport, request: u32, fp: &str) -> Result<bool, ScenarioError> {
+    if t == Transport::Ncp && (request as usize) < ncp::READ_COMMAND {
+        return err(
+            format!("{fp}.request_bytes"),
+            format!("an NCP burst read request carries {} bytes of command: at least that", ncp::READ_COMMAND),
+        );
+    }
+    if t == Transport::Ncp && request as usize > ncp::MAX_DATA {
+        return err(format!("{fp}.request_bytes"), format!("an NCP request is one packet: at most {} bytes", ncp::MAX_DATA));
+    }
+    Ok(t == Transport::Ncp)
 }
 
 /// A key that every host but an ideal one needs.

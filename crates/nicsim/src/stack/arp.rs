@@ -16,7 +16,7 @@ pub type Neighbors = Arc<FxHashMap<[u8; 4], [u8; 6]>>;
 
 impl StackConfig {
     /// The MAC of another station of the static table.
-    pub(super) fn neighbor(&self, ip: [u8; 4]) -> Option<[u8; 6]> {
+    pub(crate) fn neighbor(&self, ip: [u8; 4]) -> Option<[u8; 6]> {
         self.neighbors.get(&ip).copied().filter(|_| ip != self.ip)
     }
 }

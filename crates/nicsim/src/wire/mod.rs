@@ -7,6 +7,7 @@ pub mod checksum;
 pub mod endpoint;
 pub mod ethernet;
 mod frame;
+pub mod ncp;
 pub mod spare;
 mod view;
 

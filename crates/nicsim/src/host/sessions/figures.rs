@@ -11,20 +11,23 @@ use crate::time::Time;
 impl Sessions {
     pub fn report(&self, r: &mut Report, seconds: f64, end: Time) {
         let rate = |b: u64| if seconds > 0.0 { b as f64 / seconds } else { 0.0 };
-        let asks = self.sessions.iter().any(|s| matches!(s.cfg.role, Role::Ask { .. }));
-        let answers = self.sessions.iter().any(|s| matches!(s.cfg.role, Role::Answer { .. }));
+        let asks = self.ncp.asks() || self.sessions.iter().any(|s| matches!(s.cfg.role, Role::Ask { .. }));
+        let answers = self.ncp.answers() || self.sessions.iter().any(|s| matches!(s.cfg.role, Role::Answer { .. }));
         if asks {
-            r.count("answers_read", self.answers_read);
-            super::AnswerTimes::report(self.sessions.iter().map(|s| &s.waits), r);
+            r.count("answers_read", self.answers_read + self.ncp.answers_read);
+            super::AnswerTimes::report(self.sessions.iter().map(|s| &s.waits).chain(self.ncp.waits()), r);
         }
         if answers {
-            r.count("requests_answered", self.requests_answered);
+            r.count("requests_answered", self.requests_answered + self.ncp.requests_answered);
         }
-        r.count("app_received_bytes", self.measured_read);
-        r.count("app_sent_bytes", self.measured_acked);
-        r.real("app_received_mbytes_per_s", rate(self.measured_read) / 1e6);
-        r.real("app_sent_mbytes_per_s", rate(self.measured_acked) / 1e6);
-        r.real("app_goodput_mbps", rate(self.measured_read + self.measured_acked) * 8.0 / 1e6);
+        // What NCP reads move counts as TCP's does: the application's bytes.
+        let (read, sent) = (self.measured_read + self.ncp.measured_read, self.measured_acked + self.ncp.measured_sent);
+        r.count("app_received_bytes", read);
+        r.count("app_sent_bytes", sent);
+        r.real("app_received_mbytes_per_s", rate(read) / 1e6);
+        r.real("app_sent_mbytes_per_s", rate(sent) / 1e6);
+        r.real("app_goodput_mbps", rate(read + sent) * 8.0 / 1e6);
+        self.ncp.report(r);
         let streams: Vec<&Stream> = self.sessions.iter().filter_map(|s| s.stream.as_ref()).collect();
         if !streams.is_empty() {
             r.count("ttcp_bytes", streams.iter().map(|s| s.bytes).sum());
