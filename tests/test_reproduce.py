@@ -246,6 +246,7 @@ def test_bad_studies_are_named(tmp_path, cli):
         ('kind = "guess"\n', r"published\[0\]\.kind: must be one of calibration, fact, prediction"),
         ('kind = "prediction"\nvalue = "five"\n', r"published\[0\]\.value: must be a number"),
         ('kind = "prediction"\ndivide_by = { sweep = "b", metric = "x.y" }\n', r"published\[0\]\.divide_by\.sweep: no sweep named 'b'"),
+        ('kind = "prediction"\ncrossing = { x = "host[0].send.length" }\n', r"published\[0\]\.crossing\.level: a number is required"),
         ('kind = "not compared"\nnote = "no run"\n', r"published\[0\]\.sweep: a figure 'not compared' is set beside no run"),
     ]:
         study.write_text('title = "t"\n' + sweep + figure + extra)
@@ -313,6 +314,18 @@ def test_every_published_figure_cites_its_publication_and_place(reproduced):
             assert cell in md and cell in page, cell
             cited += 1
     assert cited >= 30
+
+
+def test_a_crossing_is_where_a_falling_curve_last_reaches_its_level():
+    """The loss threshold of a sweep: between the last run above the level and
+    the next at or below it, by linear interpolation."""
+    import math
+
+    from nicsim.studies.comparisons import level_crossing
+
+    assert level_crossing([(46, 0.8), (200, 0.3), (300, 0.05), (400, 0.0)], 0.01) == pytest.approx(300 + 100 * 0.04 / 0.05)
+    assert level_crossing([(46, 0.5), (100, 0.0), (150, 0.2), (200, 0.0)], 0.01) == pytest.approx(150 + 50 * 0.19 / 0.2), "the last crossing"
+    assert math.isnan(level_crossing([(46, 0.0), (100, 0.0)], 0.01)), "never above: no crossing"
 
 
 def test_plots_mark_published_figures_and_draw_quantities_honestly():

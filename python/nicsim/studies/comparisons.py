@@ -44,9 +44,12 @@ def figure(p: dict) -> Optional[float]:
 
 def compare(spec: dict, frames: dict, study: str = "") -> list:
     """One record per published figure of a study, calibration points first (a
-    figure with `divide_by` is the ratio of its metric to another run's):
+    figure with `divide_by` is the ratio of its metric to another run's; one with
+    `crossing` is the value of the sweep key `x` at which the metric, falling as x
+    grows over the runs that match, crosses `level`, interpolated between runs):
     study, quantity, kind, published (words), at, value, predicted, shown (as
     formatted), error_pct (signed, model against publication) and note."""
+    from nicsim.studies.plots import column
     from nicsim.studies.tables import matches, records
 
     def value_of(part: dict) -> float:
@@ -55,6 +58,12 @@ def compare(spec: dict, frames: dict, study: str = "") -> list:
             raise Missing(part["metric"])
         return float(evaluate(part["metric"], hits[0]))
 
+    def crossing(p: dict) -> float:
+        x, level = p["crossing"]["x"], p["crossing"]["level"]
+        runs = [r for r in records(frames, p["sweep"]) if matches(r, p.get("where", {}))]
+        points = sorted((float(r[column(x)]), float(evaluate(p["metric"], r))) for r in runs)
+        return level_crossing(points, level)
+
     out = []
     for p in spec.get("published", []):
         runless = "sweep" not in p
@@ -62,7 +71,7 @@ def compare(spec: dict, frames: dict, study: str = "") -> list:
             predicted, shown = None, "–" if p["kind"] == NOT_COMPARED else "as given"
         else:
             try:
-                predicted = value_of(p) * p.get("scale", 1)
+                predicted = crossing(p) if "crossing" in p else value_of(p) * p.get("scale", 1)
                 if "divide_by" in p:
                     predicted /= value_of(p["divide_by"])
                 shown = format(predicted, p.get("format", ".4g"))
@@ -87,6 +96,15 @@ def compare(spec: dict, frames: dict, study: str = "") -> list:
             }
         )
     return sorted(out, key=lambda r: KINDS.index(r["kind"]))
+
+
+def level_crossing(points: list, level: float) -> float:
+    """Where a curve of (x, y) points, sorted by x, last falls to `level` or
+    below from above it, by linear interpolation; NaN when it never does."""
+    for (x0, y0), (x1, y1) in reversed(list(zip(points, points[1:]))):
+        if y0 > level >= y1:
+            return x0 + (x1 - x0) * (y0 - level) / (y0 - y1)
+    return math.nan
 
 
 def median_error(records: list) -> Optional[float]:

@@ -25,8 +25,9 @@ _KEYS = {
     "calibrated": {"key", "parameter"},
     "sweep": {"name", "scenario", "mode", "vary", "title"},
     "plot": {"sweep", "where", "x", "y", "x_label", "y_label", "title", "series", "limit", "limit_rate", "limit_value", "limit_label", "y_scale", "x_scale", "percent", "legend"},
-    "published": {"quantity", "published", "at", "sweep", "where", "metric", "format", "note", "scale", "kind", "value", "divide_by"},
+    "published": {"quantity", "published", "at", "sweep", "where", "metric", "format", "note", "scale", "kind", "value", "divide_by", "crossing"},
     "divide_by": {"sweep", "where", "metric"},
+    "crossing": {"x", "level"},
     "table": {"title", "text", "after", "rows", "keys", "row_cells", "column", "line"},
     "line": {"label", "cell"},
     "column": {"label", "sweep", "cell", "keys", "where"},
@@ -133,6 +134,12 @@ def load_study(path: "str | os.PathLike[str]") -> Study:
                     if _need(f"{at}.divide_by", other, "sweep", str) not in names:
                         _fail(f"{at}.divide_by.sweep", f"no sweep named {other['sweep']!r}")
                     check("{" + _need(f"{at}.divide_by", other, "metric", str) + "}", f"{at}.divide_by.metric")
+                if "crossing" in item:
+                    c = _need(at, item, "crossing", dict)
+                    _check_keys(f"{at}.crossing", c, "crossing")
+                    _need(f"{at}.crossing", c, "x", str)
+                    if not isinstance(c.get("level"), (int, float)):
+                        _fail(f"{at}.crossing.level", "a number is required: the metric's level whose crossing is the figure")
                 check("{" + item["metric"] + "}", f"{at}.metric")
     for i, t in enumerate(spec.get("table", [])):
         _check_table(f"{where}: table[{i}]", t, names)
