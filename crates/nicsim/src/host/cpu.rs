@@ -59,7 +59,7 @@ pub struct Effects {
     /// Messages to an adapter's offload engine.
     pub to_adapter: Vec<(usize, crate::toe::work::Work)>,
     /// A programmable adapter's host step ended: its doorbell and deliveries.
-    pub programmable: Option<(usize, crate::nic::smart::HostCost)>,
+    pub programmable: Option<(usize, crate::nic::smart::HostStep)>,
     /// When each frame whose protocol work the step does arrived at its adapter.
     pub delivered: Vec<Time>,
 }

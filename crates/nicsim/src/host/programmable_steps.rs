@@ -8,8 +8,8 @@ use crate::engine::{Ctx, Msg};
 use crate::host::cpu::{Activity, Item};
 use crate::host::machine::Machine;
 use crate::host::steps::{Plan, Then};
-use crate::nic::smart::{Due, HostCost, HostWork, Programmable};
-use crate::time::Time;
+use crate::nic::smart::{Due, HostStep, HostWork, Programmable};
+use crate::time::{Duration, Time};
 use crate::wire::{Frame, FrameMeta};
 
 impl Machine {
@@ -83,7 +83,14 @@ impl Machine {
         let prog = self.ports[p].programmable_mut().expect("programmable");
         prog.settle(now);
         let cost = prog.host_step(work, now, ctx);
-        let copy = prog.copy_time(cost.copy_bytes);
+        let c = &self.cfg.costs;
+        let copy = Duration::from_ps((cost.copy_bytes as f64 * c.copy_ns_per_byte * 1e3) as u64);
+        let cycles = c.app_request * cost.send_calls
+            + c.tx_frame * cost.frames_built
+            + c.completion * cost.completions
+            + c.rx_frame * cost.buffers_taken
+            + c.gro_segment * cost.gro_segments
+            + c.protocol_segment * cost.protocol_passes;
         let delivered = std::mem::take(&mut prog.delivered);
         let taken = std::mem::take(&mut prog.taken);
         let went_up = std::mem::take(&mut prog.went_up);
@@ -93,7 +100,7 @@ impl Machine {
             }
         }
         let activity = if work == HostWork::Send { Activity::App } else { Activity::Poll };
-        let mut plan = Plan::new(activity, cost.cycles);
+        let mut plan = Plan::new(activity, cycles);
         // Frames for the host's own stack pass its protocol one by one; the
         // applications' work on them follows as one step.
         let mut apps: Option<Plan> = None;
@@ -120,7 +127,7 @@ impl Machine {
         plan
     }
 
-    pub(super) fn programmable_step_end(&mut self, p: usize, cost: HostCost, end: Time, ctx: &mut Ctx) {
+    pub(super) fn programmable_step_end(&mut self, p: usize, cost: HostStep, end: Time, ctx: &mut Ctx) {
         self.with_programmable(p, ctx, |prog, bus, ctx| prog.host_step_end(cost, end, bus, ctx));
         self.programmable_host_work(p, ctx);
     }

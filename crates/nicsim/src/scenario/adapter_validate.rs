@@ -1,7 +1,7 @@
 //! Checks a host's `[[host.adapter]]` entries: each ring adapter's hardware and
 //! moderation, each offload engine's, and the TTCP session an engine carries.
 
-use crate::host::config::{AdapterSlot, Costs, OffloadConfig};
+use crate::host::config::{AdapterSlot, OffloadConfig};
 use crate::host::offload_files::FileApp;
 use crate::host::sessions::{Role, SessionConfig};
 use crate::nic::{Moderation, NicConfig, ProcessorConfig, Transfer, ITR_UNIT, RDTR_UNIT};
@@ -67,14 +67,12 @@ fn foreign_key(a: &AdapterSpec) -> Option<(&'static str, &'static str)> {
     }
 }
 
-/// A programmable adapter's table is checked with the host's costs, and the
-/// host's first one runs its `send` workload (`needs_end`: it would run for ever
-/// without a scenario duration).
+/// The host's first programmable adapter runs its `send` workload
+/// (`needs_end`: it would run for ever without a scenario duration).
 pub(crate) fn adapter_slots(
     h: &HostSpec,
     path: &str,
     buses: u32,
-    costs: &Costs,
     s: &Surroundings,
     needs_end: &mut bool,
 ) -> Result<Vec<(AdapterSlot, Option<AdapterConfig>)>, ScenarioError> {
@@ -110,7 +108,7 @@ pub(crate) fn adapter_slots(
             let programmable = match a.kind {
                 AdapterKindSpec::Programmable => {
                     let first = !slots.iter().any(|(a, _): &(AdapterSlot, _)| a.programmable.is_some());
-                    Some(programmable_config(h, a.programmable.as_ref(), costs, &ap, rate, first, s, needs_end)?)
+                    Some(programmable_config(h, a.programmable.as_ref(), &ap, rate, first, s, needs_end)?)
                 }
                 _ => None,
             };

@@ -180,7 +180,7 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
     };
     let bus = bus_config(needed(&h.bus, path, "bus")?, &format!("{path}.bus"))?;
     let mut needs_end = false;
-    let adapters = adapter_slots(h, path, buses, &costs, s, &mut needs_end)?;
+    let adapters = adapter_slots(h, path, buses, s, &mut needs_end)?;
     if needs_end && !s.bounded {
         return err("duration", format!("needed: {path}.send has no count and would run for ever"));
     }

@@ -2,7 +2,6 @@
 //! workload it runs (`[host.send]`); errors name the key path. Defaults are
 //! documented in docs/scenarios.md and their sources in docs/model.md.
 
-use crate::host::config::Costs;
 use crate::nic::firmware::chunk;
 use crate::nic::firmware::coalesce::CoalesceConfig;
 use crate::nic::smart::config::*;
@@ -23,11 +22,11 @@ fn cycles(path: String, v: i64) -> Result<u64, ScenarioError> {
 
 /// The host's side of a programmable adapter: its processor's costs, taken
 /// from the host's (`[host.costs]`), and the receive buffers it keeps posted.
-fn host_side(h: &HostSpec, c: &Costs, a: &ProgrammableSpec, path: &str) -> Result<HostSide, ScenarioError> {
+fn host_side(h: &HostSpec, a: &ProgrammableSpec, path: &str) -> Result<HostSide, ScenarioError> {
     let rx_buffers = within(format!("{path}.rx_buffers"), a.rx_buffers, 1, 4096)? as u32;
     let repost_batch = within(format!("{path}.repost_batch"), a.repost_batch, 1, rx_buffers as i64)? as u32;
     let Some(clock) = h.clock else { return Err(ScenarioError::new(path, "its host has no clock")) };
-    Ok(HostSide { clock: clock.0, costs: c.clone(), zero_copy: h.zero_copy, rx_buffers, repost_batch })
+    Ok(HostSide { clock: clock.0, zero_copy: h.zero_copy, rx_buffers, repost_batch })
 }
 
 fn adapter(a: &ProgrammableSpec, path: &str, link_rate: u64, mtu: u32) -> Result<AdapterConfig, ScenarioError> {
@@ -160,7 +159,6 @@ fn receive(r: &ReceiveSpec, path: &str) -> Result<Receive, ScenarioError> {
 pub fn programmable_config(
     h: &HostSpec,
     spec: Option<&ProgrammableSpec>,
-    costs: &Costs,
     path: &str,
     link_rate: u64,
     runs: bool,
@@ -177,7 +175,7 @@ pub fn programmable_config(
         _ => Workload::Idle,
     };
     Ok(SmartConfig {
-        host: host_side(h, costs, a, &ap)?,
+        host: host_side(h, a, &ap)?,
         adapter: adapter(a, &ap, link_rate, s.mtu)?,
         workload,
         receive: receive(&a.receive, &format!("{ap}.receive"))?,

@@ -5,7 +5,6 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::host::config::Costs;
 use crate::nic::firmware::coalesce::CoalesceConfig;
 use crate::scenario::units::{cycles, per_byte};
 use crate::time::{Clock, Duration};
@@ -136,12 +135,9 @@ pub struct AdapterConfig {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct HostSide {
+    /// The host's clock, for the report's cycles per byte. The host prices
+    /// the work its steps do (`HostStep`) with its own costs.
     pub clock: Clock,
-    /// The host's costs (`[host.costs]`): `app_request` per send call, `tx_frame`
-    /// per frame it builds, `completion` per event, `rx_frame` per filled
-    /// buffer, `protocol_segment` per frame handed up, `gro_segment` per
-    /// segment GRO takes, `copy_ns_per_byte` for copies.
-    pub costs: Costs,
     /// Applications own pinned buffers the adapter reads and writes (mechanism
     /// 12); otherwise data is copied between them and kernel buffers.
     pub zero_copy: bool,

@@ -89,10 +89,22 @@ pub enum HostWork {
     GroFlush,
 }
 
-/// A host step's cost: processor cycles and bytes copied (none with zero copy).
+/// What a host step did, for the host to price with its own costs: the work
+/// it names, and the bytes copied (none with zero copy).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct HostCost {
-    pub cycles: u64,
+pub struct HostStep {
+    /// The application's send calls.
+    pub send_calls: u64,
+    /// Frames the host built for a send.
+    pub frames_built: u64,
+    /// Events taken from the event ring.
+    pub completions: u64,
+    /// Filled receive buffers the driver took.
+    pub buffers_taken: u64,
+    /// Segments the driver's GRO took in.
+    pub gro_segments: u64,
+    /// Frames or merged segments that passed the host's protocol.
+    pub protocol_passes: u64,
     pub copy_bytes: u64,
     /// A doorbell to ring when the step ends: a send (by number), or receive buffers (a count).
     pub doorbell: Option<Due>,
@@ -255,8 +267,16 @@ impl Programmable {
         self.arrive(bytes, bus, ctx);
     }
 
-    /// The host step for `work` at `now`: its cost.
-    pub fn host_step(&mut self, work: HostWork, now: Time, ctx: &mut Ctx) -> HostCost {
+    /// The host step for `work` at `now`: what it did.
+    pub fn host_step(&mut self, work: HostWork, now: Time, ctx: &mut Ctx) -> HostStep {
+        let mut step = self.host_work_step(work, now, ctx);
+        if self.cfg.host.zero_copy {
+            step.copy_bytes = 0;
+        }
+        step
+    }
+
+    fn host_work_step(&mut self, work: HostWork, now: Time, ctx: &mut Ctx) -> HostStep {
         match work {
             HostWork::Send => self.host_send(now),
             HostWork::SendDone => {
@@ -264,12 +284,12 @@ impl Programmable {
                 if self.stack_frames() {
                     // A send slot is free: the oldest waiting frame takes it.
                     if let Some(frame) = self.backlog.pop_front() {
-                        return HostCost { cycles: self.cfg.host.costs.completion, resend: Some(frame), ..Default::default() };
+                        return HostStep { completions: 1, resend: Some(frame), ..Default::default() };
                     }
                 } else {
                     self.host_work.push(HostWork::Send);
                 }
-                HostCost { cycles: self.cfg.host.costs.completion, ..Default::default() }
+                HostStep { completions: 1, ..Default::default() }
             }
             HostWork::Receive(slot) => self.host_receive(slot, now, ctx),
             HostWork::GroFlush => self.gro_flush(now, ctx),
@@ -283,7 +303,7 @@ impl Programmable {
     }
 
     /// A host step of this adapter ended at `end`: ring its doorbell, if any.
-    pub fn host_step_end(&mut self, cost: HostCost, end: Time, bus: &mut HostBus, ctx: &mut Ctx) {
+    pub fn host_step_end(&mut self, cost: HostStep, end: Time, bus: &mut HostBus, ctx: &mut Ctx) {
         if let Some(frame) = cost.resend {
             self.send_frame(frame, end, bus, ctx);
         }
@@ -293,15 +313,6 @@ impl Programmable {
         if let Some(due) = cost.doorbell {
             let at = self.hw.doorbell(bus, end);
             wake(ctx, self.port, at, due);
-        }
-    }
-
-    /// The bytes a host step copies, as time (none with zero copy).
-    pub fn copy_time(&self, bytes: u64) -> Duration {
-        if self.cfg.host.zero_copy {
-            Duration::ZERO
-        } else {
-            Duration::from_ps((bytes as f64 * self.cfg.host.costs.copy_ns_per_byte * 1e3) as u64)
         }
     }
 

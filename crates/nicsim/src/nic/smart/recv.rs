@@ -12,7 +12,7 @@ use crate::nic::firmware::headers::Layout;
 use crate::nic::firmware::{chunk, csum};
 use crate::nic::smart::config::ChecksumAt;
 use crate::nic::smart::layout::*;
-use crate::nic::smart::node::{wake, Due, HostCost, Programmable};
+use crate::nic::smart::node::{wake, Due, HostStep, Programmable};
 use crate::observe::Report;
 use crate::time::Time;
 use crate::wire::verify_checksums;
@@ -160,8 +160,8 @@ impl Programmable {
     /// merges segments (GRO, if on), hands each frame or merged segment to the
     /// protocol (copying its payload unless zero copy) and posts buffers back
     /// in batches.
-    pub(super) fn host_receive(&mut self, slot: u64, now: Time, ctx: &mut Ctx) -> HostCost {
-        let Some((len, frames, segments, seen)) = self.recv.slots.remove(&slot) else { return HostCost::default() };
+    pub(super) fn host_receive(&mut self, slot: u64, now: Time, ctx: &mut Ctx) -> HostStep {
+        let Some((len, frames, segments, seen)) = self.recv.slots.remove(&slot) else { return HostStep::default() };
         // Counted as the host takes them, as the segments they carry are: a
         // backlog's transfers are booked ahead, some to end after the run.
         self.recv.batches += 1;
@@ -190,8 +190,9 @@ impl Programmable {
             }
         }
         let mut cost = self.deliver(outs);
-        let h = &self.cfg.host.costs;
-        cost.cycles += h.completion + h.rx_frame + gro_in * h.gro_segment;
+        cost.completions += 1;
+        cost.buffers_taken += 1;
+        cost.gro_segments += gro_in;
         self.recv.to_repost += 1;
         if self.recv.to_repost >= self.cfg.host.repost_batch as u64 {
             cost.doorbell = Some(Due::RxPost(std::mem::take(&mut self.recv.to_repost)));
@@ -201,8 +202,8 @@ impl Programmable {
     }
 
     /// The protocol takes frames (or merged segments): checked, counted, copied.
-    fn deliver(&mut self, outs: Vec<Out>) -> HostCost {
-        let mut cost = HostCost { delivers: true, ..Default::default() };
+    fn deliver(&mut self, outs: Vec<Out>) -> HostStep {
+        let mut cost = HostStep { delivers: true, ..Default::default() };
         // The host's own stack pays for its protocol work and copies itself.
         let stack = self.stack_frames();
         for o in outs {
@@ -220,7 +221,7 @@ impl Programmable {
             if stack {
                 self.delivered.push(o.bytes);
             } else {
-                cost.cycles += self.cfg.host.costs.protocol_segment;
+                cost.protocol_passes += 1;
                 cost.copy_bytes += payload;
             }
         }
@@ -237,7 +238,7 @@ impl Programmable {
     }
 
     /// The driver's GRO timeout: what it holds goes up the stack.
-    pub(super) fn gro_flush(&mut self, now: Time, ctx: &mut Ctx) -> HostCost {
+    pub(super) fn gro_flush(&mut self, now: Time, ctx: &mut Ctx) -> HostStep {
         self.gro_armed = None;
         let outs = self.gro.as_mut().map_or_else(Vec::new, |g| g.expire(now));
         let cost = self.deliver(outs);

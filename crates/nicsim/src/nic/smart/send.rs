@@ -9,7 +9,7 @@ use crate::nic::firmware::tso::{plan, Template};
 use crate::nic::firmware::{chunk, csum};
 use crate::nic::smart::config::{ChecksumAt, Segmentation, Workload};
 use crate::nic::smart::layout::*;
-use crate::nic::smart::node::{wake, Due, HostCost, Programmable};
+use crate::nic::smart::node::{wake, Due, HostStep, Programmable};
 use crate::observe::Report;
 use crate::time::Time;
 use crate::wire::checksum::accumulate;
@@ -45,14 +45,14 @@ impl Programmable {
     /// The host's next send call, if any is left, at `at`: it writes the data
     /// (and, unless zero copy, copies it to kernel buffers) and a descriptor,
     /// and rings the doorbell when done.
-    pub(super) fn host_send(&mut self, at: Time) -> HostCost {
+    pub(super) fn host_send(&mut self, at: Time) -> HostStep {
         let n = self.send.issued;
         let slot = n % SEND_SLOTS;
         match self.cfg.workload.clone() {
             Workload::Tcp { from, to, bytes, message, outstanding } => {
                 let offset = n * message as u64;
                 if offset >= bytes {
-                    return HostCost::default();
+                    return HostStep::default();
                 }
                 let len = (message as u64).min(bytes - offset) as usize;
                 let stride = (message as u64).next_multiple_of(4096);
@@ -86,13 +86,13 @@ impl Programmable {
                 let d = SEND_RING + slot * SEND_SLOT;
                 self.host_write(d, &descriptor(src, len as u32, hlen as u32));
                 self.host_write(d + 16, &template[..hlen]);
-                self.issued(n, at, at, self.cfg.host.costs.app_request, len as u64)
+                self.issued(n, at, at, 0, len as u64)
             }
             Workload::Frames { from, to, frame_size, per_chunk, count, .. } => {
                 let first = n * per_chunk as u64;
                 let k = count.map_or(per_chunk as u64, |c| c.saturating_sub(first).min(per_chunk as u64));
                 if k == 0 {
-                    return HostCost::default();
+                    return HostStep::default();
                 }
                 let mut buf = Vec::new();
                 for i in 0..k {
@@ -106,10 +106,9 @@ impl Programmable {
                 let addr = APP + slot * chunk::MAX_CHUNK as u64;
                 self.host_write(addr, &buf);
                 self.host_write(SEND_RING + slot * SEND_SLOT, &descriptor(addr, buf.len() as u32, k as u32));
-                let cycles = self.cfg.host.costs.app_request + k * self.cfg.host.costs.tx_frame;
-                self.issued(n, at, at, cycles, buf.len() as u64)
+                self.issued(n, at, at, k, buf.len() as u64)
             }
-            _ => HostCost::default(),
+            _ => HostStep::default(),
         }
     }
 
@@ -145,12 +144,13 @@ impl Programmable {
         wake(ctx, self.port, t, Due::Doorbell(n));
     }
 
-    /// Send `n`, made at `made`, is issued at `at`, costing `cycles` and a copy of `bytes`.
-    fn issued(&mut self, n: u64, made: Time, at: Time, cycles: u64, bytes: u64) -> HostCost {
+    /// Send `n`, made at `made`, is issued at `at`: one send call that built
+    /// `frames` frames and copied `bytes`.
+    fn issued(&mut self, n: u64, made: Time, at: Time, frames: u64, bytes: u64) -> HostStep {
         self.send.issued += 1;
         self.send.made.insert(n, made);
         self.send.first.get_or_insert(at);
-        HostCost { cycles, copy_bytes: bytes, doorbell: Some(Due::Doorbell(n)), ..Default::default() }
+        HostStep { send_calls: 1, frames_built: frames, copy_bytes: bytes, doorbell: Some(Due::Doorbell(n)), ..Default::default() }
     }
 
     /// The firmware takes send `n`: fetch its descriptor, then cut and send it.
