@@ -10,21 +10,19 @@ import pytest
 import nicsim
 
 from frames import check_frame, read_pcap
+from snippets import CHEAP_COSTS
 
-CONGESTED = """
+CONGESTED = (
+    """
 name = "ncp-through-a-congested-switch"
 duration = "2s"
 
 [[host]]
 name = "server"
 clock = "1GHz"
-[host.costs]
-interrupt_entry = 100
-interrupt_exit = 100
-rx_frame = 100
-protocol_segment = 100
-tx_frame = 100
-[host.bus]
+"""
+    + CHEAP_COSTS
+    + """[host.bus]
 kind = "pci"
 width = 64
 clock = "66MHz"
@@ -58,6 +56,7 @@ a = "client"
 b = "switch:1"
 rate = "10Mbps"
 """
+)
 
 
 def scenario(tmp_path, adapter="", request=""):

@@ -10,6 +10,7 @@ import pytest
 import nicsim
 
 from frames import check_frame, read_pcap
+from snippets import CHEAP_COSTS
 
 NOVELL = "papers/novell1995/server.toml"
 CERN = "papers/cern2007/receive.toml"
@@ -155,7 +156,8 @@ def test_an_intelligent_adapter_takes_the_media_work_off_the_host(scenarios):
     assert "adapter_cpu_frames" not in dumb
 
 
-TWO = """
+TWO = (
+    """
 name = "two-adapters"
 duration = "4ms"
 [[source]]
@@ -172,13 +174,9 @@ clock = "1GHz"
 cpus = 2
 sink = true
 buses = BUSES
-[host.costs]
-interrupt_entry = 100
-interrupt_exit = 100
-rx_frame = 100
-protocol_segment = 100
-tx_frame = 100
-[host.bus]
+"""
+    + CHEAP_COSTS
+    + """[host.bus]
 kind = "pci"
 width = 32
 clock = "33MHz"
@@ -195,6 +193,7 @@ a = "b"
 b = "server:1"
 rate = "1Gbps"
 """
+)
 
 
 def test_adapters_share_one_bus_or_use_peer_buses(tmp_path):
