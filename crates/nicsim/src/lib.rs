@@ -34,6 +34,7 @@ pub mod scenario;
 pub mod stack;
 pub mod time;
 pub mod toe;
+pub(crate) mod units;
 pub mod wire;
 
 pub use run::{run, Progress, ProgressReport, RunError, RunOptions, RunResult, StopCheck};

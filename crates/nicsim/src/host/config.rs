@@ -9,7 +9,7 @@ use crate::host::sessions::SessionConfig;
 use crate::link::SourceConfig;
 use crate::nic::smart::config::SmartConfig;
 use crate::nic::NicConfig;
-use crate::scenario::units::{count, cycles, per_byte, time_span, TimeSpan};
+use crate::units::{count, cycles, per_byte, time_span, TimeSpan};
 use crate::stack::StackConfig;
 use crate::time::{Clock, Duration};
 use crate::toe::engine::EngineConfig;

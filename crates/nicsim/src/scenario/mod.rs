@@ -24,7 +24,7 @@ mod tap_validate;
 mod tcp_schema;
 mod tcp_validate;
 mod ttcp_validate;
-pub(crate) mod units;
+pub(crate) use crate::units;
 mod validate;
 
 use std::fmt;

@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::nic::firmware::coalesce::CoalesceConfig;
-use crate::scenario::units::{cycles, per_byte};
+use crate::units::{cycles, per_byte};
 use crate::time::{Clock, Duration};
 use crate::wire::endpoint::Addr;
 
