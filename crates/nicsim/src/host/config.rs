@@ -9,10 +9,10 @@ use crate::host::sessions::SessionConfig;
 use crate::link::SourceConfig;
 use crate::nic::smart::config::SmartConfig;
 use crate::nic::NicConfig;
-use crate::units::{count, cycles, per_byte, time_span, TimeSpan};
 use crate::stack::StackConfig;
 use crate::time::{Clock, Duration};
 use crate::toe::engine::EngineConfig;
+use crate::units::{count, cycles, per_byte, time_span, TimeSpan};
 
 /// Processor cycles per event (`[host.costs]`), of the host clock unless the
 /// name says otherwise; required unless the host is ideal. docs/model.md gives

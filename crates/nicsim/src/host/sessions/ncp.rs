@@ -29,9 +29,8 @@ struct Read {
     start: Duration,
     ask_at: Option<Time>,
     burst_seq: u16,
-    /// The packets of the block outstanding received, and their bytes.
+    /// Which packets of the block outstanding have come.
     got: Vec<bool>,
-    bytes: u32,
     retry_at: Option<Time>,
     waits: AnswerTimes,
 }
@@ -85,7 +84,6 @@ impl Ncp {
                         ask_at,
                         burst_seq: 0,
                         got,
-                        bytes: 0,
                         retry_at,
                         waits,
                     });
@@ -148,12 +146,12 @@ impl Ncp {
             if r.ask_at.is_some_and(|t| t <= now) {
                 r.ask_at = None;
                 r.got = vec![false; (r.block as usize).div_ceil(MAX_DATA)];
-                r.bytes = 0;
                 r.waits.asked(now);
                 requests += 1;
                 self.ask(i, 0, now, out);
             } else if r.retry_at.is_some_and(|t| t <= now) {
-                let first = r.got.iter().position(|g| !g).expect("a read waiting for a retry misses a packet");
+                // A read waiting for a retry misses a packet (it ends when it has them all).
+                let first = r.got.iter().position(|g| !g).unwrap_or(0);
                 self.ask(i, (first * MAX_DATA) as u32, now, out);
             }
         }
@@ -196,12 +194,11 @@ impl Ncp {
             return; // not asked for, or a copy of one already taken
         }
         r.got[k] = true;
-        r.bytes += b.data.len() as u32;
         self.bad_payload += !matches_pattern(b.offset as u64, b.data) as u64;
         if measuring {
             self.measured_read += b.data.len() as u64;
         }
-        if r.bytes >= r.block {
+        if r.got.iter().all(|g| *g) {
             self.answers_read += 1;
             r.waits.answered(now, measuring);
             r.retry_at = None;

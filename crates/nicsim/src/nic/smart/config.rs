@@ -6,8 +6,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::nic::firmware::coalesce::CoalesceConfig;
-use crate::units::{cycles, per_byte};
 use crate::time::{Clock, Duration};
+use crate::units::{cycles, per_byte};
 use crate::wire::endpoint::Addr;
 
 /// Embedded-processor costs of firmware operations, in adapter cycles
