@@ -1,6 +1,7 @@
 //! The network outside the host: full-duplex Ethernet links, store-and-forward
 //! switches, traffic sources and sinks, and a TAP device to the real world.
 
+mod captured;
 mod edge;
 mod ethernet;
 mod impair;
@@ -10,6 +11,7 @@ mod stamp;
 mod switch;
 mod tap;
 
+pub use captured::Captured;
 pub use edge::{classify, EdgeClass, EdgeCounts};
 pub use ethernet::{EthernetLink, LinkConfig};
 pub use impair::{Impaired, Impairment};

@@ -6,7 +6,7 @@ mod report;
 mod trace;
 mod waits;
 
-pub use pcap::{CaptureFile, Captured, LinkInterface};
+pub use pcap::{CaptureFile, LinkInterface};
 pub use report::{Report, Value};
 pub use trace::{SharedTrace, Trace, TrackId};
 pub use waits::Waits;

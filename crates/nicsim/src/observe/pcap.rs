@@ -1,4 +1,4 @@
-//! pcap capture as a wrapper around a link: every frame the wrapped component
+//! pcap capture of links (`link::Captured` wraps a link): every frame a captured link
 //! delivers is recorded, stamped with the simulated time its last bit reaches the
 //! far end, in nanosecond-resolution pcap that Wireshark reads. A file named
 //! `*.pcapng` is written as pcapng instead, with one interface per captured link
@@ -25,9 +25,7 @@ use pcap_file::pcapng::blocks::interface_statistics::{InterfaceStatisticsBlock, 
 use pcap_file::pcapng::PcapNgWriter;
 use pcap_file::{DataLink, Endianness, TsResolution};
 
-use crate::engine::{Component, Ctx, Msg, PortId};
 use crate::observe::partial::PartialFile;
-use crate::observe::Report;
 use crate::time::Time;
 
 const SNAPLEN: u32 = 65_535;
@@ -126,13 +124,14 @@ impl CaptureFile {
         Ok(id)
     }
 
-    fn record(&mut self, at: Time, interface: u32, a_to_b: bool, bytes: Vec<u8>) {
+    /// Frame `bytes` reached a link's far end at `at`, in the direction a to b or back.
+    pub fn record(&mut self, at: Time, interface: u32, a_to_b: bool, bytes: Vec<u8>) {
         self.pending.push(Reverse((at, self.next, interface, a_to_b, bytes)));
         self.next += 1;
     }
 
     /// Write every record due at or before `now`.
-    fn flush_until(&mut self, now: Time) {
+    pub fn flush_until(&mut self, now: Time) {
         while self.pending.peek().is_some_and(|Reverse((t, ..))| *t <= now) {
             let Reverse((t, _, interface, a_to_b, bytes)) = self.pending.pop().expect("peeked");
             if self.limit > 0 && self.written >= self.limit {
@@ -181,7 +180,7 @@ impl CaptureFile {
     }
 
     /// Interface `interface`'s link lost `frames` (its queues, its impairment).
-    fn lost(&mut self, interface: u32, frames: u64) {
+    pub fn lost(&mut self, interface: u32, frames: u64) {
         self.interfaces[interface as usize].lost = frames;
     }
 
@@ -247,49 +246,5 @@ impl Drop for CaptureFile {
         if self.writer.is_some() {
             self.file.remove();
         }
-    }
-}
-
-/// A link whose delivered frames are captured, as interface `interface` of the file.
-pub struct Captured {
-    inner: Box<dyn Component>,
-    file: Rc<RefCell<CaptureFile>>,
-    interface: u32,
-}
-
-impl Captured {
-    pub fn new(inner: Box<dyn Component>, file: Rc<RefCell<CaptureFile>>, interface: u32) -> Self {
-        Captured { inner, file, interface }
-    }
-}
-
-impl Component for Captured {
-    fn kind(&self) -> &'static str {
-        self.inner.kind()
-    }
-    fn start(&mut self, ctx: &mut Ctx) {
-        self.inner.start(ctx)
-    }
-    fn handle(&mut self, port: PortId, msg: Msg, ctx: &mut Ctx) {
-        let mark = ctx.sent().len();
-        self.inner.handle(port, msg, ctx);
-        let mut file = self.file.borrow_mut();
-        for out in &ctx.sent()[mark..] {
-            if let (Msg::Frame(frame), Some(port)) = (&out.msg, out.port) {
-                // A link delivers to end b on its port 1.
-                file.record(out.at, self.interface, port == 1, frame.bytes.clone());
-            }
-        }
-        file.flush_until(ctx.now());
-    }
-    fn finish(&mut self, end: Time) -> Result<(), String> {
-        self.inner.finish(end)?;
-        let report = self.inner.report(end);
-        let lost = ["a_to_b_drops", "b_to_a_drops", "impaired_dropped"].iter().filter_map(|k| report.get(k)).sum::<f64>();
-        self.file.borrow_mut().lost(self.interface, lost as u64);
-        Ok(())
-    }
-    fn report(&self, end: Time) -> Report {
-        self.inner.report(end)
     }
 }

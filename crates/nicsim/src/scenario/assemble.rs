@@ -7,9 +7,10 @@ use std::rc::Rc;
 use crate::engine::{Component, Endpoint, PortId, Simulator};
 use crate::host::ideal::IdealHost;
 use crate::host::machine::Machine;
+use crate::link::Captured;
 use crate::link::{EthernetLink, Impaired, Sink, Source, Switch, TapBridge, TapDevice};
-use crate::observe::{CaptureFile, Captured, LinkInterface, SharedTrace};
-use crate::scenario::validate::{PartPlan, Plan};
+use crate::observe::{CaptureFile, LinkInterface, SharedTrace};
+use crate::scenario::plan::{PartPlan, Plan};
 
 /// Assemble `plan`. Links named in `capture` (all links, if it is empty) are
 /// wrapped to record into `pcap` when one is given; hosts draw their timelines

@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::scenario::host_schema::one;
+use crate::scenario::defaults::one;
 use crate::scenario::units::TimeSpan;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -33,7 +33,7 @@ pub struct FileRequestSpec {
     pub transport: Transport,
     /// When the sessions connect and make their first request (start the
     /// hosts asked first: one not yet listening answers with a reset).
-    #[serde(default = "crate::scenario::schema::zero_time")]
+    #[serde(default = "crate::scenario::defaults::zero_time")]
     pub start: TimeSpan,
 }
 

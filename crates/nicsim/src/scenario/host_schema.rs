@@ -5,18 +5,14 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::host::config::{Costs, DriverConfig};
-pub use crate::scenario::adapter_schema::{AdapterKindSpec, AdapterSpec, BusKind, BusSpec, InterruptSpec};
+pub use crate::scenario::adapter_schema::{AdapterKindSpec, AdapterSpec, InterruptSpec};
+pub use crate::scenario::bus_schema::BusSpec;
 pub use crate::scenario::file_schema::{FileReadSpec, FileRequestSpec, FileServeSpec};
 use crate::scenario::smart_schema::SendSpec;
 use crate::scenario::tcp_schema::{StackSpec, TtcpSpec};
 use crate::scenario::units::{BitRate, Frequency, TimeSpan};
 
-pub(crate) fn one() -> i64 {
-    1
-}
-pub(crate) fn yes() -> bool {
-    true
-}
+use crate::scenario::defaults::{one, yes};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -133,10 +129,6 @@ pub struct BackgroundSpec {
     /// The processor whose run queue they are in.
     #[serde(default)]
     pub cpu: i64,
-}
-
-pub(crate) fn sixty_four() -> i64 {
-    64
 }
 
 fn one_adapter() -> Vec<AdapterSpec> {

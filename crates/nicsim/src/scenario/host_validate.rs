@@ -1,20 +1,17 @@
 //! Checks `[[host]]` tables and turns them into host configurations; errors name
 //! the key path.
 
-use crate::bus::pci::{PciConfig, PCIX_ATTRIBUTE_CLOCKS};
-use crate::bus::pcie::{CompletionSplit, PcieConfig};
-use crate::bus::BusConfig;
 use crate::host::config::{BackgroundConfig, BlastConfig, HostConfig};
 use crate::host::sessions::{Role, SessionConfig, SEND_BUFFER};
 use crate::link::{Fill, Pattern, Rate, SourceConfig};
-use crate::scenario::adapter_schema::bus_default as D;
 use crate::scenario::adapter_validate::{adapter_slots, offload_engines};
+use crate::scenario::bus_validate::bus_config;
+use crate::scenario::checks::within;
 use crate::scenario::file_schema::{FileServeSpec, Transport};
-use crate::scenario::host_schema::{AdapterKindSpec, BusKind, BusSpec, FileRequestSpec, HostSpec};
+use crate::scenario::host_schema::{AdapterKindSpec, FileRequestSpec, HostSpec};
+use crate::scenario::surroundings::Surroundings;
 use crate::scenario::tcp_schema::TtcpSpec;
 use crate::scenario::ttcp_validate::{socket, transfer};
-use crate::scenario::units::{parse_frequency, parse_time};
-use crate::scenario::validate::Station;
 use crate::scenario::ScenarioError;
 use crate::stack::{AckPolicy, SocketConfig, StackConfig};
 use crate::time::Duration;
@@ -24,31 +21,6 @@ use crate::wire::{Headers, L3, L4};
 
 fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, ScenarioError> {
     Err(ScenarioError::new(path, message))
-}
-
-/// `v` as a whole number in `lo..=hi`.
-pub(crate) fn within(path: String, v: i64, lo: i64, hi: i64) -> Result<u64, ScenarioError> {
-    if v < lo || v > hi {
-        return err(path, format!("must be {lo} to {hi}, got {v}"));
-    }
-    Ok(v as u64)
-}
-
-/// What a host's checks need from the rest of the scenario.
-pub struct Surroundings<'a> {
-    pub me: &'a Station,
-    /// The rate of the link each of the host's adapters is on, in port order.
-    pub link_rates: Vec<u64>,
-    pub mtu: u32,
-    /// Station of a host, sink or tap by name, with its kind ("ideal" for an ideal host).
-    pub station: &'a dyn Fn(&str) -> Option<(&'static str, &'a Station)>,
-    pub flow: u32,
-    /// The client sessions of the ideal hosts that read from this host.
-    pub clients: &'a [Addr],
-    /// Seeds the host's TCP initial sequence numbers.
-    pub seed: u64,
-    /// The scenario has a duration (a workload without an end may run).
-    pub bounded: bool,
 }
 
 /// The port an ideal host serves files on.
@@ -262,83 +234,4 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
         warmup: h.warmup.0,
         zero_copy: h.zero_copy,
     })
-}
-
-pub(crate) fn bus_config(b: &BusSpec, path: &str) -> Result<BusConfig, ScenarioError> {
-    let pci_keys = [("width", b.width.is_some()), ("clock", b.clock.is_some()), ("cache_line", b.cache_line.is_some())];
-    let pci_keys = pci_keys.into_iter().chain([
-        ("overhead_clocks", b.overhead_clocks.is_some()),
-        ("read_latency_clocks", b.read_latency_clocks.is_some()),
-        ("mwi", b.mwi.is_some()),
-    ]);
-    let pcie_keys =
-        [("generation", b.generation.is_some()), ("lanes", b.lanes.is_some()), ("mps", b.mps.is_some()), ("mrrs", b.mrrs.is_some())];
-    let pcie_keys = pcie_keys.into_iter().chain([("rcb", b.rcb.is_some()), ("read_latency", b.read_latency.is_some())]);
-    let (foreign, kind): (Vec<_>, _) = match b.kind {
-        BusKind::Pci | BusKind::PciX => (pcie_keys.collect(), "PCI"),
-        BusKind::Pcie => (pci_keys.collect(), "PCIe"),
-    };
-    if let Some((key, _)) = foreign.iter().find(|(_, set)| *set) {
-        return err(format!("{path}.{key}"), format!("is not a {kind} setting"));
-    }
-    let fix = |r| ScenarioError::at_field(path, r);
-    match b.kind {
-        BusKind::Pci | BusKind::PciX => {
-            let width = b.width.unwrap_or(D::WIDTH);
-            if width != 32 && width != 64 {
-                return err(format!("{path}.width"), format!("must be 32 or 64 bits, got {width}"));
-            }
-            let cfg = PciConfig {
-                width: width as u64 / 8,
-                clock: b.clock.unwrap_or_else(|| parse_frequency(D::CLOCK).expect("a frequency")).0,
-                cache_line: within(format!("{path}.cache_line"), b.cache_line.unwrap_or(D::CACHE_LINE), 4, 4096)?,
-                overhead_clocks: within(format!("{path}.overhead_clocks"), b.overhead_clocks.unwrap_or(D::OVERHEAD_CLOCKS), 0, 1000)?
-                    + if b.kind == BusKind::PciX { PCIX_ATTRIBUTE_CLOCKS } else { 0 },
-                read_latency_clocks: within(
-                    format!("{path}.read_latency_clocks"),
-                    b.read_latency_clocks.unwrap_or(D::READ_LATENCY_CLOCKS),
-                    0,
-                    100_000,
-                )?,
-                mwi: b.mwi.unwrap_or(D::MWI),
-            };
-            fix(cfg.check())?;
-            Ok(BusConfig::Pci(cfg))
-        }
-        BusKind::Pcie => {
-            let small = |key: &str, v: Option<i64>, d: i64| within(format!("{path}.{key}"), v.unwrap_or(d), 0, 1 << 20);
-            let link = PcieConfig {
-                generation: small("generation", b.generation, D::GENERATION)? as u8,
-                lanes: small("lanes", b.lanes, D::LANES)?.min(255) as u8,
-                mps: small("mps", b.mps, D::MPS)?,
-                mrrs: small("mrrs", b.mrrs, D::MRRS)?,
-                rcb: small("rcb", b.rcb, D::RCB)?,
-                completion_split: CompletionSplit::Mps,
-            };
-            fix(link.check())?;
-            let read_latency = b.read_latency.unwrap_or_else(|| parse_time(D::READ_LATENCY).expect("a time")).0;
-            Ok(BusConfig::Pcie { link, read_latency })
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn overhead(text: &str) -> u64 {
-        let spec: BusSpec = toml::from_str(text).expect("a bus table");
-        match bus_config(&spec, "host[0].bus").expect("a valid bus") {
-            BusConfig::Pci(p) => p.overhead_clocks,
-            other => panic!("not a PCI bus: {other:?}"),
-        }
-    }
-
-    #[test]
-    fn a_pci_x_transaction_pays_its_attribute_phase() {
-        assert_eq!(overhead("kind = \"pci\"\noverhead_clocks = 6"), 6);
-        assert_eq!(overhead("kind = \"pci-x\"\noverhead_clocks = 6"), 7);
-        let spec: BusSpec = toml::from_str("kind = \"pci-x\"\nlanes = 4").unwrap();
-        assert_eq!(bus_config(&spec, "host[0].bus").unwrap_err().to_string(), "host[0].bus.lanes: is not a PCI setting");
-    }
 }

@@ -4,6 +4,10 @@
 mod adapter_schema;
 mod adapter_validate;
 mod assemble;
+mod bus_schema;
+mod bus_validate;
+mod checks;
+mod defaults;
 mod endless;
 mod file_schema;
 mod host_plans;
@@ -13,12 +17,14 @@ mod ideal_keys;
 mod json_schema;
 mod key_path;
 mod overrides;
+mod plan;
 mod reach;
 mod schema;
 mod segments;
 mod smart_schema;
 mod smart_validate;
 mod source_validate;
+mod surroundings;
 mod sweep_validate;
 mod tap_validate;
 mod tcp_schema;
@@ -32,11 +38,10 @@ use std::path::Path;
 
 pub use assemble::assemble;
 pub use json_schema::json_schema;
+pub use plan::{Part, PartPlan, Plan, Station, TapPlan, RAW_ETHER_TYPE};
 pub use schema::Scenario;
-pub use tap_validate::TapPlan;
-pub use tcp_validate::hp_firmware_cycles;
 pub use units::{parse_bit_rate, parse_time};
-pub use validate::{validate, Part, PartPlan, Plan, Station, RAW_ETHER_TYPE};
+pub use validate::validate;
 
 /// Something wrong with a scenario: where (key path, and line when known) and what.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -5,8 +5,8 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::scenario::host_schema::HostSpec;
+use crate::scenario::plan::Station;
 use crate::scenario::schema::Scenario;
-use crate::scenario::validate::Station;
 use crate::scenario::ScenarioError;
 
 /// The networks of a scenario: link ends joined by links and switches, not

@@ -4,6 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::scenario::defaults::zero_time;
 use crate::scenario::host_schema::HostSpec;
 use crate::scenario::units::{BitRate, SourceRate, TimeSpan};
 
@@ -18,9 +19,6 @@ fn default_tx_queue() -> i64 {
 }
 fn default_switch_queue() -> i64 {
     256
-}
-pub(crate) fn zero_time() -> TimeSpan {
-    TimeSpan(crate::time::Duration::ZERO)
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

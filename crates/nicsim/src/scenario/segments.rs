@@ -5,8 +5,8 @@
 //! `HOST-segI` (the switch), `HOST-segI-uplink`, `HOST-segI-clientJ` and
 //! `HOST-segI-clientJ-link`.
 
+use crate::scenario::checks::within;
 use crate::scenario::host_schema::{FileReadSpec, HostSpec};
-use crate::scenario::host_validate::within;
 use crate::scenario::schema::{LinkSpec, Scenario, SwitchSpec};
 use crate::scenario::units::TimeSpan;
 use crate::scenario::ScenarioError;

@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::nic::smart::config::{ChecksumAt, FirmwareCosts, Segmentation};
-use crate::scenario::host_schema::{one, sixty_four, yes};
+use crate::scenario::defaults::{one, sixty_four, yes};
 use crate::scenario::units::{BitRate, Frequency, TimeSpan};
 use crate::time::Duration;
 

@@ -6,9 +6,10 @@ use crate::nic::firmware::chunk;
 use crate::nic::firmware::coalesce::CoalesceConfig;
 use crate::nic::smart::config::*;
 use crate::nic::smart::layout::{A_RESERVED, RX_BUFFER, SEND_SLOTS};
+use crate::scenario::checks::within;
 use crate::scenario::host_schema::HostSpec;
-use crate::scenario::host_validate::{within, Surroundings};
 use crate::scenario::smart_schema::{send_default as D, *};
+use crate::scenario::surroundings::Surroundings;
 use crate::scenario::ScenarioError;
 use crate::wire::endpoint::Addr;
 

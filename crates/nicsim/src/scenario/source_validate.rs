@@ -2,9 +2,10 @@
 //! (from its station to the one it sends to), their size and its rate.
 
 use crate::link::{Fill, Pattern, Rate, SourceConfig};
+use crate::scenario::checks::positive;
+use crate::scenario::plan::{Station, RAW_ETHER_TYPE};
 use crate::scenario::schema::{FillSpec, PatternSpec, Protocol, SourceSpec};
 use crate::scenario::units::SourceRate;
-use crate::scenario::validate::{positive, Station, RAW_ETHER_TYPE};
 use crate::scenario::ScenarioError;
 use crate::wire::ethernet::{FCS, HEADER, MIN_FRAME, VLAN_TAG};
 use crate::wire::{Headers, TcpFields, L3, L4};

@@ -4,19 +4,13 @@
 use std::collections::HashMap;
 
 use crate::link::TapConfig;
+use crate::scenario::plan::{Part, PartPlan, Station, TapPlan};
 use crate::scenario::schema::Scenario;
-use crate::scenario::validate::{Part, PartPlan, Station};
 use crate::scenario::ScenarioError;
 use crate::wire::ethernet::{HEADER, VLAN_TAG};
 
 /// Linux's limit on an interface name, less the terminating zero.
 const IFNAMSIZ: usize = 15;
-
-#[derive(Clone)]
-pub struct TapPlan {
-    pub cfg: TapConfig,
-    pub idle: std::time::Duration,
-}
 
 pub fn tap_plans(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<Vec<Part>, ScenarioError> {
     let mut parts = Vec::new();

@@ -5,10 +5,10 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::scenario::host_schema::BusSpec;
-use crate::scenario::tcp_validate::{hp_firmware_cycles, HP_ACK_CYCLES};
+use crate::scenario::bus_schema::BusSpec;
 use crate::scenario::units::{Frequency, TimeSpan};
 use crate::time::Clock;
+use crate::toe::firmware_costs::{hp_firmware_cycles, HP_ACK_CYCLES};
 
 /// A table left out of a scenario takes the defaults its keys have when it is
 /// given empty: they are written once, in the serde attributes below.

@@ -1,7 +1,7 @@
 //! A host's `ttcp` and `tcp` tables: a TTCP transfer's role, size, port and start, and its
 //! socket's settings. Which stations a sender may name is the caller's to say.
 
-use crate::scenario::host_validate::within;
+use crate::scenario::checks::within;
 use crate::scenario::tcp_schema::{AckPolicySpec, CongestionSpec, RoleSpec, StackSpec, TtcpSpec};
 use crate::scenario::ScenarioError;
 use crate::stack::{AckPolicy, SocketConfig};

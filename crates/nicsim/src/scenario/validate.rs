@@ -4,74 +4,20 @@
 use std::collections::HashMap;
 
 use crate::engine::PortId;
-use crate::host::config::HostConfig;
-use crate::host::ideal::IdealConfig;
 use crate::link::{Impairment, LinkConfig, Rate, SourceConfig, SwitchConfig};
+use crate::scenario::checks::positive;
 use crate::scenario::endless::{check_source_ends, check_switch_loops};
 use crate::scenario::host_plans::hosts;
+use crate::scenario::plan::{stations_of, Part, PartPlan, Plan, Station};
 use crate::scenario::schema::{LinkSpec, Scenario};
 use crate::scenario::source_validate::source_config;
-use crate::scenario::tap_validate::{tap_plans, TapPlan};
+use crate::scenario::tap_validate::tap_plans;
 use crate::scenario::ScenarioError;
 use crate::time::{Duration, Time};
 use crate::wire::ethernet::wire_bytes;
 
-/// An EtherType reserved for local experiments (IEEE 802), for raw frames.
-pub const RAW_ETHER_TYPE: u16 = 0x88b5;
-
-pub enum PartPlan {
-    Source(SourceConfig),
-    /// Its station (MAC, IPv4), and whether it announces itself.
-    Sink([u8; 6], [u8; 4], bool),
-    Ideal(IdealConfig),
-    Host(Box<HostConfig>),
-    Tap(TapPlan),
-    Switch(SwitchConfig),
-    Link(LinkConfig, Option<Impairment>),
-}
-
-pub struct Part {
-    pub name: String,
-    pub plan: PartPlan,
-}
-
-/// A checked scenario: its parts and the wires between their ports.
-pub struct Plan {
-    pub name: String,
-    pub seed: u64,
-    pub duration: Option<Duration>,
-    pub parts: Vec<Part>,
-    pub wires: Vec<((usize, PortId), (usize, PortId))>,
-}
-
 fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, ScenarioError> {
     Err(ScenarioError::new(path, message))
-}
-
-/// Station addresses from a station's number (from 1): locally administered MACs,
-/// and the benchmarking ranges 198.18.0.0/15 (RFC 2544) and 2001:2::/48 (RFC 5180).
-pub struct Station {
-    pub mac: [u8; 6],
-    pub ipv4: [u8; 4],
-    pub ipv6: [u8; 16],
-}
-
-impl Station {
-    pub fn numbered(n: u16) -> Station {
-        let [hi, lo] = n.to_be_bytes();
-        let mut ipv6 = [0u8; 16];
-        ipv6[..4].copy_from_slice(&[0x20, 0x01, 0x00, 0x02]);
-        ipv6[14] = hi;
-        ipv6[15] = lo;
-        Station { mac: [0x02, 0, 0, 0, hi, lo], ipv4: [198, 18, hi, lo], ipv6 }
-    }
-}
-
-pub(super) fn positive(path: String, v: i64) -> Result<u64, ScenarioError> {
-    if v <= 0 {
-        return err(path, format!("must be positive, got {v}"));
-    }
-    Ok(v as u64)
 }
 
 /// A part's index and, for a switch or a host with several adapters, its ports.
@@ -118,24 +64,6 @@ fn link_config(l: &LinkSpec, path: &str) -> Result<(LinkConfig, Option<Impairmen
     let mut drop_a_to_b: Vec<u64> = l.drop_a_to_b.iter().map(|n| *n as u64).collect();
     drop_a_to_b.sort_unstable();
     Ok((cfg, impaired.then_some(Impairment { loss: l.loss, reorder: l.reorder, reorder_delay: delay, drop_a_to_b })))
-}
-
-/// The parts that are stations, in the order that numbers their addresses and
-/// their places in the plan: sources, sinks, ideal hosts, the other hosts, then
-/// taps. Each with its kind (`"ideal"` for an ideal host) and its path.
-pub(super) fn stations_of(sc: &Scenario) -> Vec<(&'static str, String, &String)> {
-    fn table<'a>(out: &mut Vec<(&'static str, String, &'a String)>, kind: &'static str, names: impl Iterator<Item = (usize, &'a String)>) {
-        let t = if kind == "ideal" { "host" } else { kind };
-        out.extend(names.map(|(i, n)| (kind, format!("{t}[{i}]"), n)));
-    }
-    let mut out = Vec::new();
-    table(&mut out, "source", sc.source.iter().map(|s| &s.name).enumerate());
-    table(&mut out, "sink", sc.sink.iter().map(|s| &s.name).enumerate());
-    for (kind, ideal) in [("ideal", true), ("host", false)] {
-        table(&mut out, kind, sc.host.iter().enumerate().filter(|(_, h)| h.ideal == ideal).map(|(i, h)| (i, &h.name)));
-    }
-    table(&mut out, "tap", sc.tap.iter().map(|t| &t.name).enumerate());
-    out
 }
 
 /// What a station's kind is called in messages.

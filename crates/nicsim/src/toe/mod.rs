@@ -6,6 +6,7 @@
 
 pub mod config;
 pub mod engine;
+pub mod firmware_costs;
 pub mod work;
 
 pub use config::AdapterConfig;
