@@ -6,7 +6,7 @@ mod paced;
 mod queue;
 mod rng;
 mod simulator;
-pub mod tag;
+pub mod timers;
 
 pub use component::{Component, Ctx, Inline, Msg, Outgoing, PortId};
 pub use paced::{PaceStats, Pacing};

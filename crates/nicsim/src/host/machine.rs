@@ -8,6 +8,7 @@
 use std::collections::VecDeque;
 
 use crate::bus::HostBus;
+use crate::engine::timers::Timers;
 use crate::engine::{Component, Ctx, Msg, PortId};
 use crate::host::apps::{Blast, SinkCount};
 use crate::host::config::{Deferred, DriverMode, HostConfig};
@@ -18,7 +19,7 @@ use crate::host::port::{Adapter, Port, Ring};
 use crate::host::send_queue::SendOrder;
 use crate::host::sessions::Sessions;
 use crate::host::steps::Then;
-pub(super) use crate::host::tag::{wake, Tag};
+pub(super) use crate::host::tag::{IrqAlarm, Tag, HOST_TIMERS};
 use crate::host::trace_tracks::trace_parts;
 use crate::host::transfer::Wires;
 use crate::nic::smart::Programmable;
@@ -49,6 +50,8 @@ pub struct Machine {
     pub(super) blast_waiting: bool,
     /// The ring adapter the blast leaves by: the one that reaches its sink.
     pub(super) blast_port: usize,
+    /// The host's timers (`Tag`), each taken back by its handle.
+    pub(super) timers: Timers<Tag>,
     pub(super) sessions_armed: Option<Time>,
     /// The poll loop found nothing booked and sleeps from this time.
     pub(super) poll_asleep_since: Option<Time>,
@@ -135,6 +138,7 @@ impl Machine {
             blast,
             blast_waiting: false,
             blast_port,
+            timers: Timers::new(HOST_TIMERS),
             sessions_armed: None,
             poll_asleep_since: None,
             trace,
@@ -164,27 +168,20 @@ impl Machine {
         for i in 0..self.visible.len() {
             let (at, n) = self.visible[i];
             if self.polling() && self.poll_asleep_since.is_some() {
-                wake(ctx, at.max(ctx.now()), Tag::Thread(self.cfg.driver.poll_cpu as usize));
+                self.timers.arm(ctx, at.max(ctx.now()), Tag::Thread(self.cfg.driver.poll_cpu as usize));
             }
             let port = &mut self.ports[p];
-            let due = port.irq.completed(at, n);
+            let mut alarm = IrqAlarm { timers: &mut self.timers, ctx, port: p };
+            port.irq.completed(at, n, &mut alarm);
             let left = port.ring().rx.buffers_left();
-            let urgent = port.irq.buffers_left(at, left);
-            // One, then the other: chained or flattened as iterators, the two
-            // options cost a loop's worth of instructions on every write-back.
-            #[allow(clippy::manual_flatten, reason = "flatten costs 13 instructions a frame more (callgrind)")]
-            for timer in [due, urgent] {
-                if let Some((due, generation)) = timer {
-                    wake(ctx, due.max(ctx.now()), Tag::Irq(p, generation));
-                }
-            }
+            port.irq.buffers_left(at, left, &mut alarm);
         }
         self.visible.clear();
         let ring = self.ports[p].ring();
         if let Some(due) = ring.rx.flush_due() {
             if ring.flush_armed.is_none_or(|a| a > due || a < ctx.now()) {
                 ring.flush_armed = Some(due);
-                wake(ctx, due.max(ctx.now()), Tag::RxFlush(p));
+                self.timers.arm(ctx, due.max(ctx.now()), Tag::RxFlush(p));
             }
         }
     }
@@ -194,7 +191,9 @@ impl Machine {
         let k = self.cfg.adapters[p].irq_cpu;
         self.cpus[k].irq_pending.push_back(p);
         if !self.cpus[k].idle() && self.cpus[k].preemptible() {
-            self.cpus[k].preempt(ctx.now());
+            if let Some(end) = self.cpus[k].preempt(ctx.now()) {
+                self.timers.cancel(end);
+            }
             self.preemptions += 1;
         }
         self.dispatch(k, ctx);
@@ -229,15 +228,13 @@ impl Machine {
         }
         for (p, n) in effects.refill.drain(..) {
             let at = self.buses[self.ports[p].bus].register_write(now);
-            wake(ctx, at, Tag::RxPost(p, n));
+            self.timers.arm(ctx, at, Tag::RxPost(p, n));
         }
         self.send_order.in_turn(step.send_turn, &mut effects.transmit);
         self.send_frames(&mut effects.transmit, now, ctx);
         if let Some(p) = enable_irq {
             let at = self.buses[self.ports[p].bus].register_write(now);
-            if let Some((due, generation)) = self.ports[p].irq.enable(at) {
-                wake(ctx, due, Tag::Irq(p, generation));
-            }
+            self.ports[p].irq.enable(at, &mut IrqAlarm { timers: &mut self.timers, ctx, port: p });
         }
         let released = self.queue_deferred(k, &mut effects.queue);
         if let Some(item) = effects.first.take() {
@@ -297,7 +294,7 @@ impl Machine {
         let Some(t) = self.sessions.as_mut().and_then(|s| s.next_timer(at)) else { return };
         if self.sessions_armed.is_none_or(|a| t < a || a < at) {
             self.sessions_armed = Some(t);
-            wake(ctx, t.max(at), Tag::Sessions);
+            self.timers.arm(ctx, t.max(at), Tag::Sessions);
         }
     }
 }
@@ -321,7 +318,9 @@ impl Component for Machine {
             let ring = nic.rx_ring;
             let port = &mut self.ports[p];
             if masked {
-                port.irq.disable();
+                if let Some(t) = port.irq.disable() {
+                    self.timers.cancel(t);
+                }
             }
             let bus = &mut self.buses[port.bus];
             port.ring().rx.post(ring - 1, ctx.now(), bus, &mut self.visible);

@@ -4,7 +4,7 @@
 
 use crate::engine::{Ctx, Msg, PortId};
 use crate::host::cpu::{Activity, Item, OffloadStep};
-use crate::host::machine::{wake, Machine, Tag};
+use crate::host::machine::{IrqAlarm, Machine, Tag};
 use crate::host::offload::{Call, Costs, Offload};
 use crate::host::steps::Plan;
 use crate::toe::work::Work;
@@ -22,7 +22,7 @@ impl Machine {
         let o = self.offload(p);
         let at = o.engine.receive(now, frame.len());
         o.arriving.push_back((at, frame));
-        wake(ctx, at, Tag::OffloadArrive(p));
+        self.timers.arm(ctx, at, Tag::OffloadArrive(p));
     }
 
     pub(super) fn offload_arrived(&mut self, p: usize, ctx: &mut Ctx) {
@@ -42,7 +42,7 @@ impl Machine {
             let bus = &mut self.buses[self.ports[p].bus];
             let o = self.ports[p].offload_mut().expect("an offload engine's port");
             let end = o.engine.start_run(ctx.now(), bus);
-            wake(ctx, end, Tag::OffloadRunEnd(p));
+            self.timers.arm(ctx, end, Tag::OffloadRunEnd(p));
         }
     }
 
@@ -62,21 +62,19 @@ impl Machine {
         let n = out.to_host.len() as u32;
         o.events.extend(out.to_host);
         if n > 0 {
-            if let Some((due, generation)) = self.ports[p].irq.completed(now, n) {
-                wake(ctx, due.max(now), Tag::Irq(p, generation));
-            }
+            self.ports[p].irq.completed(now, n, &mut IrqAlarm { timers: &mut self.timers, ctx, port: p });
         }
         if more {
             let bus = &mut self.buses[self.ports[p].bus];
             let o = self.ports[p].offload_mut().expect("an offload engine's port");
             let end = o.engine.start_run(now, bus);
-            wake(ctx, end, Tag::OffloadRunEnd(p));
+            self.timers.arm(ctx, end, Tag::OffloadRunEnd(p));
         }
         let o = self.offload(p);
         if let Some(t) = o.engine.next_timer(now) {
             if o.engine.timer_at.is_none_or(|a| t < a || a < now) {
                 o.engine.timer_at = Some(t);
-                wake(ctx, t.max(now), Tag::OffloadTimer(p));
+                self.timers.arm(ctx, t.max(now), Tag::OffloadTimer(p));
             }
         }
     }
@@ -120,7 +118,7 @@ impl Machine {
             OffloadStep::Open => {
                 let call = o.open(now, c);
                 if let Some(t) = o.ttcp.as_ref().filter(|t| t.sender()) {
-                    wake(ctx, now + t.start, Tag::OffloadSend(p));
+                    self.timers.arm(ctx, now + t.start, Tag::OffloadSend(p));
                 }
                 Some(call)
             }
@@ -137,7 +135,7 @@ impl Machine {
                 plan.effects.queue.push(Item::Offload(p, OffloadStep::Send));
             }
             for (s, at) in asks {
-                wake(ctx, at.max(now), Tag::OffloadAsk(p, s));
+                self.timers.arm(ctx, at.max(now), Tag::OffloadAsk(p, s));
             }
         }
         plan

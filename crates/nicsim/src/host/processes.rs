@@ -5,7 +5,7 @@
 use crate::engine::Ctx;
 use crate::host::config::DriverMode;
 use crate::host::cpu::{Activity, Effects};
-use crate::host::machine::{wake, Machine, Tag};
+use crate::host::machine::{Machine, Tag};
 use crate::host::steps::Plan;
 use crate::time::{Duration, Time};
 
@@ -182,7 +182,7 @@ impl Machine {
         let visible = self.ports.iter().filter_map(|p| p.ring_ref().and_then(|r| r.rx.next_visible())).min();
         let next = visible.into_iter().chain(self.next_send_room()).min();
         if let Some(t) = next.filter(|&t| t > now) {
-            wake(ctx, t, Tag::Thread(self.cfg.driver.poll_cpu as usize));
+            self.timers.arm(ctx, t, Tag::Thread(self.cfg.driver.poll_cpu as usize));
         }
         self.poll_asleep_since = Some(now);
         None
@@ -199,7 +199,7 @@ impl Machine {
         let Some(blast) = self.blast.as_ref().filter(|b| b.cfg.count.is_none_or(|c| b.sent < c)) else { return };
         let cpu = blast.cfg.cpu as usize;
         if let Some(t) = self.ports[p].ring().tx.next_reclaim() {
-            wake(ctx, t.max(ctx.now()), Tag::Thread(cpu));
+            self.timers.arm(ctx, t.max(ctx.now()), Tag::Thread(cpu));
         }
     }
 
@@ -220,7 +220,7 @@ impl Machine {
         if tx.room() < want {
             self.blast_waiting = true;
             if let Some(t) = tx.next_reclaim() {
-                wake(ctx, t.max(now), Tag::Thread(k));
+                self.timers.arm(ctx, t.max(now), Tag::Thread(k));
             }
             return None;
         }

@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 
 use crate::engine::Ctx;
-use crate::host::machine::{wake, Machine, Tag};
+use crate::host::machine::{IrqAlarm, Machine, Tag};
 use crate::time::Time;
 use crate::wire::Frame;
 
@@ -80,7 +80,7 @@ impl Machine {
     fn tail_writes(&mut self, p: usize, n: u32, now: Time, ctx: &mut Ctx) {
         for _ in 0..n.div_ceil(self.cfg.driver.tx_tail_batch.max(1)) {
             let at = self.buses[self.ports[p].bus].register_write(now);
-            wake(ctx, at, Tag::TxTail(p));
+            self.timers.arm(ctx, at, Tag::TxTail(p));
         }
     }
 
@@ -94,7 +94,7 @@ impl Machine {
         self.arm_send_wait(p, ctx);
         if self.polling() && self.poll_asleep_since.is_some() {
             if let Some(at) = self.ports[p].ring().tx.next_reclaim() {
-                wake(ctx, at.max(ctx.now()), Tag::Thread(self.cfg.driver.poll_cpu as usize));
+                self.timers.arm(ctx, at.max(ctx.now()), Tag::Thread(self.cfg.driver.poll_cpu as usize));
             }
         }
     }
@@ -104,9 +104,7 @@ impl Machine {
     fn arm_send_wait(&mut self, p: usize, ctx: &mut Ctx) {
         let port = &mut self.ports[p];
         let Some(at) = port.ring().tx.next_reclaim() else { return };
-        if let Some((due, generation)) = port.irq.sends_waiting(at) {
-            wake(ctx, due.max(ctx.now()), Tag::Irq(p, generation));
-        }
+        port.irq.sends_waiting(at, &mut IrqAlarm { timers: &mut self.timers, ctx, port: p });
     }
 }
 

@@ -9,7 +9,7 @@ use crate::bus::Purpose;
 use crate::engine::Ctx;
 use crate::host::config::{Buffers, DriverMode, Handler};
 use crate::host::cpu::{Activity, Effects, Item, Step};
-use crate::host::machine::{wake, Machine, Tag};
+use crate::host::machine::{IrqAlarm, Machine, Tag};
 use crate::host::sessions::{Sessions, Work};
 use crate::nic::{Transfer, DMA_PROGRAM_WRITES};
 use crate::time::{Duration, Time};
@@ -126,22 +126,24 @@ impl Machine {
     /// Start `step` of `activity` costing `cycles` on processor `k`.
     fn start_step(&mut self, k: usize, cost: (Activity, u64), step: Step, now: Time, end: Time, ctx: &mut Ctx) {
         self.poller_busy(k, now, end);
-        let generation = self.cpus[k].start(cost, step, now, end);
-        wake(ctx, end, Tag::StepEnd(k, generation));
+        self.cpus[k].start(cost, step, now, end);
+        self.cpus[k].end_timer = Some(self.timers.arm(ctx, end, Tag::StepEnd(k)));
     }
 
     /// Go back to the step an interrupt took the processor from.
     fn resume(&mut self, k: usize, ctx: &mut Ctx) {
-        let (end, generation) = self.cpus[k].resume(ctx.now());
+        let end = self.cpus[k].resume(ctx.now());
         self.poller_busy(k, ctx.now(), end);
-        wake(ctx, end, Tag::StepEnd(k, generation));
+        self.cpus[k].end_timer = Some(self.timers.arm(ctx, end, Tag::StepEnd(k)));
     }
 
     /// Enter the handler of adapter `p`: mask its interrupt, read its cause
     /// register (the processor stalls for the read's round trip on the bus).
     fn interrupt_entry(&mut self, k: usize, p: usize, now: Time) -> Plan {
         let port = &mut self.ports[p];
-        port.irq.disable();
+        if let Some(t) = port.irq.disable() {
+            self.timers.cancel(t);
+        }
         port.irq.acknowledge();
         let costs = &self.cfg.costs;
         let mut plan = Plan::new(Activity::Interrupt, costs.interrupt_entry);
@@ -330,9 +332,7 @@ impl Machine {
             plan.effects.refill.push((p, give));
         }
         let left = self.ports[p].ring().rx.ready(now);
-        if let Some((due, generation)) = self.ports[p].irq.polled(now, left) {
-            wake(ctx, due, Tag::Irq(p, generation));
-        }
+        self.ports[p].irq.polled(now, left, &mut IrqAlarm { timers: &mut self.timers, ctx, port: p });
         n
     }
 

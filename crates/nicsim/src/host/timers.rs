@@ -1,11 +1,11 @@
 //! What a host does when one of its timers falls due: its tag (`Tag`, or a
 //! programmable adapter's `Due`) says which part acts.
 
+use crate::engine::timers::space_of;
 use crate::engine::{Ctx, Msg, PortId};
 use crate::host::cpu::{Item, OffloadStep};
 use crate::host::machine::Machine;
-use crate::host::tag::{wake, Tag};
-use crate::nic::smart::Due;
+use crate::host::tag::{IrqAlarm, Tag, HOST_TIMERS};
 use crate::wire::ethernet::wire_time;
 
 impl Machine {
@@ -14,14 +14,19 @@ impl Machine {
     #[inline(always)]
     pub(super) fn timer(&mut self, tag: u64, ctx: &mut Ctx) {
         let now = ctx.now();
-        let Some(tag) = Tag::decode(tag) else {
-            if let Some((p, due)) = Due::decode(tag) {
+        let space = space_of(tag);
+        if space != HOST_TIMERS {
+            // A programmable adapter's own timer.
+            let p = space as usize - 1;
+            if let Some(due) = self.ports[p].programmable_mut().and_then(|a| a.timers.fire(tag)) {
                 self.programmable_due(p, due, ctx);
             }
             return;
-        };
+        }
+        // A timer taken back brings nothing.
+        let Some(tag) = self.timers.fire(tag) else { return };
         match tag {
-            Tag::Irq(p, generation) if self.ports[p].irq.fire(generation, now) => self.interrupt(p, ctx),
+            Tag::Irq(p) if self.ports[p].irq.fire(now) => self.interrupt(p, ctx),
             Tag::RxPost(p, n) => {
                 let bus = &mut self.buses[self.ports[p].bus];
                 self.ports[p].ring().rx.post(n, now, bus, &mut self.visible);
@@ -40,7 +45,7 @@ impl Machine {
                 let (tx_interrupt, rate) = (self.cfg.adapters[p].nic.tx_interrupt, self.cfg.adapters[p].nic.link_rate_bps);
                 for (at, frame) in self.ports[p].ring().transmit(now, bus) {
                     if tx_interrupt {
-                        wake(ctx, at + wire_time(frame.len(), rate), Tag::TxDone(p));
+                        self.timers.arm(ctx, at + wire_time(frame.len(), rate), Tag::TxDone(p));
                     }
                     if let Some(w) = &mut self.wires {
                         w.sent(&frame.bytes, at);
@@ -55,11 +60,12 @@ impl Machine {
             }
             // A polling driver finds the sends done on its passes.
             Tag::TxDone(p) if !self.polling() => {
-                if let Some((due, generation)) = self.ports[p].irq.completed(now, 1) {
-                    wake(ctx, due.max(now), Tag::Irq(p, generation));
-                }
+                self.ports[p].irq.completed(now, 1, &mut IrqAlarm { timers: &mut self.timers, ctx, port: p });
             }
-            Tag::StepEnd(k, generation) if generation == self.cpus[k].generation => self.end_step(k, ctx),
+            Tag::StepEnd(k) => {
+                self.cpus[k].end_timer = None;
+                self.end_step(k, ctx)
+            }
             Tag::Sessions if self.sessions_armed == Some(now) => {
                 self.sessions_armed = None;
                 self.cpus[0].queue.push_back(Item::SessionTimer);

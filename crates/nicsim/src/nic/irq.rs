@@ -1,10 +1,18 @@
 //! The interrupt cause register and its moderation. Completions set the cause;
 //! the interrupt is raised when the cause is set, the driver has it enabled, and
-//! the moderation rule allows. Timers cannot be taken back, so each one carries a
-//! generation and a stale one is ignored.
+//! the moderation rule allows. Its timer is set and taken back through an
+//! `Alarm`, the host's timers.
 
+use crate::engine::timers::TimerHandle;
 use crate::nic::Moderation;
 use crate::time::Time;
+
+/// Where the interrupt's timer is set and taken back. When the timer set last
+/// falls due, its owner calls `Irq::fire`.
+pub trait Alarm {
+    fn set(&mut self, at: Time) -> TimerHandle;
+    fn cancel(&mut self, timer: TimerHandle);
+}
 
 #[derive(Debug)]
 pub struct Irq {
@@ -13,9 +21,8 @@ pub struct Irq {
     /// First completion not yet signalled, and how many since.
     first: Option<Time>,
     count: u32,
-    /// The timer in flight: when, and its generation.
-    armed: Option<Time>,
-    generation: u64,
+    /// The timer in flight: when, and its handle.
+    timer: Option<(Time, TimerHandle)>,
     last_raised: Option<Time>,
     /// Frames waited for transmit descriptors while the interrupt was masked:
     /// when the oldest outstanding frame is sent, owed once it is unmasked.
@@ -25,7 +32,7 @@ pub struct Irq {
 
 impl Irq {
     pub fn new(moderation: Moderation) -> Self {
-        Irq { moderation, enabled: true, first: None, count: 0, armed: None, generation: 0, last_raised: None, send_wait: None, raised: 0 }
+        Irq { moderation, enabled: true, first: None, count: 0, timer: None, last_raised: None, send_wait: None, raised: 0 }
     }
 
     fn due(&self, latest: Time) -> Option<Time> {
@@ -47,31 +54,33 @@ impl Irq {
         })
     }
 
-    /// Arm a timer for `due` unless one at or before it is in flight. Returns the
-    /// (time, generation) to schedule.
-    fn arm(&mut self, due: Option<Time>) -> Option<(Time, u64)> {
-        let due = due?;
-        if self.armed.is_some_and(|a| a <= due) {
-            return None;
+    /// Set the timer for `due` unless one at or before it is in flight; a later
+    /// one is taken back.
+    fn arm(&mut self, due: Option<Time>, alarm: &mut impl Alarm) {
+        let Some(due) = due else { return };
+        if self.timer.is_some_and(|(a, _)| a <= due) {
+            return;
         }
-        self.generation += 1;
-        self.armed = Some(due);
-        Some((due, self.generation))
+        self.cancel(alarm);
+        self.timer = Some((due, alarm.set(due)));
+    }
+
+    fn cancel(&mut self, alarm: &mut impl Alarm) {
+        if let Some((_, t)) = self.timer.take() {
+            alarm.cancel(t);
+        }
     }
 
     /// `n` completions became visible to the host at `at`.
-    pub fn completed(&mut self, at: Time, n: u32) -> Option<(Time, u64)> {
+    pub fn completed(&mut self, at: Time, n: u32, alarm: &mut impl Alarm) {
         self.first.get_or_insert(at);
         self.count += n;
-        self.arm(self.due(at))
+        self.arm(self.due(at), alarm)
     }
 
-    /// A timer of `generation` fired at `now`: true if the interrupt is raised.
-    pub fn fire(&mut self, generation: u64, now: Time) -> bool {
-        if generation != self.generation {
-            return false;
-        }
-        self.armed = None;
+    /// The timer set last fell due at `now`: true if the interrupt is raised.
+    pub fn fire(&mut self, now: Time) -> bool {
+        self.timer = None;
         if !self.enabled || self.first.is_none() {
             return false;
         }
@@ -88,57 +97,58 @@ impl Irq {
     }
 
     /// The driver masks the interrupt (its handler or poll is running).
-    pub fn disable(&mut self) {
+    /// Returns the timer in flight, which must not fire.
+    pub fn disable(&mut self) -> Option<TimerHandle> {
         self.enabled = false;
         self.send_wait = None;
-        self.armed = None;
-        self.generation += 1;
+        self.timer.take().map(|(_, t)| t)
     }
 
     /// The driver unmasks it; completions left pending raise it per the moderation.
-    pub fn enable(&mut self, now: Time) -> Option<(Time, u64)> {
+    pub fn enable(&mut self, now: Time, alarm: &mut impl Alarm) {
         self.enabled = true;
         let due = self.due(now);
         let owed = self.send_wait.take();
         if let Some(sent) = owed {
             self.first.get_or_insert(sent);
         }
-        self.arm([due, owed.map(|s| self.throttled(s.max(now)))].into_iter().flatten().min())
+        self.arm([due, owed.map(|s| self.throttled(s.max(now)))].into_iter().flatten().min(), alarm)
     }
 
     /// The driver polled the ring at `now` (without an interrupt). With interrupt
     /// backup this restarts the adapter's timer: frames still waiting (`left`)
     /// are timed from this poll.
-    pub fn polled(&mut self, now: Time, left: bool) -> Option<(Time, u64)> {
+    pub fn polled(&mut self, now: Time, left: bool, alarm: &mut impl Alarm) {
         if !matches!(self.moderation, Moderation::Backup { .. }) {
-            return None;
+            return;
         }
-        self.armed = None;
-        self.generation += 1;
+        self.cancel(alarm);
         self.count = 0;
         self.first = left.then_some(now);
-        self.arm(self.due(now))
+        self.arm(self.due(now), alarm)
     }
 
     /// `free` receive buffers are left to the adapter at `now`: with interrupt
     /// backup, few enough raise the interrupt at once.
-    pub fn buffers_left(&mut self, now: Time, free: u32) -> Option<(Time, u64)> {
+    pub fn buffers_left(&mut self, now: Time, free: u32, alarm: &mut impl Alarm) {
         match self.moderation {
-            Moderation::Backup { low_buffers, .. } if free <= low_buffers && self.first.is_some() && self.enabled => self.arm(Some(now)),
-            _ => None,
+            Moderation::Backup { low_buffers, .. } if free <= low_buffers && self.first.is_some() && self.enabled => {
+                self.arm(Some(now), alarm)
+            }
+            _ => {}
         }
     }
 
     /// Frames wait in the driver for transmit descriptors: the adapter
     /// interrupts when the first outstanding frame is sent, at `sent`; if the
     /// interrupt is masked, once it is unmasked.
-    pub fn sends_waiting(&mut self, sent: Time) -> Option<(Time, u64)> {
+    pub fn sends_waiting(&mut self, sent: Time, alarm: &mut impl Alarm) {
         if !self.enabled {
             self.send_wait = Some(sent);
-            return None;
+            return;
         }
         self.first.get_or_insert(sent);
-        self.arm(Some(self.throttled(sent)))
+        self.arm(Some(self.throttled(sent)), alarm)
     }
 
     /// When an interrupt for a cause set at `at` may be raised: a throttle
@@ -161,104 +171,163 @@ impl Irq {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::timers::Timers;
+    use crate::engine::{component_rng, Ctx, Msg};
     use crate::processor::tests::us;
     use crate::time::Duration;
 
+    /// The host's side: the timers the interrupt set and has not taken back.
+    struct Alarms {
+        timers: Timers<()>,
+        live: Vec<(TimerHandle, Time, u64)>,
+    }
+
+    impl Alarm for Alarms {
+        fn set(&mut self, at: Time) -> TimerHandle {
+            let (mut rng, mut out) = (component_rng(0, "irq"), Vec::new());
+            let handle = self.timers.arm(&mut Ctx::new(Time::ZERO, &mut out, &mut rng), at, ());
+            let Msg::Timer(tag) = out[0].msg else { unreachable!() };
+            self.live.push((handle, at, tag));
+            handle
+        }
+        fn cancel(&mut self, timer: TimerHandle) {
+            self.timers.cancel(timer);
+            self.live.retain(|(h, ..)| *h != timer);
+        }
+    }
+
+    impl Alarms {
+        /// The driver masks the interrupt.
+        fn off(&mut self, irq: &mut Irq) {
+            if let Some(t) = irq.disable() {
+                self.cancel(t);
+            }
+        }
+        fn new() -> Self {
+            Alarms { timers: Timers::new(0), live: Vec::new() }
+        }
+        /// When the timers in flight fall due, earliest first.
+        fn pending(&self) -> Vec<Time> {
+            let mut at: Vec<Time> = self.live.iter().map(|(_, t, _)| *t).collect();
+            at.sort();
+            at
+        }
+        /// The earliest timer in flight falls due: when.
+        fn next(&mut self) -> Option<Time> {
+            let i = (0..self.live.len()).min_by_key(|&i| self.live[i].1)?;
+            let (_, at, tag) = self.live.remove(i);
+            assert!(self.timers.fire(tag).is_some(), "a timer in flight was not cancelled");
+            Some(at)
+        }
+    }
+
     #[test]
     fn per_frame_raises_at_each_completion() {
-        let mut i = Irq::new(Moderation::PerFrame);
-        let (t, g) = i.completed(us(1), 1).unwrap();
+        let (mut a, mut i) = (Alarms::new(), Irq::new(Moderation::PerFrame));
+        i.completed(us(1), 1, &mut a);
+        let t = a.next().unwrap();
         assert_eq!(t, us(1));
-        assert!(i.fire(g, t));
-        assert!(!i.fire(g, t), "a timer fires once");
+        assert!(i.fire(t));
+        assert!(a.next().is_none(), "a timer fires once");
     }
 
     #[test]
     fn min_interval_spaces_interrupts() {
-        let mut i = Irq::new(Moderation::MinInterval(Duration::from_us(10)));
-        let (t, g) = i.completed(us(1), 1).unwrap();
-        assert!(i.fire(g, t));
-        let (t2, g2) = i.completed(us(2), 1).unwrap();
-        assert_eq!(t2, us(11));
-        assert!(i.completed(us(3), 1).is_none(), "already armed for 11 us");
-        assert!(i.fire(g2, t2));
+        let (mut a, mut i) = (Alarms::new(), Irq::new(Moderation::MinInterval(Duration::from_us(10))));
+        i.completed(us(1), 1, &mut a);
+        assert!(i.fire(a.next().unwrap()));
+        i.completed(us(2), 1, &mut a);
+        i.completed(us(3), 1, &mut a);
+        assert_eq!(a.pending(), [us(11)], "armed once, for 11 us");
+        assert!(i.fire(a.next().unwrap()));
         assert_eq!(i.raised, 2);
     }
 
     #[test]
     fn coalescing_fires_on_count_or_time() {
-        let mut i = Irq::new(Moderation::Coalesce { frames: 3, time: Duration::from_us(50) });
-        let (t, _) = i.completed(us(0), 1).unwrap();
-        assert_eq!(t, us(50));
-        assert!(i.completed(us(1), 1).is_none());
-        let (t3, g3) = i.completed(us(2), 1).unwrap();
-        assert_eq!(t3, us(2), "the third frame brings it forward");
-        assert!(i.fire(g3, t3));
+        let (mut a, mut i) = (Alarms::new(), Irq::new(Moderation::Coalesce { frames: 3, time: Duration::from_us(50) }));
+        i.completed(us(0), 1, &mut a);
+        assert_eq!(a.pending(), [us(50)]);
+        i.completed(us(1), 1, &mut a);
+        assert_eq!(a.pending(), [us(50)]);
+        i.completed(us(2), 1, &mut a);
+        assert_eq!(a.pending(), [us(2)], "the third frame brings it forward, and the later timer is taken back");
+        assert!(i.fire(a.next().unwrap()));
     }
 
     #[test]
     fn backup_fires_exactly_when_the_timeout_passes_without_a_poll() {
         let timeout = Duration::from_us(100);
-        let mut i = Irq::new(Moderation::Backup { timeout, low_buffers: 2 });
-        let (t, g) = i.completed(us(10), 1).unwrap();
-        assert_eq!(t, us(110), "timed from the first frame not polled");
-        assert!(i.completed(us(20), 1).is_none(), "later frames do not move it");
-        let (t2, g2) = i.polled(us(50), true).expect("a frame left behind is timed from the poll");
-        assert_eq!(t2, us(150));
-        assert!(!i.fire(g, t), "the poll cancelled the first timer");
-        assert!(i.polled(us(60), false).is_none(), "nothing left: no timer");
-        assert!(!i.fire(g2, t2), "and the second is cancelled too");
-        let (t3, g3) = i.completed(us(70), 1).unwrap();
-        assert!(i.fire(g3, t3));
-        assert_eq!((t3, i.raised), (us(170), 1));
+        let (mut a, mut i) = (Alarms::new(), Irq::new(Moderation::Backup { timeout, low_buffers: 2 }));
+        i.completed(us(10), 1, &mut a);
+        assert_eq!(a.pending(), [us(110)], "timed from the first frame not polled");
+        i.completed(us(20), 1, &mut a);
+        assert_eq!(a.pending(), [us(110)], "later frames do not move it");
+        i.polled(us(50), true, &mut a);
+        assert_eq!(a.pending(), [us(150)], "a frame left behind is timed from the poll, the first timer taken back");
+        i.polled(us(60), false, &mut a);
+        assert!(a.pending().is_empty(), "nothing left: no timer");
+        i.completed(us(70), 1, &mut a);
+        let t = a.next().unwrap();
+        assert!(i.fire(t));
+        assert_eq!((t, i.raised), (us(170), 1));
     }
 
     #[test]
     fn waiting_sends_raise_the_interrupt_when_a_frame_is_sent_unless_masked() {
-        let mut i = Irq::new(Moderation::Backup { timeout: Duration::from_ms(1), low_buffers: 4 });
-        let (t, g) = i.sends_waiting(us(30)).unwrap();
+        let (mut a, mut i) = (Alarms::new(), Irq::new(Moderation::Backup { timeout: Duration::from_ms(1), low_buffers: 4 }));
+        i.sends_waiting(us(30), &mut a);
+        let t = a.next().unwrap();
         assert_eq!(t, us(30), "at the send, not after the backup timeout");
-        assert!(i.fire(g, t));
-        i.disable();
-        assert!(i.sends_waiting(us(40)).is_none(), "masked: the handler running takes it up");
-        let (t, g) = i.enable(us(35)).expect("still waiting when unmasked");
+        assert!(i.fire(t));
+        a.off(&mut i);
+        i.sends_waiting(us(40), &mut a);
+        assert!(a.pending().is_empty(), "masked: the handler running takes it up");
+        i.enable(us(35), &mut a);
+        let t = a.next().expect("still waiting when unmasked");
         assert_eq!(t, us(40), "owed at the send, not at the unmasking");
-        assert!(i.fire(g, t));
-        i.disable();
-        i.enable(us(50));
-        assert!(i.enable(us(60)).is_none(), "a wait is owed once, and only if made while masked");
+        assert!(i.fire(t));
+        a.off(&mut i);
+        i.enable(us(50), &mut a);
+        i.enable(us(60), &mut a);
+        assert!(a.pending().is_empty(), "a wait is owed once, and only if made while masked");
     }
 
     #[test]
     fn backup_fires_at_once_when_buffers_run_low() {
-        let mut i = Irq::new(Moderation::Backup { timeout: Duration::from_ms(1), low_buffers: 4 });
-        i.completed(us(10), 1);
-        assert!(i.buffers_left(us(11), 5).is_none());
-        let (t, g) = i.buffers_left(us(12), 4).unwrap();
-        assert_eq!(t, us(12));
-        assert!(i.fire(g, t));
+        let (mut a, mut i) = (Alarms::new(), Irq::new(Moderation::Backup { timeout: Duration::from_ms(1), low_buffers: 4 }));
+        i.completed(us(10), 1, &mut a);
+        i.buffers_left(us(11), 5, &mut a);
+        assert_eq!(a.pending(), [us(1010)]);
+        i.buffers_left(us(12), 4, &mut a);
+        assert_eq!(a.pending(), [us(12)]);
+        assert!(i.fire(a.next().unwrap()));
     }
 
     #[test]
     fn polls_do_not_touch_other_policies() {
-        let mut i = Irq::new(Moderation::PerFrame);
-        let (t, g) = i.completed(us(1), 1).unwrap();
-        assert!(i.polled(us(1), false).is_none());
-        assert!(i.fire(g, t));
+        let (mut a, mut i) = (Alarms::new(), Irq::new(Moderation::PerFrame));
+        i.completed(us(1), 1, &mut a);
+        i.polled(us(1), false, &mut a);
+        assert_eq!(a.pending(), [us(1)]);
+        assert!(i.fire(a.next().unwrap()));
     }
 
     #[test]
     fn masked_completions_wait_for_enable() {
-        let mut i = Irq::new(Moderation::PerFrame);
-        i.disable();
-        assert!(i.completed(us(1), 1).is_none());
-        let (t, g) = i.enable(us(5)).unwrap();
+        let (mut a, mut i) = (Alarms::new(), Irq::new(Moderation::PerFrame));
+        a.off(&mut i);
+        i.completed(us(1), 1, &mut a);
+        assert!(a.pending().is_empty());
+        i.enable(us(5), &mut a);
+        let t = a.next().unwrap();
         assert_eq!(t, us(5));
-        assert!(i.fire(g, t));
-        i.disable();
-        i.completed(us(6), 1);
+        assert!(i.fire(t));
+        a.off(&mut i);
+        i.completed(us(6), 1, &mut a);
         i.acknowledge();
-        assert!(i.enable(us(7)).is_none(), "the driver took them while masked");
+        i.enable(us(7), &mut a);
+        assert!(a.pending().is_empty(), "the driver took them while masked");
     }
 
     proptest::proptest! {
@@ -267,28 +336,26 @@ mod tests {
         #[test]
         fn min_interval_is_never_broken(steps in proptest::collection::vec((0u64..40_000, 0u8..5), 1..300)) {
             let gap = Duration::from_ns(256 * 40);
-            let mut i = Irq::new(Moderation::MinInterval(gap));
-            let mut timers: Vec<(Time, u64)> = Vec::new();
+            let (mut a, mut i) = (Alarms::new(), Irq::new(Moderation::MinInterval(gap)));
             let mut now = Time::ZERO;
             let mut raised: Vec<Time> = Vec::new();
             for (dt, action) in steps {
                 now += Duration::from_ns(dt);
                 // Fire every timer that fell due, in time order.
-                timers.sort();
-                while let Some(&(t, g)) = timers.first().filter(|(t, _)| *t <= now) {
-                    timers.remove(0);
-                    if i.fire(g, t) {
+                while a.pending().first().is_some_and(|t| *t <= now) {
+                    let t = a.next().expect("one is due");
+                    if i.fire(t) {
                         raised.push(t);
-                        i.disable();
+                        a.off(&mut i);
                         i.acknowledge();
-                        timers.extend(i.enable(t));
+                        i.enable(t, &mut a);
                     }
                 }
                 match action {
-                    0 | 1 => timers.extend(i.completed(now, 1)),
-                    2 => i.disable(),
-                    3 => timers.extend(i.enable(now)),
-                    _ => timers.extend(i.sends_waiting(now)),
+                    0 | 1 => i.completed(now, 1, &mut a),
+                    2 => a.off(&mut i),
+                    3 => i.enable(now, &mut a),
+                    _ => i.sends_waiting(now, &mut a),
                 }
             }
             for w in raised.windows(2) {

@@ -13,7 +13,7 @@ pub mod smart;
 mod tx;
 
 pub use config::{Moderation, NicConfig, Transfer, DESCRIPTOR_BYTES, DMA_PROGRAM_WRITES, ITR_UNIT, RDTR_UNIT};
-pub use irq::Irq;
+pub use irq::{Alarm, Irq};
 pub use processor::{FrameProcessor, ProcessorConfig};
 pub use rx::Rx;
 pub use tx::Tx;

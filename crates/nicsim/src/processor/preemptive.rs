@@ -8,6 +8,7 @@
 use std::collections::VecDeque;
 
 use super::{Account, Activity};
+use crate::engine::timers::TimerHandle;
 use crate::time::{Clock, Duration, Time};
 
 /// A step an interrupt took the processor from.
@@ -20,9 +21,11 @@ pub struct Suspended<S> {
 
 pub struct Cpu<S, I> {
     pub step: Option<S>,
-    /// The running step's activity, start and end; its end timer's generation.
+    /// The running step's activity, start and end.
     pub running: Option<(Activity, Time, Time)>,
-    pub generation: u64,
+    /// The running step's end timer, which its owner arms; a preemption hands it
+    /// back to be cancelled.
+    pub end_timer: Option<TimerHandle>,
     pub suspended: Vec<Suspended<S>>,
     /// Inside the interrupt handler of this source (between entry and exit).
     pub in_handler: Option<usize>,
@@ -45,7 +48,7 @@ impl<S, I> Cpu<S, I> {
         Cpu {
             step: None,
             running: None,
-            generation: 0,
+            end_timer: None,
             suspended: Vec::new(),
             in_handler: None,
             handler_since: None,
@@ -72,30 +75,29 @@ impl<S, I> Cpu<S, I> {
         self.in_handler.is_none() && self.running.is_none_or(|(a, _, _)| a != Activity::Interrupt)
     }
 
-    /// Run `step` of `activity` costing `cycles` from `now` to `end`; returns
-    /// the generation its end timer must carry.
-    pub fn start(&mut self, (activity, cycles): (Activity, u64), step: S, now: Time, end: Time) -> u64 {
+    /// Run `step` of `activity` costing `cycles` from `now` to `end`.
+    pub fn start(&mut self, (activity, cycles): (Activity, u64), step: S, now: Time, end: Time) {
         self.account.account(activity, now, end, cycles);
         self.step = Some(step);
         self.running = Some((activity, now, end));
-        self.generation
     }
 
-    /// Suspend the running step at `now`; it keeps the time it has left.
-    pub fn preempt(&mut self, now: Time) {
-        let (Some(step), Some((activity, start, end))) = (self.step.take(), self.running.take()) else { return };
+    /// Suspend the running step at `now`; it keeps the time it has left. Returns
+    /// its end timer, which must not fire.
+    pub fn preempt(&mut self, now: Time) -> Option<TimerHandle> {
+        let (Some(step), Some((activity, start, end))) = (self.step.take(), self.running.take()) else { return None };
         let now = now.max(start);
         self.account.stop(activity, now, end);
-        self.generation += 1;
         self.suspended.push(Suspended { step, activity, left: end.since(now) });
+        self.end_timer.take()
     }
 
-    /// Go back at `now` to the step last suspended; returns when it ends and
-    /// its end timer's generation.
-    pub fn resume(&mut self, now: Time) -> (Time, u64) {
+    /// Go back at `now` to the step last suspended; returns when it ends.
+    pub fn resume(&mut self, now: Time) -> Time {
         let s = self.suspended.pop().expect("a suspended step");
         let end = now + s.left;
-        (end, self.start((s.activity, 0), s.step, now, end))
+        self.start((s.activity, 0), s.step, now, end);
+        end
     }
 
     /// The running step ended: it is no longer running.
@@ -112,18 +114,23 @@ mod tests {
     use crate::processor::HOST;
 
     #[test]
-    fn a_preempted_step_resumes_with_the_time_it_had_left_and_a_new_generation() {
+    fn a_preempted_step_resumes_with_the_time_it_had_left_and_hands_back_its_end_timer() {
         let mut cpu: Cpu<&str, ()> = Cpu::new(Clock::from_mhz(100), HOST);
-        let g = cpu.start((Activity::Deferred, 1000), "protocol", us(0), us(10));
+        let mut rng = crate::engine::component_rng(1, "cpu");
+        let mut outbox = Vec::new();
+        let mut ctx = crate::engine::Ctx::new(us(0), &mut outbox, &mut rng);
+        let mut timers = crate::engine::timers::Timers::new(0);
+        cpu.start((Activity::Deferred, 1000), "protocol", us(0), us(10));
+        let end_timer = timers.arm(&mut ctx, us(10), "end");
+        cpu.end_timer = Some(end_timer);
         assert!(cpu.preemptible());
-        cpu.preempt(us(4));
+        assert_eq!(cpu.preempt(us(4)), Some(end_timer), "the old end timer is handed back");
         assert!(cpu.idle());
-        assert_ne!(cpu.generation, g, "the old end timer is stale");
         cpu.start((Activity::Interrupt, 300), "handler", us(4), us(7));
         assert!(!cpu.preemptible(), "an interrupt step is not preempted");
         assert_eq!(cpu.end(), Some("handler"));
-        let (end, g) = cpu.resume(us(7));
-        assert_eq!((end, g, cpu.step), (us(13), cpu.generation, Some("protocol")));
+        let end = cpu.resume(us(7));
+        assert_eq!((end, cpu.step), (us(13), Some("protocol")));
         assert_eq!(cpu.account.busy(), Duration::from_us(13), "4 + 3 + 6 us");
         assert_eq!(cpu.account.runs(Activity::Deferred).1, 2, "split in two by the handler");
     }

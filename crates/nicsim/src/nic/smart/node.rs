@@ -8,7 +8,7 @@
 //! runs it as steps of its own (`host::programmable_steps`).
 
 use crate::bus::HostBus;
-use crate::engine::tag::{pack, unpack};
+use crate::engine::timers::Timers;
 use crate::engine::{Ctx, PortId};
 use crate::nic::firmware::coalesce::Coalescer;
 use crate::nic::firmware::gro::Gro;
@@ -17,10 +17,6 @@ use crate::nic::smart::hw::Hw;
 use crate::observe::Report;
 use crate::time::{Duration, Time};
 use crate::wire::Frame;
-
-/// Timer kinds of a programmable adapter, after the host's own
-/// (`host::tag`), so one host's tags never collide.
-pub const FIRST_KIND: u8 = 32;
 
 /// What falls due at a programmable adapter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,39 +37,6 @@ pub enum Due {
     GroFlush,
     /// A transfer of the firmware's DMA loop completed: it programs the next.
     DmaDone,
-}
-
-impl Due {
-    /// The timer tag for adapter `port`.
-    pub fn encode(self, port: usize) -> u64 {
-        let (kind, v) = match self {
-            Due::Doorbell(v) => (0, v),
-            Due::SendDone(v) => (1, v),
-            Due::Generate => (2, 0),
-            Due::RxPost(v) => (3, v),
-            Due::RxDone(v) => (4, v),
-            Due::RxFlush => (5, 0),
-            Due::GroFlush => (6, 0),
-            Due::DmaDone => (7, 0),
-        };
-        pack(FIRST_KIND + kind, port, v)
-    }
-    /// The adapter port and what falls due, if `tag` is a programmable adapter's.
-    pub fn decode(tag: u64) -> Option<(usize, Due)> {
-        let (kind, port, v) = unpack(tag);
-        let due = match kind.checked_sub(FIRST_KIND)? {
-            0 => Due::Doorbell(v),
-            1 => Due::SendDone(v),
-            2 => Due::Generate,
-            3 => Due::RxPost(v),
-            4 => Due::RxDone(v),
-            5 => Due::RxFlush,
-            6 => Due::GroFlush,
-            7 => Due::DmaDone,
-            _ => return None,
-        };
-        Some((port, due))
-    }
 }
 
 /// Work for the host's processors that the adapter's events call for.
@@ -167,6 +130,8 @@ pub(super) struct RecvState {
 pub struct Programmable {
     pub(super) cfg: SmartConfig,
     pub hw: Hw,
+    /// Its own timers, apart from the host's (`Programmable::timer_space`).
+    pub timers: Timers<Due>,
     /// The host port (wire) this adapter is.
     pub(super) port: usize,
     pub(super) send: SendState,
@@ -193,16 +158,13 @@ pub struct Programmable {
     pub went_up: Vec<Time>,
 }
 
-pub(super) fn wake(ctx: &mut Ctx, port: usize, at: Time, due: Due) {
-    ctx.wake_at(at, due.encode(port));
-}
-
 impl Programmable {
     /// Adapter `port` of a host.
     pub fn new(cfg: SmartConfig, port: usize) -> Self {
         let hw = Hw::new(cfg.adapter.clone());
         Programmable {
             hw,
+            timers: Timers::new(Self::timer_space(port)),
             port,
             send: SendState::default(),
             recv: RecvState::default(),
@@ -222,6 +184,12 @@ impl Programmable {
         }
     }
 
+    /// The space of adapter `port`'s timers (`engine::timers::space_of`): the
+    /// host's own are space 0.
+    pub fn timer_space(port: usize) -> u8 {
+        u8::try_from(port + 1).expect("at most 254 adapters")
+    }
+
     /// The run starts: buffers are posted, the workload begins.
     pub fn start(&mut self, bus: &mut HostBus, ctx: &mut Ctx) {
         if self.cfg.receive.to_host {
@@ -232,7 +200,9 @@ impl Programmable {
             Workload::Tcp { outstanding, .. } | Workload::Frames { outstanding, .. } => {
                 self.host_work.extend(std::iter::repeat_n(HostWork::Send, outstanding as usize));
             }
-            Workload::Generate { .. } => wake(ctx, self.port, ctx.now(), Due::Generate),
+            Workload::Generate { .. } => {
+                self.timers.arm(ctx, ctx.now(), Due::Generate);
+            }
             Workload::Dma { .. } => {
                 self.send.first = Some(ctx.now());
                 self.dma_next(bus, ctx);
@@ -312,7 +282,7 @@ impl Programmable {
         }
         if let Some(due) = cost.doorbell {
             let at = self.hw.doorbell(bus, end);
-            wake(ctx, self.port, at, due);
+            self.timers.arm(ctx, at, due);
         }
     }
 

@@ -12,7 +12,7 @@ use crate::nic::firmware::headers::Layout;
 use crate::nic::firmware::{chunk, csum};
 use crate::nic::smart::config::ChecksumAt;
 use crate::nic::smart::layout::*;
-use crate::nic::smart::node::{wake, Due, HostStep, Programmable};
+use crate::nic::smart::node::{Due, HostStep, Programmable};
 use crate::observe::Report;
 use crate::time::Time;
 use crate::wire::verify_checksums;
@@ -110,7 +110,7 @@ impl Programmable {
         if let Some(due) = due.into_iter().flatten().min() {
             if self.flush_armed.is_none_or(|a| due < a || a < ctx.now()) {
                 self.flush_armed = Some(due);
-                wake(ctx, self.port, due, Due::RxFlush);
+                self.timers.arm(ctx, due, Due::RxFlush);
             }
         }
     }
@@ -145,7 +145,7 @@ impl Programmable {
             event[4..8].copy_from_slice(&r.frames.to_le_bytes());
             let seen = self.hw.write_host(bus, t, RX_EVENTS + (slot % EVENT_SLOTS) * 16, &event, Purpose::RxStatus).expect("mapped");
             self.recv.slots.insert(slot, (r.bytes.len(), r.frames, r.segments, seen));
-            wake(ctx, self.port, seen, Due::RxDone(slot));
+            self.timers.arm(ctx, seen, Due::RxDone(slot));
         }
     }
 
@@ -232,7 +232,7 @@ impl Programmable {
         if let Some(due) = self.gro.as_ref().and_then(|g| g.deadline()) {
             if self.gro_armed.is_none_or(|a| due < a || a < ctx.now()) {
                 self.gro_armed = Some(due);
-                wake(ctx, self.port, due, Due::GroFlush);
+                self.timers.arm(ctx, due, Due::GroFlush);
             }
         }
     }

@@ -9,7 +9,7 @@ use crate::nic::firmware::tso::{plan, Template};
 use crate::nic::firmware::{chunk, csum};
 use crate::nic::smart::config::{ChecksumAt, Segmentation, Workload};
 use crate::nic::smart::layout::*;
-use crate::nic::smart::node::{wake, Due, HostStep, Programmable};
+use crate::nic::smart::node::{Due, HostStep, Programmable};
 use crate::observe::Report;
 use crate::time::Time;
 use crate::wire::checksum::accumulate;
@@ -141,7 +141,7 @@ impl Programmable {
         }
         self.issued(n, frame.meta.created, at, 0, 0);
         let t = self.hw.doorbell(bus, at);
-        wake(ctx, self.port, t, Due::Doorbell(n));
+        self.timers.arm(ctx, t, Due::Doorbell(n));
     }
 
     /// Send `n`, made at `made`, is issued at `at`: one send call that built
@@ -180,7 +180,7 @@ impl Programmable {
         let mut event = [0u8; 16];
         event[..8].copy_from_slice(&n.to_le_bytes());
         let at = self.hw.write_host(bus, t, EVENT_RING + (n % EVENT_SLOTS) * 16, &event, Purpose::TxStatus).expect("mapped");
-        wake(ctx, self.port, at, Due::SendDone(n));
+        self.timers.arm(ctx, at, Due::SendDone(n));
     }
 
     /// Hand one frame to the MAC: gather it, finish its checksums if the MAC does
@@ -338,7 +338,7 @@ impl Programmable {
         self.send.first.get_or_insert(ctx.now());
         let payload = f.len() - 42;
         let (_, start) = self.mac_send(bus, fw, &[(at, f.len())], |_| {}, payload, ctx);
-        wake(ctx, self.port, start.max(fw), Due::Generate);
+        self.timers.arm(ctx, start.max(fw), Due::Generate);
     }
 
     /// The firmware's DMA loop programs its next transfer (of `count`, each
@@ -358,7 +358,7 @@ impl Programmable {
         }
         .expect("mapped");
         self.send.dma_programmed += 1;
-        wake(ctx, self.port, done, Due::DmaDone);
+        self.timers.arm(ctx, done, Due::DmaDone);
     }
 
     /// A transfer of the DMA loop completed at `now`.

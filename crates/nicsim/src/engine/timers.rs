@@ -1,0 +1,145 @@
+//! A part's timers, armed with what falls due and taken back by handle. The
+//! engine's timer message carries a `u64`; this keeps the typed payload in a slab
+//! and sends the slot (its index, the slot's use count, and the part's `space`, so
+//! the parts of one component keep apart). A cancelled timer's event still comes,
+//! and `fire` answers `None` for it: events are counted as before, and no part
+//! keeps a generation of its own.
+
+use crate::engine::Ctx;
+use crate::time::Time;
+
+/// A timer armed by `Timers::arm`, to cancel it by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimerHandle {
+    slot: u32,
+    uses: u32,
+}
+
+pub struct Timers<T> {
+    space: u8,
+    slots: Vec<Slot<T>>,
+    free: Vec<u32>,
+}
+
+struct Slot<T> {
+    /// How often the slot has been armed: an event or a handle of an earlier use is stale.
+    uses: u32,
+    what: Option<T>,
+}
+
+const SLOT_BITS: u32 = 24;
+const USE_BITS: u32 = 32;
+
+/// The space of the part that armed a timer, from the tag its event carries.
+pub fn space_of(tag: u64) -> u8 {
+    (tag >> (SLOT_BITS + USE_BITS)) as u8
+}
+
+impl<T> Timers<T> {
+    /// Timers whose events carry `space` (`space_of`).
+    pub fn new(space: u8) -> Self {
+        Timers { space, slots: Vec::new(), free: Vec::new() }
+    }
+
+    /// Be handed `what` by `fire` at `at` (at once if that has passed).
+    pub fn arm(&mut self, ctx: &mut Ctx, at: Time, what: T) -> TimerHandle {
+        let slot = match self.free.pop() {
+            Some(s) => s,
+            None => {
+                assert!(self.slots.len() < 1 << SLOT_BITS, "more than 16 million timers in flight");
+                self.slots.push(Slot { uses: 0, what: None });
+                self.slots.len() as u32 - 1
+            }
+        };
+        let s = &mut self.slots[slot as usize];
+        s.uses = s.uses.wrapping_add(1);
+        s.what = Some(what);
+        let handle = TimerHandle { slot, uses: s.uses };
+        let tag = ((self.space as u64) << (SLOT_BITS + USE_BITS)) | ((slot as u64) << USE_BITS) | handle.uses as u64;
+        ctx.wake_at(at, tag);
+        handle
+    }
+
+    /// Take the timer back: its event brings nothing. A timer that has fired,
+    /// or was cancelled before, is left alone.
+    pub fn cancel(&mut self, handle: TimerHandle) {
+        let s = &mut self.slots[handle.slot as usize];
+        if s.uses == handle.uses && s.what.take().is_some() {
+            self.free.push(handle.slot);
+        }
+    }
+
+    /// What falls due with the event of `tag`, unless it was cancelled.
+    pub fn fire(&mut self, tag: u64) -> Option<T> {
+        debug_assert_eq!(space_of(tag), self.space, "another part's timer");
+        let slot = ((tag >> USE_BITS) & ((1 << SLOT_BITS) - 1)) as u32;
+        let uses = tag as u32;
+        let s = self.slots.get_mut(slot as usize)?;
+        if s.uses != uses {
+            return None;
+        }
+        let what = s.what.take()?;
+        self.free.push(slot);
+        Some(what)
+    }
+
+    /// Timers armed and neither fired nor cancelled.
+    pub fn in_flight(&self) -> usize {
+        self.slots.len() - self.free.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{component_rng, Msg, Outgoing};
+    use crate::time::Duration;
+
+    fn tags(outbox: &[Outgoing]) -> Vec<(Time, u64)> {
+        outbox
+            .iter()
+            .map(|o| match o.msg {
+                Msg::Timer(t) => (o.at, t),
+                _ => panic!("not a timer"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_timer_brings_what_it_was_armed_with_once() {
+        let mut rng = component_rng(1, "t");
+        let mut outbox = Vec::new();
+        let mut ctx = Ctx::new(Time::ZERO, &mut outbox, &mut rng);
+        let mut timers = Timers::new(3);
+        let a = timers.arm(&mut ctx, Time::ZERO + Duration::from_ns(5), "a");
+        timers.arm(&mut ctx, Time::ZERO + Duration::from_ns(2), "b");
+        drop(ctx);
+        let sent = tags(&outbox);
+        assert_eq!(sent.len(), 2);
+        assert!(sent.iter().all(|&(_, t)| space_of(t) == 3));
+        assert_eq!(timers.fire(sent[1].1), Some("b"));
+        assert_eq!(timers.fire(sent[1].1), None, "a timer fires once");
+        assert_eq!(timers.in_flight(), 1);
+        timers.cancel(a);
+        assert_eq!(timers.fire(sent[0].1), None, "a cancelled timer brings nothing");
+        assert_eq!(timers.in_flight(), 0);
+    }
+
+    #[test]
+    fn a_stale_handle_or_event_does_not_touch_the_slot_reused() {
+        let mut rng = component_rng(1, "t");
+        let mut outbox = Vec::new();
+        let mut ctx = Ctx::new(Time::ZERO, &mut outbox, &mut rng);
+        let mut timers = Timers::new(0);
+        let old = timers.arm(&mut ctx, Time::ZERO, 1);
+        timers.cancel(old);
+        let new = timers.arm(&mut ctx, Time::ZERO, 2);
+        timers.cancel(old);
+        drop(ctx);
+        let sent = tags(&outbox);
+        assert_eq!(timers.fire(sent[0].1), None, "the first use's event is stale");
+        assert_eq!(timers.fire(sent[1].1), Some(2), "a stale cancel left the reused slot armed");
+        timers.cancel(new);
+        assert_eq!(timers.in_flight(), 0);
+    }
+}
