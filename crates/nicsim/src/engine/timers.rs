@@ -42,26 +42,32 @@ impl<T> Timers<T> {
     }
 
     /// Be handed `what` by `fire` at `at` (at once if that has passed).
+    #[inline]
     pub fn arm(&mut self, ctx: &mut Ctx, at: Time, what: T) -> TimerHandle {
-        let slot = match self.free.pop() {
-            Some(s) => s,
-            None => {
-                assert!(self.slots.len() < 1 << SLOT_BITS, "more than 16 million timers in flight");
-                self.slots.push(Slot { uses: 0, what: None });
-                self.slots.len() as u32 - 1
+        let handle = match self.free.pop() {
+            Some(slot) => {
+                let s = &mut self.slots[slot as usize];
+                s.uses = s.uses.wrapping_add(1);
+                s.what = Some(what);
+                TimerHandle { slot, uses: s.uses }
             }
+            None => self.grow(what),
         };
-        let s = &mut self.slots[slot as usize];
-        s.uses = s.uses.wrapping_add(1);
-        s.what = Some(what);
-        let handle = TimerHandle { slot, uses: s.uses };
-        let tag = ((self.space as u64) << (SLOT_BITS + USE_BITS)) | ((slot as u64) << USE_BITS) | handle.uses as u64;
+        let tag = ((self.space as u64) << (SLOT_BITS + USE_BITS)) | ((handle.slot as u64) << USE_BITS) | handle.uses as u64;
         ctx.wake_at(at, tag);
         handle
     }
 
+    #[cold]
+    fn grow(&mut self, what: T) -> TimerHandle {
+        assert!(self.slots.len() < 1 << SLOT_BITS, "more than 16 million timers in flight");
+        self.slots.push(Slot { uses: 1, what: Some(what) });
+        TimerHandle { slot: self.slots.len() as u32 - 1, uses: 1 }
+    }
+
     /// Take the timer back: its event brings nothing. A timer that has fired,
     /// or was cancelled before, is left alone.
+    #[inline]
     pub fn cancel(&mut self, handle: TimerHandle) {
         let s = &mut self.slots[handle.slot as usize];
         if s.uses == handle.uses && s.what.take().is_some() {
@@ -70,6 +76,7 @@ impl<T> Timers<T> {
     }
 
     /// What falls due with the event of `tag`, unless it was cancelled.
+    #[inline]
     pub fn fire(&mut self, tag: u64) -> Option<T> {
         debug_assert_eq!(space_of(tag), self.space, "another part's timer");
         let slot = ((tag >> USE_BITS) & ((1 << SLOT_BITS) - 1)) as u32;
