@@ -4,6 +4,7 @@
 use std::collections::VecDeque;
 
 use crate::bus::HostBus;
+use crate::engine::timers::TimerHandle;
 use crate::host::gone_up::GoneUp;
 use crate::host::offload::Offload;
 use crate::nic::smart::Programmable;
@@ -39,8 +40,8 @@ pub struct Ring {
     pub waiting: VecDeque<Frame>,
     /// Receive buffers the driver has taken and not yet handed back.
     pub refill_pending: u32,
-    /// The write-back delay timer in flight.
-    pub flush_armed: Option<Time>,
+    /// The write-back delay timer in flight: when it falls due, and its handle.
+    pub flush_timer: Option<(Time, TimerHandle)>,
     /// An intelligent adapter (its processor does the per-frame media work).
     pub smart: bool,
     /// The adapter cuts sends into segments (TSO).
@@ -158,7 +159,7 @@ impl Ring {
             tx: Tx::new(nic.clone()),
             waiting: VecDeque::new(),
             refill_pending: 0,
-            flush_armed: None,
+            flush_timer: None,
             smart: nic.processor.is_some(),
             tso: nic.tso,
             transfer: nic.transfer,

@@ -35,7 +35,7 @@ impl Machine {
             Tag::RxFlush(p) => {
                 let bus = &mut self.buses[self.ports[p].bus];
                 let ring = self.ports[p].ring();
-                ring.flush_armed = None;
+                ring.flush_timer = None;
                 ring.rx.flush(now, bus, &mut self.visible);
                 self.completed(p, ctx);
             }
@@ -66,8 +66,10 @@ impl Machine {
                 self.cpus[k].end_timer = None;
                 self.end_step(k, ctx)
             }
-            Tag::Sessions if self.sessions_armed == Some(now) => {
-                self.sessions_armed = None;
+            // Also when the sessions asked for a time already past when it was
+            // armed: it fires at once (it used to be dropped).
+            Tag::Sessions => {
+                self.sessions_timer = None;
                 self.cpus[0].queue.push_back(Item::SessionTimer);
                 self.dispatch(0, ctx);
             }

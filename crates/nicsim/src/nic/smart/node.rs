@@ -8,7 +8,7 @@
 //! runs it as steps of its own (`host::programmable_steps`).
 
 use crate::bus::HostBus;
-use crate::engine::timers::Timers;
+use crate::engine::timers::{TimerHandle, Timers};
 use crate::engine::{Ctx, PortId};
 use crate::nic::firmware::coalesce::Coalescer;
 use crate::nic::firmware::gro::Gro;
@@ -139,12 +139,14 @@ pub struct Programmable {
     pub(super) coalescer: Option<Coalescer>,
     pub(super) lro: Option<Gro>,
     pub(super) gro: Option<Gro>,
-    pub(super) gro_armed: Option<Time>,
+    /// The host driver's GRO timeout in flight: when, and its handle.
+    pub(super) gro_timer: Option<(Time, TimerHandle)>,
     /// Buffers ready to move to the host, waiting for a posted host buffer.
     pub(super) ready: std::collections::VecDeque<super::recv::Ready>,
     /// Segments in the open coalescing buffer.
     pub(super) pending_segments: u32,
-    pub(super) flush_armed: Option<Time>,
+    /// The coalescing or LRO timeout in flight: when, and its handle.
+    pub(super) flush_timer: Option<(Time, TimerHandle)>,
     /// What the host's processors must do next, oldest first.
     pub host_work: Vec<HostWork>,
     /// Frames of the host's stack waiting for a send slot.
@@ -171,10 +173,10 @@ impl Programmable {
             coalescer: cfg.receive.coalesce.map(Coalescer::new),
             lro: cfg.receive.lro.map(Gro::new),
             gro: cfg.receive.gro.map(Gro::new),
-            gro_armed: None,
+            gro_timer: None,
             ready: Default::default(),
             pending_segments: 0,
-            flush_armed: None,
+            flush_timer: None,
             host_work: Vec::new(),
             backlog: Default::default(),
             delivered: Vec::new(),
