@@ -10,6 +10,8 @@ mod answer_times;
 mod calls;
 mod figures;
 mod ncp;
+#[cfg(test)]
+mod tests;
 mod turns;
 
 pub use answer_times::AnswerTimes;
