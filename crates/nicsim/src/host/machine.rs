@@ -11,7 +11,7 @@ use crate::bus::HostBus;
 use crate::engine::timers::{TimerHandle, Timers};
 use crate::engine::{Component, Ctx, Msg, PortId};
 use crate::host::apps::{Blast, SinkCount};
-use crate::host::config::{Deferred, DriverMode, HostConfig};
+use crate::host::config::{Deferred, HostConfig};
 use crate::host::cpu::{Cpu, Effects, Item};
 use crate::host::handler_runs::HandlerRuns;
 use crate::host::offload::Offload;
@@ -315,11 +315,7 @@ impl Component for Machine {
         self.programmable_start(ctx);
         for p in self.rings.clone() {
             let nic = &self.cfg.adapters[p].nic;
-            let masked = match self.cfg.driver.mode {
-                DriverMode::Poll => true,
-                DriverMode::OsPoll => !matches!(nic.moderation, crate::nic::Moderation::Backup { .. }),
-                _ => false,
-            };
+            let masked = self.cfg.driver.starts_masked(nic.moderation);
             let ring = nic.rx_ring;
             let port = &mut self.ports[p];
             if masked {

@@ -4,6 +4,7 @@
 pub mod apps;
 pub mod config;
 pub mod cpu;
+pub mod driver;
 mod frames_up;
 mod gone_up;
 mod gro;

@@ -3,7 +3,6 @@
 //! sender (a blast of frames) and the background processes.
 
 use crate::engine::Ctx;
-use crate::host::config::DriverMode;
 use crate::host::cpu::{Activity, Effects};
 use crate::host::machine::{Machine, Tag};
 use crate::host::steps::Plan;
@@ -43,7 +42,7 @@ impl RunQueue {
 impl Machine {
     /// A poll loop takes the frames: a dedicated poller or the OS's idle loop.
     pub(super) fn polling(&self) -> bool {
-        matches!(self.cfg.driver.mode, DriverMode::Poll | DriverMode::OsPoll)
+        self.cfg.driver.polls()
     }
 
     /// Account the poll loop's sleep up to `now`.
@@ -79,11 +78,7 @@ impl Machine {
 
     /// Idle polling is busy time for a dedicated poller, idle time for the OS's.
     pub(super) fn idle_poll_activity(&self) -> Activity {
-        if self.cfg.driver.mode == DriverMode::OsPoll {
-            Activity::IdlePoll
-        } else {
-            Activity::Poll
-        }
+        self.cfg.driver.empty_poll()
     }
 
     /// How many back-to-back empty polling loops (a poll of every ring) fit in `d`.

@@ -7,8 +7,9 @@ use std::collections::VecDeque;
 
 use crate::bus::Purpose;
 use crate::engine::Ctx;
-use crate::host::config::{Buffers, DriverMode, Handler};
+use crate::host::config::Buffers;
 use crate::host::cpu::{Activity, Effects, Item, Step};
+use crate::host::driver::OnInterrupt;
 use crate::host::machine::{IrqAlarm, Machine, Tag};
 use crate::host::sessions::{Sessions, Work};
 use crate::nic::{Transfer, DMA_PROGRAM_WRITES};
@@ -148,13 +149,18 @@ impl Machine {
         let costs = &self.cfg.costs;
         let mut plan = Plan::new(Activity::Interrupt, costs.interrupt_entry);
         plan.until = Some(self.buses[port.bus].register_read(now + self.cfg.clock.cycles(costs.interrupt_entry)));
-        let napi = self.cfg.driver.mode == DriverMode::Napi;
-        if (napi || self.cfg.driver.handler == Handler::Dpc) && port.offload().is_none() {
-            plan.cycles += costs.interrupt_exit;
-            plan.until = plan.until.map(|t| t + self.cfg.clock.cycles(costs.interrupt_exit));
-            plan.effects.queue.push(if napi { Item::Poll(p, self.cfg.driver.budget) } else { Item::Handler(p) });
-        } else {
-            self.enter_handler(k, p, now);
+        let deferred = match self.cfg.driver.on_interrupt() {
+            OnInterrupt::Poll(budget) => Some(Item::Poll(p, budget)),
+            OnInterrupt::Dpc => Some(Item::Handler(p)),
+            OnInterrupt::Handle => None,
+        };
+        match deferred.filter(|_| port.offload().is_none()) {
+            Some(item) => {
+                plan.cycles += costs.interrupt_exit;
+                plan.until = plan.until.map(|t| t + self.cfg.clock.cycles(costs.interrupt_exit));
+                plan.effects.queue.push(item);
+            }
+            None => self.enter_handler(k, p, now),
         }
         plan
     }
@@ -172,7 +178,7 @@ impl Machine {
         }
         let Some((order, frame, visible)) = self.ports[p].ring().take(now) else {
             self.reclaim_sends(p, now, ctx);
-            let exit = if self.cfg.driver.handler == Handler::Dpc { 0 } else { self.cfg.costs.interrupt_exit };
+            let exit = self.cfg.driver.loop_exit_cycles(self.cfg.costs.interrupt_exit);
             let mut plan = Plan::new(Activity::Interrupt, exit);
             plan.effects.enable_irq = Some(p);
             plan.effects.leave_handler = true;
