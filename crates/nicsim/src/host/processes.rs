@@ -37,6 +37,13 @@ impl RunQueue {
             _ => Process::Background,
         }
     }
+
+    /// Round robin from place `next` (a processor's `next_thread`): each place
+    /// once, in the order the processes get their turn.
+    fn turns(self, next: usize) -> impl Iterator<Item = (usize, Process)> {
+        let len = self.len();
+        (0..len).map(move |j| (next + j) % len).map(move |i| (i, self.at(i)))
+    }
 }
 
 impl Machine {
@@ -121,15 +128,14 @@ impl Machine {
     /// it is runs one step; one with nothing to do passes its turn on.
     pub(super) fn run_queue(&mut self, k: usize, ctx: &mut Ctx) -> Option<Plan> {
         let queue = self.run_queue_of(k);
-        let len = queue.len();
-        for _ in 0..len {
-            let i = self.cpus[k].next_thread % len;
+        for (i, process) in queue.turns(self.cpus[k].next_thread) {
             self.cpus[k].next_thread = i + 1;
-            if !self.ready(queue.at(i)) {
+            if !self.ready(process) {
                 continue;
             }
-            let others_ready = (0..len).any(|j| j != i && self.ready(queue.at(j)));
-            let plan = match queue.at(i) {
+            // Every other place, in turn after this one.
+            let others_ready = queue.turns(i + 1).take(queue.len() - 1).any(|(_, q)| self.ready(q));
+            let plan = match process {
                 Process::Poller => self.poller_step(others_ready, ctx),
                 Process::Sender => self.sender_step(k, ctx),
                 Process::Background => {
@@ -225,5 +231,30 @@ impl Machine {
             plan.effects.transmit.push((self.blast_port, blast.next(now, measuring, ctx.rng())));
         }
         Some(plan)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_run_queue_holds_the_poller_then_the_sender_then_the_background() {
+        let q = RunQueue { poller: true, sender: true, background: 2 };
+        assert_eq!(q.len(), 4);
+        let order: Vec<Process> = q.turns(0).map(|(_, p)| p).collect();
+        assert_eq!(order, [Process::Poller, Process::Sender, Process::Background, Process::Background]);
+        let q = RunQueue { poller: false, sender: true, background: 1 };
+        assert_eq!((q.at(0), q.at(1)), (Process::Sender, Process::Background));
+        assert_eq!(RunQueue { poller: false, sender: false, background: 0 }.turns(3).count(), 0, "an empty queue has no turns");
+    }
+
+    #[test]
+    fn turns_go_round_from_the_place_after_the_last_one_run() {
+        let q = RunQueue { poller: true, sender: false, background: 2 };
+        let places: Vec<usize> = q.turns(2).map(|(i, _)| i).collect();
+        assert_eq!(places, [2, 0, 1], "each place once, starting at the next");
+        let places: Vec<usize> = q.turns(7).map(|(i, _)| i).collect();
+        assert_eq!(places, [1, 2, 0], "a count past the end wraps");
     }
 }
