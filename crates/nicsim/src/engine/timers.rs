@@ -35,6 +35,17 @@ pub fn space_of(tag: u64) -> u8 {
     (tag >> (SLOT_BITS + USE_BITS)) as u8
 }
 
+/// The space of the timers of a component's part `n` (a host's adapter `n`):
+/// the component's own timers are space 0.
+pub fn part_space(n: usize) -> u8 {
+    u8::try_from(n + 1).expect("at most 254 parts with timers of their own")
+}
+
+/// The part whose space `space` is (`part_space`), or `None` for the component's own.
+pub fn part_of(space: u8) -> Option<usize> {
+    (space as usize).checked_sub(1)
+}
+
 impl<T> Timers<T> {
     /// Timers whose events carry `space` (`space_of`).
     pub fn new(space: u8) -> Self {

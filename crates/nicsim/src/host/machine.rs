@@ -15,7 +15,7 @@ use crate::host::config::{Deferred, HostConfig};
 use crate::host::cpu::{Cpu, Effects, Item};
 use crate::host::handler_runs::HandlerRuns;
 use crate::host::offload::Offload;
-use crate::host::port::{Adapter, Port, Ring};
+use crate::host::port::{Adapter, Port, Ring, RingDue};
 use crate::host::send_queue::SendOrder;
 use crate::host::sessions::Sessions;
 use crate::host::steps::Then;
@@ -100,9 +100,9 @@ impl Machine {
             .enumerate()
             .map(|(i, a)| {
                 let adapter = match (&a.offload, &a.programmable) {
-                    (Some(o), _) => Adapter::Offload(Box::new(Offload::new(Engine::new(o.engine.clone()), &o.roles))),
+                    (Some(o), _) => Adapter::Offload(Box::new(Offload::new(Engine::new(o.engine.clone()), &o.roles, i))),
                     (None, Some(c)) => Adapter::Programmable(Box::new(Programmable::new(c.clone(), i))),
-                    (None, None) => Adapter::Ring(Box::new(Ring::new(&a.nic))),
+                    (None, None) => Adapter::Ring(Box::new(Ring::new(&a.nic, i))),
                 };
                 Port::new(&a.nic, a.bus, adapter)
             })
@@ -182,9 +182,9 @@ impl Machine {
         if let Some(due) = ring.rx.flush_due() {
             if ring.flush_timer.is_none_or(|(a, _)| a > due || a < ctx.now()) {
                 if let Some((_, later)) = ring.flush_timer.take() {
-                    self.timers.cancel(later);
+                    ring.timers.cancel(later);
                 }
-                ring.flush_timer = Some((due, self.timers.arm(ctx, due.max(ctx.now()), Tag::RxFlush(p))));
+                ring.flush_timer = Some((due, ring.timers.arm(ctx, due.max(ctx.now()), RingDue::RxFlush)));
             }
         }
     }
@@ -231,7 +231,7 @@ impl Machine {
         }
         for (p, n) in effects.refill.drain(..) {
             let at = self.buses[self.ports[p].bus].register_write(now);
-            self.timers.arm(ctx, at, Tag::RxPost(p, n));
+            self.ports[p].ring().timers.arm(ctx, at, RingDue::RxPost(n));
         }
         self.send_order.in_turn(step.send_turn, &mut effects.transmit);
         self.send_frames(&mut effects.transmit, now, ctx);

@@ -10,6 +10,7 @@
 use std::collections::VecDeque;
 
 use crate::bus::HostBus;
+use crate::engine::timers::{part_space, Timers};
 use crate::host::offload_files::FileApp;
 use crate::host::sessions::Role;
 use crate::host::stream::Stream;
@@ -48,8 +49,25 @@ impl Ttcp {
     }
 }
 
+/// What falls due at an offload engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OffloadDue {
+    /// A received frame is in its memory.
+    Arrive,
+    /// Its run ends.
+    RunEnd,
+    /// Its stack's timer.
+    Timer,
+    /// The application on it makes its first send.
+    Send,
+    /// A file session on its socket `s` asks again.
+    Ask(usize),
+}
+
 pub struct Offload {
     pub engine: Engine,
+    /// Its own timers (`engine::timers::part_space` of its port).
+    pub timers: Timers<OffloadDue>,
     pub ttcp: Option<Ttcp>,
     /// The file sessions, by socket.
     files: Vec<(usize, FileApp)>,
@@ -95,8 +113,9 @@ impl Call {
 }
 
 impl Offload {
-    /// The engine's socket `i` serves the session of `roles[i]`.
-    pub fn new(engine: Engine, roles: &[Role]) -> Offload {
+    /// The offload engine of port `port`; the engine's socket `i` serves the
+    /// session of `roles[i]`.
+    pub fn new(engine: Engine, roles: &[Role], port: usize) -> Offload {
         let mut ttcp = None;
         let mut files = Vec::new();
         for (s, role) in roles.iter().enumerate() {
@@ -116,7 +135,17 @@ impl Offload {
         if let Some(t) = ttcp.as_ref().filter(|_| roles.len() > 1) {
             engine.stack.watched = Some(Tally::of_port(local_port(&engine.cfg.sockets[t.s].open)));
         }
-        Offload { engine, ttcp, files, arriving: VecDeque::new(), events: VecDeque::new(), messages: 0, completions: 0, deliveries: 0 }
+        Offload {
+            engine,
+            timers: Timers::new(part_space(port)),
+            ttcp,
+            files,
+            arriving: VecDeque::new(),
+            events: VecDeque::new(),
+            messages: 0,
+            completions: 0,
+            deliveries: 0,
+        }
     }
 
     /// The TTCP end's port, where there is one.

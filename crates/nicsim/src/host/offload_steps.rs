@@ -4,8 +4,8 @@
 
 use crate::engine::{Ctx, Msg, PortId};
 use crate::host::cpu::{Activity, Item, OffloadStep};
-use crate::host::machine::{IrqAlarm, Machine, Tag};
-use crate::host::offload::{Call, Costs, Offload};
+use crate::host::machine::{IrqAlarm, Machine};
+use crate::host::offload::{Call, Costs, Offload, OffloadDue};
 use crate::host::steps::Plan;
 use crate::toe::work::Work;
 use crate::wire::{Frame, FrameMeta};
@@ -22,7 +22,7 @@ impl Machine {
         let o = self.offload(p);
         let at = o.engine.receive(now, frame.len());
         o.arriving.push_back((at, frame));
-        self.timers.arm(ctx, at, Tag::OffloadArrive(p));
+        self.offload(p).timers.arm(ctx, at, OffloadDue::Arrive);
     }
 
     pub(super) fn offload_arrived(&mut self, p: usize, ctx: &mut Ctx) {
@@ -42,7 +42,7 @@ impl Machine {
             let bus = &mut self.buses[self.ports[p].bus];
             let o = self.ports[p].offload_mut().expect("an offload engine's port");
             let end = o.engine.start_run(ctx.now(), bus);
-            self.timers.arm(ctx, end, Tag::OffloadRunEnd(p));
+            o.timers.arm(ctx, end, OffloadDue::RunEnd);
         }
     }
 
@@ -68,13 +68,13 @@ impl Machine {
             let bus = &mut self.buses[self.ports[p].bus];
             let o = self.ports[p].offload_mut().expect("an offload engine's port");
             let end = o.engine.start_run(now, bus);
-            self.timers.arm(ctx, end, Tag::OffloadRunEnd(p));
+            o.timers.arm(ctx, end, OffloadDue::RunEnd);
         }
         let o = self.offload(p);
         if let Some(t) = o.engine.next_timer(now) {
             if o.engine.timer_at.is_none_or(|a| t < a || a < now) {
                 o.engine.timer_at = Some(t);
-                self.timers.arm(ctx, t.max(now), Tag::OffloadTimer(p));
+                o.timers.arm(ctx, t.max(now), OffloadDue::Timer);
             }
         }
     }
@@ -118,7 +118,7 @@ impl Machine {
             OffloadStep::Open => {
                 let call = o.open(now, c);
                 if let Some(t) = o.ttcp.as_ref().filter(|t| t.sender()) {
-                    self.timers.arm(ctx, now + t.start, Tag::OffloadSend(p));
+                    o.timers.arm(ctx, now + t.start, OffloadDue::Send);
                 }
                 Some(call)
             }
@@ -135,7 +135,7 @@ impl Machine {
                 plan.effects.queue.push(Item::Offload(p, OffloadStep::Send));
             }
             for (s, at) in asks {
-                self.timers.arm(ctx, at.max(now), Tag::OffloadAsk(p, s));
+                self.offload(p).timers.arm(ctx, at.max(now), OffloadDue::Ask(s));
             }
         }
         plan

@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 
 use crate::bus::HostBus;
-use crate::engine::timers::TimerHandle;
+use crate::engine::timers::{part_space, TimerHandle, Timers};
 use crate::host::gone_up::GoneUp;
 use crate::host::offload::Offload;
 use crate::nic::smart::Programmable;
@@ -40,6 +40,8 @@ pub struct Ring {
     pub waiting: VecDeque<Frame>,
     /// Receive buffers the driver has taken and not yet handed back.
     pub refill_pending: u32,
+    /// Its own timers (`engine::timers::part_space` of its port).
+    pub timers: Timers<RingDue>,
     /// The write-back delay timer in flight: when it falls due, and its handle.
     pub flush_timer: Option<(Time, TimerHandle)>,
     /// An intelligent adapter (its processor does the per-frame media work).
@@ -152,9 +154,24 @@ impl Port {
     }
 }
 
+/// What falls due at a ring adapter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RingDue {
+    /// A receive tail write reaches it, posting this many buffers.
+    RxPost(u32),
+    /// A transmit tail write reaches it.
+    TxTail,
+    /// A frame it sent is done (its transmit completion).
+    TxDone,
+    /// Its receive write-back delay falls due.
+    RxFlush,
+}
+
 impl Ring {
-    pub fn new(nic: &NicConfig) -> Self {
+    /// The ring adapter of port `port`.
+    pub fn new(nic: &NicConfig, port: usize) -> Self {
         Ring {
+            timers: Timers::new(part_space(port)),
             rx: Rx::new(nic.clone()),
             tx: Tx::new(nic.clone()),
             waiting: VecDeque::new(),

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 
 use crate::engine::Ctx;
 use crate::host::machine::{IrqAlarm, Machine, Tag};
+use crate::host::port::RingDue;
 use crate::time::Time;
 use crate::wire::Frame;
 
@@ -80,7 +81,7 @@ impl Machine {
     fn tail_writes(&mut self, p: usize, n: u32, now: Time, ctx: &mut Ctx) {
         for _ in 0..n.div_ceil(self.cfg.driver.tx_tail_batch.max(1)) {
             let at = self.buses[self.ports[p].bus].register_write(now);
-            self.timers.arm(ctx, at, Tag::TxTail(p));
+            self.ports[p].ring().timers.arm(ctx, at, RingDue::TxTail);
         }
     }
 

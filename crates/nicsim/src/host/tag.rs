@@ -11,34 +11,16 @@ use crate::time::Time;
 pub(super) enum Tag {
     /// An adapter's interrupt timer.
     Irq(usize),
-    /// A receive tail write reaches an adapter, posting this many buffers.
-    RxPost(usize, u32),
-    /// A transmit tail write reaches an adapter.
-    TxTail(usize),
-    /// A frame an adapter sent is done (its transmit completion).
-    TxDone(usize),
-    /// An adapter's receive write-back delay falls due.
-    RxFlush(usize),
     /// A processor's current step ends.
     StepEnd(usize),
     /// The TCP sessions' timer.
     Sessions,
     /// The poller or sender pinned to a processor may run again.
     Thread(usize),
-    /// A received frame is in an offload engine's memory.
-    OffloadArrive(usize),
-    /// An offload engine's run ends.
-    OffloadRunEnd(usize),
-    /// An offload engine's stack timer.
-    OffloadTimer(usize),
-    /// The application on an offload engine makes its first send.
-    OffloadSend(usize),
-    /// A file session on an offload engine's socket asks again.
-    OffloadAsk(usize, usize),
 }
 
-/// The host's timers' space (`engine::timers::space_of`); a programmable
-/// adapter's own timers carry 1 + its port.
+/// The host's timers' space (`engine::timers::space_of`); each adapter's own
+/// timers are its port's `engine::timers::part_space`.
 pub(super) const HOST_TIMERS: u8 = 0;
 
 /// Adapter `port`'s interrupt timers, set and taken back among the host's.

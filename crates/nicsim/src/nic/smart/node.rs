@@ -8,7 +8,7 @@
 //! runs it as steps of its own (`host::programmable_steps`).
 
 use crate::bus::HostBus;
-use crate::engine::timers::{TimerHandle, Timers};
+use crate::engine::timers::{part_space, TimerHandle, Timers};
 use crate::engine::{Ctx, PortId};
 use crate::nic::firmware::coalesce::Coalescer;
 use crate::nic::firmware::gro::Gro;
@@ -130,7 +130,7 @@ pub(super) struct RecvState {
 pub struct Programmable {
     pub(super) cfg: SmartConfig,
     pub hw: Hw,
-    /// Its own timers, apart from the host's (`Programmable::timer_space`).
+    /// Its own timers, apart from the host's (`engine::timers::part_space`).
     pub timers: Timers<Due>,
     /// The host port (wire) this adapter is.
     pub(super) port: usize,
@@ -166,7 +166,7 @@ impl Programmable {
         let hw = Hw::new(cfg.adapter.clone());
         Programmable {
             hw,
-            timers: Timers::new(Self::timer_space(port)),
+            timers: Timers::new(part_space(port)),
             port,
             send: SendState::default(),
             recv: RecvState::default(),
@@ -184,12 +184,6 @@ impl Programmable {
             went_up: Vec::new(),
             cfg,
         }
-    }
-
-    /// The space of adapter `port`'s timers (`engine::timers::space_of`): the
-    /// host's own are space 0.
-    pub fn timer_space(port: usize) -> u8 {
-        u8::try_from(port + 1).expect("at most 254 adapters")
     }
 
     /// The run starts: buffers are posted, the workload begins.
