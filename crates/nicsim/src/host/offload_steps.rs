@@ -72,18 +72,18 @@ impl Machine {
         }
         let o = self.offload(p);
         if let Some(t) = o.engine.next_timer(now) {
-            if o.engine.timer_at.is_none_or(|a| t < a || a < now) {
-                o.engine.timer_at = Some(t);
-                o.timers.arm(ctx, t.max(now), OffloadDue::Timer);
+            if o.stack_timer.is_none_or(|(a, _)| t < a || a < now) {
+                if let Some((_, later)) = o.stack_timer.take() {
+                    o.timers.cancel(later);
+                }
+                o.stack_timer = Some((t, o.timers.arm(ctx, t.max(now), OffloadDue::Timer)));
             }
         }
     }
 
     pub(super) fn offload_timer(&mut self, p: usize, ctx: &mut Ctx) {
-        if self.offload(p).engine.timer_at == Some(ctx.now()) {
-            self.offload(p).engine.timer_at = None;
-            self.hand_to_engine(p, Work::Timer, ctx);
-        }
+        self.offload(p).stack_timer = None;
+        self.hand_to_engine(p, Work::Timer, ctx);
     }
 
     /// Inside adapter `p`'s handler: take the next message from the engine

@@ -83,7 +83,6 @@ pub struct Engine {
     tx_free: Time,
     /// The run under way, and what it hands on at its end.
     pub running: Option<(Run, RunOut)>,
-    pub timer_at: Option<Time>,
 }
 
 impl Engine {
@@ -106,7 +105,6 @@ impl Engine {
             conns,
             tx_free: Time::ZERO,
             running: None,
-            timer_at: None,
             cfg,
         }
     }
