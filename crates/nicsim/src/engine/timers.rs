@@ -102,18 +102,50 @@ impl<T> Timers<T> {
     }
 
     /// Timers armed and neither fired nor cancelled.
-    pub fn in_flight(&self) -> usize {
+    #[cfg(test)]
+    fn in_flight(&self) -> usize {
         self.slots.len() - self.free.len()
+    }
+}
+
+/// One timer a part keeps for the earliest time something falls due (a
+/// write-back delay, a stack's next timer, a coalescing timeout): set again only
+/// for an earlier time, or once the one in flight is behind `from`, the later
+/// one taken back.
+#[derive(Debug, Default)]
+pub struct Earliest(Option<(Time, TimerHandle)>);
+
+impl Earliest {
+    /// Something falls due at `due`, as seen from `from` (now, or the time
+    /// the work that found it ran from): the timer wakes at `due`, or at `from`
+    /// if that is later.
+    pub fn set<T>(&mut self, timers: &mut Timers<T>, ctx: &mut Ctx, due: Time, from: Time, what: T) {
+        if self.0.is_some_and(|(a, _)| a <= due && a >= from) {
+            return;
+        }
+        if let Some((_, later)) = self.0.take() {
+            timers.cancel(later);
+        }
+        self.0 = Some((due, timers.arm(ctx, due.max(from), what)));
+    }
+
+    /// Its timer fell due.
+    pub fn fired(&mut self) {
+        self.0 = None;
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{component_rng, Msg, Outgoing};
+    use crate::engine::{component_rng, Msg};
     use crate::time::Duration;
 
-    fn tags(outbox: &[Outgoing]) -> Vec<(Time, u64)> {
+    /// Run `arm` with a step's context; returns the timers it sent, each with
+    /// when it falls due and its tag.
+    fn armed(arm: impl FnOnce(&mut Ctx)) -> Vec<(Time, u64)> {
+        let (mut rng, mut outbox) = (component_rng(1, "t"), Vec::new());
+        arm(&mut Ctx::new(Time::ZERO, &mut outbox, &mut rng));
         outbox
             .iter()
             .map(|o| match o.msg {
@@ -125,39 +157,58 @@ mod tests {
 
     #[test]
     fn a_timer_brings_what_it_was_armed_with_once() {
-        let mut rng = component_rng(1, "t");
-        let mut outbox = Vec::new();
-        let mut ctx = Ctx::new(Time::ZERO, &mut outbox, &mut rng);
-        let mut timers = Timers::new(3);
-        let a = timers.arm(&mut ctx, Time::ZERO + Duration::from_ns(5), "a");
-        timers.arm(&mut ctx, Time::ZERO + Duration::from_ns(2), "b");
-        drop(ctx);
-        let sent = tags(&outbox);
+        let mut timers = Timers::new(part_space(2));
+        let mut a = None;
+        let sent = armed(|ctx| {
+            a = Some(timers.arm(ctx, Time::ZERO + Duration::from_ns(5), "a"));
+            timers.arm(ctx, Time::ZERO + Duration::from_ns(2), "b");
+        });
         assert_eq!(sent.len(), 2);
-        assert!(sent.iter().all(|&(_, t)| space_of(t) == 3));
+        assert!(sent.iter().all(|&(_, t)| part_of(space_of(t)) == Some(2)), "the part's space");
+        assert_eq!(part_of(0), None, "space 0 is the component's own");
         assert_eq!(timers.fire(sent[1].1), Some("b"));
         assert_eq!(timers.fire(sent[1].1), None, "a timer fires once");
         assert_eq!(timers.in_flight(), 1);
-        timers.cancel(a);
+        timers.cancel(a.expect("armed"));
         assert_eq!(timers.fire(sent[0].1), None, "a cancelled timer brings nothing");
         assert_eq!(timers.in_flight(), 0);
     }
 
     #[test]
     fn a_stale_handle_or_event_does_not_touch_the_slot_reused() {
-        let mut rng = component_rng(1, "t");
-        let mut outbox = Vec::new();
-        let mut ctx = Ctx::new(Time::ZERO, &mut outbox, &mut rng);
         let mut timers = Timers::new(0);
-        let old = timers.arm(&mut ctx, Time::ZERO, 1);
-        timers.cancel(old);
-        let new = timers.arm(&mut ctx, Time::ZERO, 2);
-        timers.cancel(old);
-        drop(ctx);
-        let sent = tags(&outbox);
+        let mut handles = None;
+        let sent = armed(|ctx| {
+            let old = timers.arm(ctx, Time::ZERO, 1);
+            timers.cancel(old);
+            let new = timers.arm(ctx, Time::ZERO, 2);
+            timers.cancel(old);
+            handles = Some(new);
+        });
         assert_eq!(timers.fire(sent[0].1), None, "the first use's event is stale");
         assert_eq!(timers.fire(sent[1].1), Some(2), "a stale cancel left the reused slot armed");
-        timers.cancel(new);
+        timers.cancel(handles.expect("armed"));
         assert_eq!(timers.in_flight(), 0);
+    }
+
+    #[test]
+    fn the_earliest_is_set_again_only_for_an_earlier_time() {
+        let mut timers = Timers::new(0);
+        let mut earliest = Earliest::default();
+        let us = |n| Time::ZERO + Duration::from_us(n);
+        let sent = armed(|ctx| {
+            earliest.set(&mut timers, ctx, us(10), us(0), "a");
+            earliest.set(&mut timers, ctx, us(20), us(0), "later: kept as it is");
+            earliest.set(&mut timers, ctx, us(5), us(0), "b");
+        });
+        assert_eq!(sent.iter().map(|(t, _)| *t).collect::<Vec<_>>(), [us(10), us(5)]);
+        assert_eq!(timers.fire(sent[0].1), None, "the later one was taken back");
+        assert_eq!(timers.fire(sent[1].1), Some("b"));
+        earliest.fired();
+        let sent = armed(|ctx| earliest.set(&mut timers, ctx, us(3), us(8), "c"));
+        assert_eq!(sent[0].0, us(8), "a time already behind wakes at once");
+        let again = armed(|ctx| earliest.set(&mut timers, ctx, us(9), us(12), "d"));
+        assert_eq!(again.len(), 1, "the one in flight is behind: set again");
+        assert_eq!(timers.fire(sent[0].1), None);
     }
 }

@@ -8,7 +8,7 @@
 use std::collections::VecDeque;
 
 use crate::bus::HostBus;
-use crate::engine::timers::{TimerHandle, Timers};
+use crate::engine::timers::{Earliest, Timers};
 use crate::engine::{Component, Ctx, Msg, PortId};
 use crate::host::apps::{Blast, SinkCount};
 use crate::host::config::{Deferred, HostConfig};
@@ -52,8 +52,8 @@ pub struct Machine {
     pub(super) blast_port: usize,
     /// The host's timers (`Tag`), each taken back by its handle.
     pub(super) timers: Timers<Tag>,
-    /// The sessions' timer in flight: the time they asked for, and its handle.
-    pub(super) sessions_timer: Option<(Time, TimerHandle)>,
+    /// The sessions' timer in flight.
+    pub(super) sessions_timer: Earliest,
     /// The poll loop found nothing booked and sleeps from this time.
     pub(super) poll_asleep_since: Option<Time>,
     pub(super) trace: Option<SharedTrace>,
@@ -140,7 +140,7 @@ impl Machine {
             blast_waiting: false,
             blast_port,
             timers: Timers::new(HOST_TIMERS),
-            sessions_timer: None,
+            sessions_timer: Earliest::default(),
             poll_asleep_since: None,
             trace,
             wires,
@@ -180,12 +180,8 @@ impl Machine {
         self.visible.clear();
         let ring = self.ports[p].ring();
         if let Some(due) = ring.rx.flush_due() {
-            if ring.flush_timer.is_none_or(|(a, _)| a > due || a < ctx.now()) {
-                if let Some((_, later)) = ring.flush_timer.take() {
-                    ring.timers.cancel(later);
-                }
-                ring.flush_timer = Some((due, ring.timers.arm(ctx, due.max(ctx.now()), RingDue::RxFlush)));
-            }
+            let now = ctx.now();
+            ring.flush_timer.set(&mut ring.timers, ctx, due, now, RingDue::RxFlush);
         }
     }
 
@@ -295,12 +291,7 @@ impl Machine {
     /// Arm the sessions' next timer as work that ran from `at` left it.
     pub(super) fn arm_sessions_from(&mut self, at: Time, ctx: &mut Ctx) {
         let Some(t) = self.sessions.as_mut().and_then(|s| s.next_timer(at)) else { return };
-        if self.sessions_timer.is_none_or(|(a, _)| t < a || a < at) {
-            if let Some((_, later)) = self.sessions_timer.take() {
-                self.timers.cancel(later);
-            }
-            self.sessions_timer = Some((t, self.timers.arm(ctx, t.max(at), Tag::Sessions)));
-        }
+        self.sessions_timer.set(&mut self.timers, ctx, t, at, Tag::Sessions);
     }
 }
 

@@ -10,7 +10,7 @@
 use std::collections::VecDeque;
 
 use crate::bus::HostBus;
-use crate::engine::timers::{part_space, TimerHandle, Timers};
+use crate::engine::timers::{part_space, Earliest, Timers};
 use crate::host::offload_files::FileApp;
 use crate::host::sessions::Role;
 use crate::host::stream::Stream;
@@ -68,8 +68,8 @@ pub struct Offload {
     pub engine: Engine,
     /// Its own timers (`engine::timers::part_space` of its port).
     pub timers: Timers<OffloadDue>,
-    /// Its stack's timer in flight: the time the stack asked for, and its handle.
-    pub stack_timer: Option<(Time, TimerHandle)>,
+    /// Its stack's timer in flight.
+    pub stack_timer: Earliest,
     pub ttcp: Option<Ttcp>,
     /// The file sessions, by socket.
     files: Vec<(usize, FileApp)>,
@@ -140,7 +140,7 @@ impl Offload {
         Offload {
             engine,
             timers: Timers::new(part_space(port)),
-            stack_timer: None,
+            stack_timer: Earliest::default(),
             ttcp,
             files,
             arriving: VecDeque::new(),

@@ -72,17 +72,12 @@ impl Machine {
         }
         let o = self.offload(p);
         if let Some(t) = o.engine.next_timer(now) {
-            if o.stack_timer.is_none_or(|(a, _)| t < a || a < now) {
-                if let Some((_, later)) = o.stack_timer.take() {
-                    o.timers.cancel(later);
-                }
-                o.stack_timer = Some((t, o.timers.arm(ctx, t.max(now), OffloadDue::Timer)));
-            }
+            o.stack_timer.set(&mut o.timers, ctx, t, now, OffloadDue::Timer);
         }
     }
 
     pub(super) fn offload_timer(&mut self, p: usize, ctx: &mut Ctx) {
-        self.offload(p).stack_timer = None;
+        self.offload(p).stack_timer.fired();
         self.hand_to_engine(p, Work::Timer, ctx);
     }
 

@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 
 use crate::bus::HostBus;
-use crate::engine::timers::{part_space, TimerHandle, Timers};
+use crate::engine::timers::{part_space, Earliest, Timers};
 use crate::host::gone_up::GoneUp;
 use crate::host::offload::Offload;
 use crate::nic::smart::Programmable;
@@ -42,8 +42,8 @@ pub struct Ring {
     pub refill_pending: u32,
     /// Its own timers (`engine::timers::part_space` of its port).
     pub timers: Timers<RingDue>,
-    /// The write-back delay timer in flight: when it falls due, and its handle.
-    pub flush_timer: Option<(Time, TimerHandle)>,
+    /// The write-back delay timer in flight.
+    pub flush_timer: Earliest,
     /// An intelligent adapter (its processor does the per-frame media work).
     pub smart: bool,
     /// The adapter cuts sends into segments (TSO).
@@ -176,7 +176,7 @@ impl Ring {
             tx: Tx::new(nic.clone()),
             waiting: VecDeque::new(),
             refill_pending: 0,
-            flush_timer: None,
+            flush_timer: Earliest::default(),
             smart: nic.processor.is_some(),
             tso: nic.tso,
             transfer: nic.transfer,

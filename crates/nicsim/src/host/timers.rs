@@ -49,7 +49,7 @@ impl Machine {
             // Also when the sessions asked for a time already past when it was
             // armed: it fires at once (it used to be dropped).
             Tag::Sessions => {
-                self.sessions_timer = None;
+                self.sessions_timer.fired();
                 self.cpus[0].queue.push_back(Item::SessionTimer);
                 self.dispatch(0, ctx);
             }
@@ -77,7 +77,7 @@ impl Machine {
             RingDue::RxFlush => {
                 let bus = &mut self.buses[self.ports[p].bus];
                 let ring = self.ports[p].ring();
-                ring.flush_timer = None;
+                ring.flush_timer.fired();
                 ring.rx.flush(now, bus, &mut self.visible);
                 self.completed(p, ctx);
             }

@@ -8,7 +8,7 @@
 //! runs it as steps of its own (`host::programmable_steps`).
 
 use crate::bus::HostBus;
-use crate::engine::timers::{part_space, TimerHandle, Timers};
+use crate::engine::timers::{part_space, Earliest, Timers};
 use crate::engine::{Ctx, PortId};
 use crate::nic::firmware::coalesce::Coalescer;
 use crate::nic::firmware::gro::Gro;
@@ -140,13 +140,13 @@ pub struct Programmable {
     pub(super) lro: Option<Gro>,
     pub(super) gro: Option<Gro>,
     /// The host driver's GRO timeout in flight: when, and its handle.
-    pub(super) gro_timer: Option<(Time, TimerHandle)>,
+    pub(super) gro_timer: Earliest,
     /// Buffers ready to move to the host, waiting for a posted host buffer.
     pub(super) ready: std::collections::VecDeque<super::recv::Ready>,
     /// Segments in the open coalescing buffer.
     pub(super) pending_segments: u32,
     /// The coalescing or LRO timeout in flight: when, and its handle.
-    pub(super) flush_timer: Option<(Time, TimerHandle)>,
+    pub(super) flush_timer: Earliest,
     /// What the host's processors must do next, oldest first.
     pub host_work: Vec<HostWork>,
     /// Frames of the host's stack waiting for a send slot.
@@ -173,10 +173,10 @@ impl Programmable {
             coalescer: cfg.receive.coalesce.map(Coalescer::new),
             lro: cfg.receive.lro.map(Gro::new),
             gro: cfg.receive.gro.map(Gro::new),
-            gro_timer: None,
+            gro_timer: Earliest::default(),
             ready: Default::default(),
             pending_segments: 0,
-            flush_timer: None,
+            flush_timer: Earliest::default(),
             host_work: Vec::new(),
             backlog: Default::default(),
             delivered: Vec::new(),

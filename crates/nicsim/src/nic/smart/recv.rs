@@ -108,18 +108,14 @@ impl Programmable {
     fn arm_rx_flush(&mut self, ctx: &mut Ctx) {
         let due = [self.coalescer.as_ref().and_then(|c| c.deadline()), self.lro.as_ref().and_then(|g| g.deadline())];
         if let Some(due) = due.into_iter().flatten().min() {
-            if self.flush_timer.is_none_or(|(a, _)| due < a || a < ctx.now()) {
-                if let Some((_, later)) = self.flush_timer.take() {
-                    self.timers.cancel(later);
-                }
-                self.flush_timer = Some((due, self.timers.arm(ctx, due, Due::RxFlush)));
-            }
+            let now = ctx.now();
+            self.flush_timer.set(&mut self.timers, ctx, due, now, Due::RxFlush);
         }
     }
 
     pub(super) fn rx_flush(&mut self, bus: &mut HostBus, ctx: &mut Ctx) {
         let now = ctx.now();
-        self.flush_timer = None;
+        self.flush_timer.fired();
         let outs = self.lro.as_mut().map_or_else(Vec::new, |g| g.expire(now));
         self.take_in(outs, now, bus, ctx);
         if let Some(b) = self.coalescer.as_mut().and_then(|c| c.expire(now)) {
@@ -232,18 +228,14 @@ impl Programmable {
 
     fn arm_gro(&mut self, ctx: &mut Ctx) {
         if let Some(due) = self.gro.as_ref().and_then(|g| g.deadline()) {
-            if self.gro_timer.is_none_or(|(a, _)| due < a || a < ctx.now()) {
-                if let Some((_, later)) = self.gro_timer.take() {
-                    self.timers.cancel(later);
-                }
-                self.gro_timer = Some((due, self.timers.arm(ctx, due, Due::GroFlush)));
-            }
+            let now = ctx.now();
+            self.gro_timer.set(&mut self.timers, ctx, due, now, Due::GroFlush);
         }
     }
 
     /// The driver's GRO timeout: what it holds goes up the stack.
     pub(super) fn gro_flush(&mut self, now: Time, ctx: &mut Ctx) -> HostStep {
-        self.gro_timer = None;
+        self.gro_timer.fired();
         let outs = self.gro.as_mut().map_or_else(Vec::new, |g| g.expire(now));
         let cost = self.deliver(outs);
         self.arm_gro(ctx);
