@@ -22,6 +22,7 @@
 
 pub mod bench;
 pub mod bus;
+pub mod device;
 pub mod engine;
 pub mod host;
 pub mod link;

@@ -8,6 +8,7 @@
 use std::collections::VecDeque;
 
 use crate::bus::HostBus;
+use crate::device::{Device, DeviceCx, DeviceOut};
 use crate::engine::timers::{Earliest, Timers};
 use crate::engine::{Component, Ctx, Msg, PortId};
 use crate::host::apps::{Blast, SinkCount};
@@ -15,7 +16,7 @@ use crate::host::config::{Deferred, HostConfig};
 use crate::host::cpu::{Cpu, Effects, Item};
 use crate::host::handler_runs::HandlerRuns;
 use crate::host::offload::Offload;
-use crate::host::port::{Adapter, Port, Ring, RingDue};
+use crate::host::port::{Adapter, Port, Ring};
 use crate::host::send_queue::SendOrder;
 use crate::host::sessions::Sessions;
 use crate::host::steps::Then;
@@ -63,10 +64,10 @@ pub struct Machine {
     pub(super) send_order: SendOrder,
     /// Frames that waited in a driver's send queue for a free descriptor.
     pub(super) tx_waited: u64,
-    /// Frames a step put in each adapter's ring, and receive completions that
-    /// became visible (kept to save an allocation a step and a frame).
+    /// Frames a step put in each adapter's ring, and what a device told the
+    /// host (kept to save an allocation a step and a frame).
     pub(super) tx_filled: Vec<u32>,
-    pub(super) visible: Vec<(Time, u32)>,
+    device_out: DeviceOut,
     pub(super) unclaimed: u64,
     /// Frames for another station that the adapters' address filter dropped.
     pub(super) not_for_us: u64,
@@ -148,7 +149,7 @@ impl Machine {
             send_order: SendOrder::default(),
             tx_waited: 0,
             tx_filled: Vec::new(),
-            visible: Vec::new(),
+            device_out: DeviceOut::default(),
             unclaimed: 0,
             not_for_us: 0,
             ended: Time::ZERO,
@@ -162,26 +163,80 @@ impl Machine {
         })
     }
 
-    /// Completions of adapter `p` became visible (`self.visible`, which this
-    /// empties): raise its interrupt, or wake the poll loop; and arm its
-    /// write-back delay if a group waits.
-    pub(super) fn completed(&mut self, p: usize, ctx: &mut Ctx) {
-        for i in 0..self.visible.len() {
-            let (at, n) = self.visible[i];
+    /// Hand adapter `p`'s device an input (`f`), then do what it tells the host.
+    #[inline]
+    pub(super) fn to_device(&mut self, p: usize, ctx: &mut Ctx, f: impl FnOnce(&mut (dyn Device + 'static), &mut DeviceCx)) {
+        self.with_device(p, ctx, |port| port.device(), f)
+    }
+
+    /// The same with the device `pick` finds on the port, for what only its
+    /// driver knows to ask of it (a tail write).
+    #[inline]
+    pub(super) fn with_device<D: ?Sized, R>(
+        &mut self,
+        p: usize,
+        ctx: &mut Ctx,
+        pick: impl FnOnce(&mut Port) -> &mut D,
+        f: impl FnOnce(&mut D, &mut DeviceCx) -> R,
+    ) -> R {
+        let mark = ctx.sent().len();
+        let mut out = std::mem::take(&mut self.device_out);
+        let port = &mut self.ports[p];
+        let bus = &mut self.buses[port.bus];
+        let r = f(pick(port), &mut DeviceCx { ctx, bus, out: &mut out });
+        if ctx.sent().len() > mark {
+            self.frames_sent(mark, ctx);
+        }
+        self.device_said(p, &mut out, ctx);
+        self.device_out = out;
+        r
+    }
+
+    /// Tally the frames a device sent since `mark` (a TTCP transfer's on the
+    /// wire, each frame's time from its making to the wire).
+    fn frames_sent(&mut self, mark: usize, ctx: &mut Ctx) {
+        let measuring = self.measuring(ctx.now());
+        for o in &ctx.sent()[mark..] {
+            if let (Some(_), Msg::Frame(frame)) = (o.port, &o.msg) {
+                if let Some(w) = &mut self.wires {
+                    w.sent(&frame.bytes, o.at);
+                }
+                if measuring {
+                    self.latency.sent(frame.meta.created, o.at);
+                }
+            }
+        }
+    }
+
+    /// What adapter `p` told the host: completions raise its interrupt (or
+    /// wake the poll loop), sends taken let the driver queue more, work left
+    /// for the driver goes to the polling processor.
+    fn device_said(&mut self, p: usize, out: &mut DeviceOut, ctx: &mut Ctx) {
+        let now = ctx.now();
+        for &(at, n) in &out.completions {
             if self.polling() && self.poll_asleep_since.is_some() {
-                self.timers.arm(ctx, at.max(ctx.now()), Tag::Thread(self.cfg.driver.poll_cpu as usize));
+                self.timers.arm(ctx, at.max(now), Tag::Thread(self.cfg.driver.poll_cpu as usize));
             }
             let port = &mut self.ports[p];
             let mut alarm = IrqAlarm { timers: &mut self.timers, ctx, port: p };
             port.irq.completed(at, n, &mut alarm);
-            let left = port.ring().rx.buffers_left();
-            port.irq.buffers_left(at, left, &mut alarm);
+            if let Some(left) = out.buffers_left {
+                port.irq.buffers_left(at, left, &mut alarm);
+            }
         }
-        self.visible.clear();
-        let ring = self.ports[p].ring();
-        if let Some(due) = ring.rx.flush_due() {
-            let now = ctx.now();
-            ring.flush_timer.set(&mut ring.timers, ctx, due, now, RingDue::RxFlush);
+        out.completions.clear();
+        out.buffers_left = None;
+        // A polling driver finds the sends done on its passes.
+        let done = std::mem::take(&mut out.sends_done);
+        if done > 0 && !self.polling() {
+            self.ports[p].irq.completed(now, done, &mut IrqAlarm { timers: &mut self.timers, ctx, port: p });
+        }
+        if std::mem::take(&mut out.took_sends) {
+            self.wake_sender_for(p, ctx);
+            self.sends_in_adapter(p, ctx);
+        }
+        if std::mem::take(&mut out.driver_work) {
+            self.programmable_host_work(p, ctx);
         }
     }
 
@@ -227,7 +282,7 @@ impl Machine {
         }
         for (p, n) in effects.refill.drain(..) {
             let at = self.buses[self.ports[p].bus].register_write(now);
-            self.ports[p].ring().timers.arm(ctx, at, RingDue::RxPost(n));
+            self.with_device(p, ctx, |port| &mut port.ring().nic, |r, cx| r.rx_tail_write(at, n, cx));
         }
         self.send_order.in_turn(step.send_turn, &mut effects.transmit);
         self.send_frames(&mut effects.transmit, now, ctx);
@@ -314,9 +369,7 @@ impl Component for Machine {
                     self.timers.cancel(t);
                 }
             }
-            let bus = &mut self.buses[port.bus];
-            port.ring().rx.post(ring - 1, ctx.now(), bus, &mut self.visible);
-            self.completed(p, ctx);
+            self.with_device(p, ctx, |port| &mut port.ring().nic, |r, cx| r.post(ring - 1, cx));
         }
         if self.sessions.is_some() {
             self.cpus[0].queue.push_back(Item::Start);
@@ -348,13 +401,7 @@ impl Component for Machine {
                 if let Some(w) = &mut self.wires {
                     w.received(&frame.bytes, now);
                 }
-                let bus = &mut self.buses[self.ports[p].bus];
-                match &mut self.ports[p].adapter {
-                    Adapter::Ring(r) => r.rx.arrive(frame, now, bus, &mut self.visible),
-                    Adapter::Offload(_) => return self.offload_frame(p, frame, ctx),
-                    Adapter::Programmable(_) => return self.programmable_frame(p, frame.bytes, ctx),
-                };
-                self.completed(p, ctx);
+                self.to_device(p, ctx, |d, cx| d.frame_in(frame, cx));
             }
             Msg::Timer(tag) => self.timer(tag, ctx),
         }
@@ -380,7 +427,7 @@ impl Component for Machine {
             Some(t) => vec![("ttcp_sha256", t.stream.sha256_hex())],
             None => self.sessions.as_ref().map(|s| s.text()).unwrap_or_default(),
         };
-        let engines = self.ports.iter().filter_map(|p| Some(&p.offload()?.engine.stack));
+        let engines = self.ports.iter().filter_map(|p| Some(&p.offload()?.dev.engine.stack));
         text.extend(Stack::stall_text(self.sessions.iter().map(|s| s.stack()).chain(engines), self.ended));
         text
     }

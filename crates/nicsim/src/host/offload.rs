@@ -7,19 +7,16 @@
 //! posts its buffers again. Each socket on the engine serves one application:
 //! the TTCP transfer (`Ttcp`) or a file session (`host::offload_files`).
 
-use std::collections::VecDeque;
-
 use crate::bus::HostBus;
-use crate::engine::timers::{part_space, Earliest, Timers};
 use crate::host::offload_files::FileApp;
 use crate::host::sessions::Role;
 use crate::host::stream::Stream;
 use crate::observe::Report;
 use crate::stack::tally::Tally;
 use crate::time::{Clock, Duration, Time};
+use crate::toe::adapter::Adapter;
 use crate::toe::engine::{Engine, Open};
 use crate::toe::work::Work;
-use crate::wire::Frame;
 
 /// A message to the adapter is a 16-byte header, then any inline data.
 const MESSAGE_HEADER: usize = 16;
@@ -49,34 +46,13 @@ impl Ttcp {
     }
 }
 
-/// What falls due at an offload engine.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OffloadDue {
-    /// A received frame is in its memory.
-    Arrive,
-    /// Its run ends.
-    RunEnd,
-    /// Its stack's timer.
-    Timer,
-    /// The application on it makes its first send.
-    Send,
-    /// A file session on its socket `s` asks again.
-    Ask(usize),
-}
-
+/// An offload engine and the applications on the host that use it.
 pub struct Offload {
-    pub engine: Engine,
-    /// Its own timers (`engine::timers::part_space` of its port).
-    pub timers: Timers<OffloadDue>,
-    /// Its stack's timer in flight.
-    pub stack_timer: Earliest,
+    /// The adapter (the engine, its messages for the host).
+    pub dev: Adapter,
     pub ttcp: Option<Ttcp>,
     /// The file sessions, by socket.
     files: Vec<(usize, FileApp)>,
-    /// Frames from the wire on their way into adapter memory, in order.
-    pub arriving: VecDeque<(Time, Box<Frame>)>,
-    /// Messages from the adapter the handler has not taken yet.
-    pub events: VecDeque<Work>,
     pub messages: u64,
     pub completions: u64,
     pub deliveries: u64,
@@ -137,23 +113,12 @@ impl Offload {
         if let Some(t) = ttcp.as_ref().filter(|_| roles.len() > 1) {
             engine.stack.watched = Some(Tally::of_port(local_port(&engine.cfg.sockets[t.s].open)));
         }
-        Offload {
-            engine,
-            timers: Timers::new(part_space(port)),
-            stack_timer: Earliest::default(),
-            ttcp,
-            files,
-            arriving: VecDeque::new(),
-            events: VecDeque::new(),
-            messages: 0,
-            completions: 0,
-            deliveries: 0,
-        }
+        Offload { dev: Adapter::new(engine, port), ttcp, files, messages: 0, completions: 0, deliveries: 0 }
     }
 
     /// The TTCP end's port, where there is one.
     pub fn ttcp_port(&self) -> Option<u16> {
-        self.ttcp.as_ref().map(|t| local_port(&self.engine.cfg.sockets[t.s].open))
+        self.ttcp.as_ref().map(|t| local_port(&self.dev.engine.cfg.sockets[t.s].open))
     }
 
     /// The time after `at` when a message with `data` inline bytes has been
@@ -177,7 +142,7 @@ impl Offload {
     /// A send call of `bytes` on socket `s`: inside the message, or copied to a
     /// pinned buffer the adapter fetches.
     fn send_bytes(&mut self, call: &mut Call, c: &mut Costs, s: usize, bytes: Vec<u8>) {
-        let inline = bytes.len() <= self.engine.cfg.adapter.inline_max as usize;
+        let inline = bytes.len() <= self.dev.engine.cfg.adapter.inline_max as usize;
         let at = call.syscall(c);
         call.until = if inline {
             self.write_message(c.bus, at, bytes.len())
@@ -193,14 +158,14 @@ impl Offload {
     /// its first request, or does all this at its start.
     pub fn open(&mut self, now: Time, c: &mut Costs) -> Call {
         let mut call = Call::at(now);
-        for s in 0..self.engine.cfg.sockets.len() {
+        for s in 0..self.dev.engine.cfg.sockets.len() {
             match self.file(s) {
                 Some(f) if f.start > Duration::ZERO => call.asks.push((s, now + f.start)),
                 Some(_) => self.ask_on(&mut call, c, s),
                 None => {
                     self.connect(&mut call, c, s);
                     if !self.ttcp.as_ref().is_some_and(|t| t.s == s && t.sender()) {
-                        let depth = self.engine.cfg.adapter.queue_depth;
+                        let depth = self.dev.engine.cfg.adapter.queue_depth;
                         self.message(&mut call, c, Work::PostReceive(s, depth));
                     }
                 }
@@ -211,7 +176,7 @@ impl Offload {
 
     /// Socket `s` connects; a listener has listened since the engine started.
     fn connect(&mut self, call: &mut Call, c: &mut Costs, s: usize) {
-        if !matches!(self.engine.cfg.sockets[s].open, Open::Listen(_)) {
+        if !matches!(self.dev.engine.cfg.sockets[s].open, Open::Listen(_)) {
             self.message(call, c, Work::OpenSocket(s));
         }
     }
@@ -222,7 +187,7 @@ impl Offload {
         let f = self.file(s).expect("a file session's socket");
         if !std::mem::replace(&mut f.opened, true) {
             self.connect(call, c, s);
-            let depth = self.engine.cfg.adapter.queue_depth;
+            let depth = self.dev.engine.cfg.adapter.queue_depth;
             self.message(call, c, Work::PostReceive(s, depth));
         }
         let now = call.until;
@@ -238,7 +203,7 @@ impl Offload {
     /// One TTCP send call: the next message goes to the adapter; the last one
     /// is followed by the close.
     pub fn send(&mut self, now: Time, c: &mut Costs) -> Option<Call> {
-        let depth = self.engine.cfg.adapter.queue_depth;
+        let depth = self.dev.engine.cfg.adapter.queue_depth;
         let t = self.ttcp.as_mut()?;
         if t.all_offered() || t.blocked {
             return None;
@@ -326,14 +291,14 @@ impl Offload {
             r.count("ttcp_messages", t.calls).count("ttcp_digest48", t.stream.digest48());
         }
         FileApp::report(self.files.iter().map(|(_, f)| f), r);
-        let t = &self.engine.stack.tally;
+        let t = &self.dev.engine.stack.tally;
         r.count("tcp_retransmits", t.retransmits).count("tcp_out_of_order", t.out_of_order).count("tcp_connections", t.connections);
         r.count("tcp_data_out", t.data_out)
             .count("tcp_data_in", t.data_in)
             .count("tcp_acks_out", t.acks_out)
             .count("tcp_acks_in", t.acks_in);
-        self.engine.stack.report_progress(r, end);
-        self.engine.processor.account.report(r, "adapter_cpu0", end);
+        self.dev.engine.stack.report_progress(r, end);
+        self.dev.engine.processor.account.report(r, "adapter_cpu0", end);
         r.count("host_messages", self.messages).count("completions", self.completions).count("deliveries", self.deliveries);
     }
 }

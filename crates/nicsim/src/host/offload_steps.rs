@@ -1,84 +1,22 @@
-//! A host's offload-engine adapters in time: frames into adapter memory, the
-//! engine's runs and its stack timer, messages both ways, and the host steps
-//! of the application that uses them (`host::offload` says what each costs).
+//! A host's offload-engine adapters in time: messages both ways, and the host
+//! steps of the application that uses them (`host::offload` says what each
+//! costs). The engine's own work is its device's (`toe::adapter`).
 
-use crate::engine::{Ctx, Msg, PortId};
+use crate::engine::Ctx;
 use crate::host::cpu::{Activity, Item, OffloadStep};
-use crate::host::machine::{IrqAlarm, Machine};
-use crate::host::offload::{Call, Costs, Offload, OffloadDue};
+use crate::host::machine::{Machine, Tag};
+use crate::host::offload::{Call, Costs, Offload};
 use crate::host::steps::Plan;
 use crate::toe::work::Work;
-use crate::wire::{Frame, FrameMeta};
 
 impl Machine {
     fn offload(&mut self, p: usize) -> &mut Offload {
         self.ports[p].offload_mut().expect("an offload engine's port")
     }
 
-    /// A frame from the wire: the MAC writes it to adapter memory, then the
-    /// engine's processor takes it.
-    pub(super) fn offload_frame(&mut self, p: usize, frame: Box<Frame>, ctx: &mut Ctx) {
-        let now = ctx.now();
-        let o = self.offload(p);
-        let at = o.engine.receive(now, frame.len());
-        o.arriving.push_back((at, frame));
-        self.offload(p).timers.arm(ctx, at, OffloadDue::Arrive);
-    }
-
-    pub(super) fn offload_arrived(&mut self, p: usize, ctx: &mut Ctx) {
-        let now = ctx.now();
-        while let Some((at, _)) = self.offload(p).arriving.front() {
-            if *at > now {
-                break;
-            }
-            let (_, frame) = self.offload(p).arriving.pop_front().expect("looked at");
-            self.hand_to_engine(p, Work::Frame(frame), ctx);
-        }
-    }
-
-    /// Hand `w` to adapter `p`'s processor; a free processor starts a run.
+    /// Hand `w` to adapter `p`'s processor (a message from the host).
     pub(super) fn hand_to_engine(&mut self, p: usize, w: Work, ctx: &mut Ctx) {
-        if self.offload(p).engine.push(w) {
-            let bus = &mut self.buses[self.ports[p].bus];
-            let o = self.ports[p].offload_mut().expect("an offload engine's port");
-            let end = o.engine.start_run(ctx.now(), bus);
-            o.timers.arm(ctx, end, OffloadDue::RunEnd);
-        }
-    }
-
-    /// A run ended: its frames go to the MAC, its messages to the host (one
-    /// interrupt for them), and the next run starts if work waits.
-    pub(super) fn offload_run_end(&mut self, p: usize, ctx: &mut Ctx) {
-        let now = ctx.now();
-        let o = self.ports[p].offload_mut().expect("an offload engine's port");
-        let (out, more) = o.engine.end_run();
-        for bytes in out.frames {
-            let at = o.engine.transmit(now, bytes.len());
-            if let Some(w) = &mut self.wires {
-                w.sent(&bytes, at);
-            }
-            ctx.send_at(p as PortId, at, Msg::frame(Frame { bytes, meta: FrameMeta::default() }));
-        }
-        let n = out.to_host.len() as u32;
-        o.events.extend(out.to_host);
-        if n > 0 {
-            self.ports[p].irq.completed(now, n, &mut IrqAlarm { timers: &mut self.timers, ctx, port: p });
-        }
-        if more {
-            let bus = &mut self.buses[self.ports[p].bus];
-            let o = self.ports[p].offload_mut().expect("an offload engine's port");
-            let end = o.engine.start_run(now, bus);
-            o.timers.arm(ctx, end, OffloadDue::RunEnd);
-        }
-        let o = self.offload(p);
-        if let Some(t) = o.engine.next_timer(now) {
-            o.stack_timer.set(&mut o.timers, ctx, t, now, OffloadDue::Timer);
-        }
-    }
-
-    pub(super) fn offload_timer(&mut self, p: usize, ctx: &mut Ctx) {
-        self.offload(p).stack_timer.fired();
-        self.hand_to_engine(p, Work::Timer, ctx);
+        self.with_device(p, ctx, |port| &mut port.offload_mut().expect("an offload engine's port").dev, |d, cx| d.hand(w, cx));
     }
 
     /// Inside adapter `p`'s handler: take the next message from the engine
@@ -86,7 +24,7 @@ impl Machine {
     pub(super) fn offload_handler_step(&mut self, p: usize) -> Plan {
         let costs = &self.cfg.costs;
         let (exit, completion) = (costs.interrupt_exit, costs.completion);
-        match self.offload(p).events.pop_front() {
+        match self.offload(p).dev.events.pop_front() {
             None => {
                 let mut plan = Plan::new(Activity::Interrupt, exit);
                 plan.effects.enable_irq = Some(p);
@@ -113,7 +51,7 @@ impl Machine {
             OffloadStep::Open => {
                 let call = o.open(now, c);
                 if let Some(t) = o.ttcp.as_ref().filter(|t| t.sender()) {
-                    o.timers.arm(ctx, now + t.start, OffloadDue::Send);
+                    self.timers.arm(ctx, now + t.start, Tag::OffloadSend(p));
                 }
                 Some(call)
             }
@@ -130,7 +68,7 @@ impl Machine {
                 plan.effects.queue.push(Item::Offload(p, OffloadStep::Send));
             }
             for (s, at) in asks {
-                self.offload(p).timers.arm(ctx, at.max(now), OffloadDue::Ask(s));
+                self.timers.arm(ctx, at.max(now), Tag::OffloadAsk(p, s));
             }
         }
         plan

@@ -3,13 +3,11 @@
 
 use std::collections::VecDeque;
 
-use crate::bus::HostBus;
-use crate::engine::timers::{part_space, Earliest, Timers};
+use crate::device::Device;
 use crate::host::gone_up::GoneUp;
 use crate::host::offload::Offload;
 use crate::nic::smart::Programmable;
-use crate::nic::{Irq, NicConfig, Rx, Transfer, Tx};
-use crate::processor::Account;
+use crate::nic::{Irq, NicConfig, RingAdapter, Transfer};
 use crate::time::Time;
 use crate::wire::Frame;
 
@@ -34,16 +32,11 @@ pub enum Adapter {
 
 /// A ring adapter and the driver state that belongs to it.
 pub struct Ring {
-    pub rx: Rx,
-    pub tx: Tx,
+    pub nic: RingAdapter,
     /// Frames the driver holds for want of a free transmit descriptor.
     pub waiting: VecDeque<Frame>,
     /// Receive buffers the driver has taken and not yet handed back.
     pub refill_pending: u32,
-    /// Its own timers (`engine::timers::part_space` of its port).
-    pub timers: Timers<RingDue>,
-    /// The write-back delay timer in flight.
-    pub flush_timer: Earliest,
     /// An intelligent adapter (its processor does the per-frame media work).
     pub smart: bool,
     /// The adapter cuts sends into segments (TSO).
@@ -136,47 +129,32 @@ impl Port {
         self.ring_ref().is_some_and(|r| r.transfer != Transfer::BusMaster)
     }
 
-    /// The adapter's processors, whatever its kind: an intelligent bus
-    /// master's, an offload engine's, a programmable adapter's.
-    pub fn processors(&mut self) -> Vec<&mut Account> {
+    /// The adapter as a device: what the host hands frames from the wire
+    /// and the adapter's timers to.
+    #[inline]
+    pub fn device(&mut self) -> &mut (dyn Device + 'static) {
         match &mut self.adapter {
-            Adapter::Ring(r) => r.rx.processor.iter_mut().map(|p| &mut p.timeline.account).collect(),
-            Adapter::Offload(o) => vec![&mut o.engine.processor.account],
-            Adapter::Programmable(p) => p.hw.cpus.iter_mut().map(|c| &mut c.account).collect(),
+            Adapter::Ring(r) => &mut r.nic,
+            Adapter::Offload(o) => &mut o.dev,
+            Adapter::Programmable(p) => &mut **p,
         }
     }
 
     /// Draw the last span of each of its processors.
     pub fn close_trace(&mut self) {
-        for a in self.processors() {
+        for a in self.device().processors() {
             a.close_trace();
         }
     }
-}
-
-/// What falls due at a ring adapter.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RingDue {
-    /// A receive tail write reaches it, posting this many buffers.
-    RxPost(u32),
-    /// A transmit tail write reaches it.
-    TxTail,
-    /// A frame it sent is done (its transmit completion).
-    TxDone,
-    /// Its receive write-back delay falls due.
-    RxFlush,
 }
 
 impl Ring {
     /// The ring adapter of port `port`.
     pub fn new(nic: &NicConfig, port: usize) -> Self {
         Ring {
-            timers: Timers::new(part_space(port)),
-            rx: Rx::new(nic.clone()),
-            tx: Tx::new(nic.clone()),
+            nic: RingAdapter::new(nic, port),
             waiting: VecDeque::new(),
             refill_pending: 0,
-            flush_timer: Earliest::default(),
             smart: nic.processor.is_some(),
             tso: nic.tso,
             transfer: nic.transfer,
@@ -185,20 +163,10 @@ impl Ring {
         }
     }
 
-    /// The transmit tail write reached the adapter: the frames and when each
-    /// goes on the wire, after the adapter processor's work on an intelligent one.
-    pub fn transmit(&mut self, now: Time, bus: &mut HostBus) -> Vec<(Time, Frame)> {
-        let mut out = self.tx.tail(now, bus);
-        for (at, _) in &mut out {
-            *at = self.rx.process_before(now, *at);
-        }
-        out
-    }
-
     /// A frame taken from the ring, with its place in the adapter's order and
     /// when it became visible.
     pub fn take(&mut self, now: Time) -> Option<(u64, Box<Frame>, Time)> {
-        let (frame, visible) = self.rx.take(now)?;
+        let (frame, visible) = self.nic.rx.take(now)?;
         self.taken += 1;
         Some((self.taken - 1, frame, visible))
     }

@@ -1,47 +1,20 @@
-//! A host's programmable adapters in time: frames from the wire and the
-//! adapter's own timers go to its model (`nic::smart`); what that calls for
-//! from the host (a send call, an event from the event ring, which the driver
-//! polls) runs as a step of the polling processor, and the doorbell it rings
-//! at its end goes back to the adapter.
+//! A host's programmable adapters in time: what the adapter's model
+//! (`nic::smart`, a device) calls for from the host (a send call, an event
+//! from the event ring, which the driver polls) runs as a step of the polling
+//! processor, and the doorbell it rings at its end goes back to the adapter.
 
-use crate::engine::{Ctx, Msg};
+use crate::engine::Ctx;
 use crate::host::cpu::{Activity, Item};
 use crate::host::machine::Machine;
+use crate::host::port::Port;
 use crate::host::steps::{Plan, Then};
-use crate::nic::smart::{Due, HostStep, HostWork, Programmable};
+use crate::nic::smart::{HostStep, HostWork, Programmable};
 use crate::time::{Duration, Time};
 use crate::wire::{Frame, FrameMeta};
 
 impl Machine {
-    /// Run `f` on adapter `p`'s model and the bus it is on; a transfer's data
-    /// frames it puts on the wire are tallied.
-    fn with_programmable<R>(
-        &mut self,
-        p: usize,
-        ctx: &mut Ctx,
-        f: impl FnOnce(&mut Programmable, &mut crate::bus::HostBus, &mut Ctx) -> R,
-    ) -> R {
-        let b = self.ports[p].bus;
-        let measuring = self.measuring(ctx.now());
-        let prog = self.ports[p].programmable_mut().expect("a programmable adapter's port");
-        prog.settle(ctx.now());
-        let mark = ctx.sent().len();
-        let out = f(prog, &mut self.buses[b], ctx);
-        for o in &ctx.sent()[mark..] {
-            if let (Some(_), Msg::Frame(frame)) = (o.port, &o.msg) {
-                if let Some(w) = &mut self.wires {
-                    w.sent(&frame.bytes, o.at);
-                }
-                if measuring {
-                    self.latency.sent(frame.meta.created, o.at);
-                }
-            }
-        }
-        out
-    }
-
     /// The work adapter `p` asked of the host goes to the polling processor.
-    fn programmable_host_work(&mut self, p: usize, ctx: &mut Ctx) {
+    pub(super) fn programmable_host_work(&mut self, p: usize, ctx: &mut Ctx) {
         let k = self.cfg.driver.poll_cpu as usize;
         let work = std::mem::take(&mut self.ports[p].programmable_mut().expect("programmable").host_work);
         if work.is_empty() {
@@ -54,26 +27,22 @@ impl Machine {
     pub(super) fn programmable_start(&mut self, ctx: &mut Ctx) {
         for p in 0..self.ports.len() {
             if self.ports[p].programmable().is_some() {
-                self.with_programmable(p, ctx, |prog, bus, ctx| prog.start(bus, ctx));
-                self.programmable_host_work(p, ctx);
+                self.with_device(p, ctx, programmable, |prog, cx| {
+                    prog.settle(cx.now());
+                    prog.start(cx.bus, cx.ctx);
+                    cx.out.driver_work = true;
+                });
             }
         }
     }
 
-    pub(super) fn programmable_frame(&mut self, p: usize, bytes: Vec<u8>, ctx: &mut Ctx) {
-        self.with_programmable(p, ctx, |prog, bus, ctx| prog.frame_in(bytes, bus, ctx));
-        self.programmable_host_work(p, ctx);
-    }
-
     /// A frame of the host's stack leaves by programmable adapter `p`.
     pub(super) fn programmable_send(&mut self, p: usize, frame: Frame, ctx: &mut Ctx) {
-        let now = ctx.now();
-        self.with_programmable(p, ctx, |prog, bus, ctx| prog.send_frame(frame, now, bus, ctx));
-    }
-
-    pub(super) fn programmable_due(&mut self, p: usize, due: Due, ctx: &mut Ctx) {
-        self.with_programmable(p, ctx, |prog, bus, ctx| prog.due(due, bus, ctx));
-        self.programmable_host_work(p, ctx);
+        self.with_device(p, ctx, programmable, |prog, cx| {
+            let now = cx.now();
+            prog.settle(now);
+            prog.send_frame(frame, now, cx.bus, cx.ctx);
+        });
     }
 
     /// The host step for adapter `p`'s `work`: a send call is the
@@ -128,7 +97,15 @@ impl Machine {
     }
 
     pub(super) fn programmable_step_end(&mut self, p: usize, cost: HostStep, end: Time, ctx: &mut Ctx) {
-        self.with_programmable(p, ctx, |prog, bus, ctx| prog.host_step_end(cost, end, bus, ctx));
-        self.programmable_host_work(p, ctx);
+        self.with_device(p, ctx, programmable, |prog, cx| {
+            prog.settle(cx.now());
+            prog.host_step_end(cost, end, cx.bus, cx.ctx);
+            cx.out.driver_work = true;
+        });
     }
+}
+
+/// The programmable adapter of a port that has one.
+fn programmable(port: &mut Port) -> &mut Programmable {
+    port.programmable_mut().expect("a programmable adapter's port")
 }

@@ -34,7 +34,7 @@ pub(super) fn ends_at(m: &mut Machine, end: Time) {
     for c in &mut m.cpus {
         c.account.ends_at(end);
     }
-    for a in m.ports.iter_mut().flat_map(|p| p.processors()) {
+    for a in m.ports.iter_mut().flat_map(|p| p.device().processors()) {
         a.ends_at(end);
     }
 }
@@ -85,8 +85,8 @@ pub fn report(m: &Machine, end: Time) -> Report {
         .iter()
         .map(|(_, p, ring)| {
             let mut a = Report::default();
-            ring.rx.report(&mut a, end);
-            ring.tx.report(&mut a);
+            ring.nic.rx.report(&mut a, end);
+            ring.nic.tx.report(&mut a);
             a.count("interrupts", p.irq.raised);
             a
         })
@@ -124,11 +124,11 @@ pub fn report(m: &Machine, end: Time) -> Report {
         for (a, (i, _, ring)) in adapters.iter().zip(&rings) {
             prefixed(&mut r, &format!("adapter{i}_"), a);
             let mut pr = Report::default();
-            ring.rx.report_processor(&mut pr, end);
+            ring.nic.rx.report_processor(&mut pr, end);
             prefixed(&mut r, &format!("adapter{i}_"), &pr);
         }
     } else if let Some((_, _, ring)) = rings.first() {
-        ring.rx.report_processor(&mut r, end);
+        ring.nic.rx.report_processor(&mut r, end);
     }
     if m.buses.len() > 1 {
         for (i, b) in m.buses.iter().enumerate() {
@@ -153,11 +153,11 @@ fn transfer_report(m: &Machine, r: &mut Report, wires: &Wires, end: Time) {
             i,
             Transfer {
                 sender: t.sender(),
-                tally: o.engine.stack.watched.as_ref().unwrap_or(&o.engine.stack.tally),
+                tally: o.dev.engine.stack.watched.as_ref().unwrap_or(&o.dev.engine.stack.tally),
                 bytes: t.stream.bytes,
                 host_busy,
                 interrupts,
-                adapter_cycles: Some(o.engine.processor.account.cycles()),
+                adapter_cycles: Some(o.dev.engine.processor.account.cycles()),
                 messages: t.calls,
                 line_rate_bps: 0,
             },

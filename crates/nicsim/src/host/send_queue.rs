@@ -10,7 +10,6 @@ use std::collections::BTreeMap;
 
 use crate::engine::Ctx;
 use crate::host::machine::{IrqAlarm, Machine, Tag};
-use crate::host::port::RingDue;
 use crate::time::Time;
 use crate::wire::Frame;
 
@@ -28,11 +27,11 @@ impl Machine {
             }
             let ring = self.ports[p].ring();
             if ring.waiting.is_empty() {
-                if ring.tx.room() == 0 {
-                    ring.tx.reclaim(now);
+                if ring.nic.tx.room() == 0 {
+                    ring.nic.tx.reclaim(now);
                 }
-                if ring.tx.room() > 0 {
-                    ring.tx.fill(f);
+                if ring.nic.tx.room() > 0 {
+                    ring.nic.tx.fill(f);
                     filled[p] += 1;
                     continue;
                 }
@@ -58,11 +57,11 @@ impl Machine {
         if ring.waiting.is_empty() {
             return 0;
         }
-        ring.tx.reclaim(now);
+        ring.nic.tx.reclaim(now);
         let mut n = 0;
-        while ring.tx.room() > 0 {
+        while ring.nic.tx.room() > 0 {
             let Some(f) = ring.waiting.pop_front() else { break };
-            ring.tx.fill(f);
+            ring.nic.tx.fill(f);
             n += 1;
         }
         let still = !ring.waiting.is_empty();
@@ -75,13 +74,13 @@ impl Machine {
 
     /// When the next waiting frame could go: the first outstanding one sent.
     pub(super) fn next_send_room(&self) -> Option<Time> {
-        self.ports.iter().filter_map(|p| p.ring_ref().filter(|r| !r.waiting.is_empty()).and_then(|r| r.tx.next_reclaim())).min()
+        self.ports.iter().filter_map(|p| p.ring_ref().filter(|r| !r.waiting.is_empty()).and_then(|r| r.nic.tx.next_reclaim())).min()
     }
 
     fn tail_writes(&mut self, p: usize, n: u32, now: Time, ctx: &mut Ctx) {
         for _ in 0..n.div_ceil(self.cfg.driver.tx_tail_batch.max(1)) {
             let at = self.buses[self.ports[p].bus].register_write(now);
-            self.ports[p].ring().timers.arm(ctx, at, RingDue::TxTail);
+            self.with_device(p, ctx, |port| &mut port.ring().nic, |r, cx| r.tx_tail_write(at, cx));
         }
     }
 
@@ -94,7 +93,7 @@ impl Machine {
         }
         self.arm_send_wait(p, ctx);
         if self.polling() && self.poll_asleep_since.is_some() {
-            if let Some(at) = self.ports[p].ring().tx.next_reclaim() {
+            if let Some(at) = self.ports[p].ring().nic.tx.next_reclaim() {
                 self.timers.arm(ctx, at.max(ctx.now()), Tag::Thread(self.cfg.driver.poll_cpu as usize));
             }
         }
@@ -104,7 +103,7 @@ impl Machine {
     /// frame is sent (if its interrupt is unmasked).
     fn arm_send_wait(&mut self, p: usize, ctx: &mut Ctx) {
         let port = &mut self.ports[p];
-        let Some(at) = port.ring().tx.next_reclaim() else { return };
+        let Some(at) = port.ring().nic.tx.next_reclaim() else { return };
         port.irq.sends_waiting(at, &mut IrqAlarm { timers: &mut self.timers, ctx, port: p });
     }
 }

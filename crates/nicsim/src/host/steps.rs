@@ -337,7 +337,7 @@ impl Machine {
         if give > 0 {
             plan.effects.refill.push((p, give));
         }
-        let left = self.ports[p].ring().rx.ready(now);
+        let left = self.ports[p].ring().nic.rx.ready(now);
         self.ports[p].irq.polled(now, left, &mut IrqAlarm { timers: &mut self.timers, ctx, port: p });
         n
     }

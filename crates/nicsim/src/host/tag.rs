@@ -17,6 +17,10 @@ pub(super) enum Tag {
     Sessions,
     /// The poller or sender pinned to a processor may run again.
     Thread(usize),
+    /// The TTCP sender on offload engine `p` makes its first send.
+    OffloadSend(usize),
+    /// A file session on offload engine `p`'s socket `s` asks again.
+    OffloadAsk(usize, usize),
 }
 
 /// The host's timers' space (`engine::timers::space_of`); each adapter's own

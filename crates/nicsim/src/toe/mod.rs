@@ -4,6 +4,7 @@
 //! messages it takes and gives (`work`).
 //! The host's side is `host::offload`.
 
+pub mod adapter;
 pub mod config;
 pub mod engine;
 pub mod firmware_costs;

@@ -8,6 +8,7 @@
 //! runs it as steps of its own (`host::programmable_steps`).
 
 use crate::bus::HostBus;
+use crate::device::{Device, DeviceCx};
 use crate::engine::timers::{part_space, Earliest, Timers};
 use crate::engine::{Ctx, PortId};
 use crate::nic::firmware::coalesce::Coalescer;
@@ -15,6 +16,7 @@ use crate::nic::firmware::gro::Gro;
 use crate::nic::smart::config::{SmartConfig, Workload};
 use crate::nic::smart::hw::Hw;
 use crate::observe::Report;
+use crate::processor::Account;
 use crate::time::{Duration, Time};
 use crate::wire::Frame;
 
@@ -131,7 +133,7 @@ pub struct Programmable {
     pub(super) cfg: SmartConfig,
     pub hw: Hw,
     /// Its own timers, apart from the host's (`engine::timers::part_space`).
-    pub timers: Timers<Due>,
+    pub(super) timers: Timers<Due>,
     /// The host port (wire) this adapter is.
     pub(super) port: usize,
     pub(super) send: SendState,
@@ -228,11 +230,6 @@ impl Programmable {
         }
     }
 
-    /// A frame from the wire.
-    pub fn frame_in(&mut self, bytes: Vec<u8>, bus: &mut HostBus, ctx: &mut Ctx) {
-        self.arrive(bytes, bus, ctx);
-    }
-
     /// The host step for `work` at `now`: what it did.
     pub fn host_step(&mut self, work: HostWork, now: Time, ctx: &mut Ctx) -> HostStep {
         let mut step = self.host_work_step(work, now, ctx);
@@ -310,5 +307,24 @@ impl Programmable {
         r.real("bus_bytes_per_payload_byte", c.bus_bytes as f64 / payload as f64);
         r.real("bus_transactions_per_frame", c.bus_transactions as f64 / frames as f64);
         r.real("host_cycles_per_byte", host_busy.as_secs_f64() * self.cfg.host.clock.hz() / payload as f64);
+    }
+}
+
+impl Device for Programmable {
+    fn frame_in(&mut self, frame: Box<Frame>, cx: &mut DeviceCx) {
+        self.settle(cx.now());
+        self.arrive(frame.bytes, cx.bus, cx.ctx);
+        cx.out.driver_work = true;
+    }
+
+    fn timer(&mut self, tag: u64, cx: &mut DeviceCx) {
+        let Some(due) = self.timers.fire(tag) else { return };
+        self.settle(cx.now());
+        self.due(due, cx.bus, cx.ctx);
+        cx.out.driver_work = true;
+    }
+
+    fn processors(&mut self) -> Vec<&mut Account> {
+        self.hw.cpus.iter_mut().map(|c| &mut c.account).collect()
     }
 }

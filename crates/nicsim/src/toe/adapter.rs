@@ -1,0 +1,122 @@
+//! The offload engine as a device: frames from the wire into its memory, its
+//! processor's runs and its stack's timer, on timers of its own. What a run
+//! makes goes to the wire, and as messages to the host: one completion each,
+//! a cause of its interrupt. Messages from the host reach it by `hand`.
+
+use std::collections::VecDeque;
+
+use crate::device::{Device, DeviceCx};
+use crate::engine::timers::{part_space, Earliest, Timers};
+use crate::engine::{Msg, PortId};
+use crate::processor::Account;
+use crate::time::Time;
+use crate::toe::engine::Engine;
+use crate::toe::work::Work;
+use crate::wire::{Frame, FrameMeta};
+
+pub struct Adapter {
+    pub engine: Engine,
+    /// Messages for the host that its handler has not taken yet.
+    pub events: VecDeque<Work>,
+    /// Frames from the wire on their way into its memory, in order.
+    arriving: VecDeque<(Time, Box<Frame>)>,
+    /// Its own timers (`engine::timers::part_space` of its port).
+    timers: Timers<EngineDue>,
+    /// Its stack's timer in flight.
+    stack_timer: Earliest,
+    port: usize,
+}
+
+/// What falls due at an offload engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum EngineDue {
+    /// A received frame is in its memory.
+    Arrive,
+    /// Its run ends.
+    RunEnd,
+    /// Its stack's timer.
+    Timer,
+}
+
+impl Adapter {
+    /// The offload engine of port `port`.
+    pub fn new(engine: Engine, port: usize) -> Adapter {
+        Adapter {
+            engine,
+            events: VecDeque::new(),
+            arriving: VecDeque::new(),
+            timers: Timers::new(part_space(port)),
+            stack_timer: Earliest::default(),
+            port,
+        }
+    }
+
+    /// Work for its processor (a message from the host, a frame, its timer):
+    /// a free processor starts a run.
+    pub fn hand(&mut self, w: Work, cx: &mut DeviceCx) {
+        if self.engine.push(w) {
+            self.start_run(cx);
+        }
+    }
+
+    fn start_run(&mut self, cx: &mut DeviceCx) {
+        let end = self.engine.start_run(cx.now(), cx.bus);
+        self.timers.arm(cx.ctx, end, EngineDue::RunEnd);
+    }
+
+    /// The frames now in its memory go to its processor.
+    fn arrived(&mut self, cx: &mut DeviceCx) {
+        let now = cx.now();
+        while let Some((_, frame)) = self.arriving.pop_front_if(|(at, _)| *at <= now) {
+            self.hand(Work::Frame(frame), cx);
+        }
+    }
+
+    /// A run ended: its frames go to the MAC, its messages to the host, and the
+    /// next run starts if work waits.
+    fn run_end(&mut self, cx: &mut DeviceCx) {
+        let now = cx.now();
+        let (out, more) = self.engine.end_run();
+        for bytes in out.frames {
+            let at = self.engine.transmit(now, bytes.len());
+            let meta = FrameMeta { created: now, ..FrameMeta::default() };
+            cx.ctx.send_at(self.port as PortId, at, Msg::frame(Frame { bytes, meta }));
+        }
+        let n = out.to_host.len() as u32;
+        self.events.extend(out.to_host);
+        if n > 0 {
+            cx.out.completions.push((now, n));
+        }
+        if more {
+            self.start_run(cx);
+        }
+        if let Some(t) = self.engine.next_timer(now) {
+            self.stack_timer.set(&mut self.timers, cx.ctx, t, now, EngineDue::Timer);
+        }
+    }
+}
+
+impl Device for Adapter {
+    /// The MAC writes it to adapter memory, then the processor takes it.
+    fn frame_in(&mut self, frame: Box<Frame>, cx: &mut DeviceCx) {
+        let at = self.engine.receive(cx.now(), frame.len());
+        self.arriving.push_back((at, frame));
+        self.timers.arm(cx.ctx, at, EngineDue::Arrive);
+    }
+
+    fn timer(&mut self, tag: u64, cx: &mut DeviceCx) {
+        match self.timers.fire(tag) {
+            Some(EngineDue::Arrive) => self.arrived(cx),
+            Some(EngineDue::RunEnd) => self.run_end(cx),
+            Some(EngineDue::Timer) => {
+                self.stack_timer.fired();
+                self.hand(Work::Timer, cx);
+            }
+            None => {}
+        }
+    }
+
+    fn processors(&mut self) -> Vec<&mut Account> {
+        vec![&mut self.engine.processor.account]
+    }
+}
