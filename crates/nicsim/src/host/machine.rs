@@ -166,7 +166,7 @@ impl Machine {
     /// Hand adapter `p`'s device an input (`f`), then do what it tells the host.
     #[inline]
     pub(super) fn to_device(&mut self, p: usize, ctx: &mut Ctx, f: impl FnOnce(&mut (dyn Device + 'static), &mut DeviceCx)) {
-        self.with_device(p, ctx, |port| port.device(), f)
+        self.with_device(p, ctx, |a| a.device(), f)
     }
 
     /// The same with the device `pick` finds on the port, for what only its
@@ -176,14 +176,14 @@ impl Machine {
         &mut self,
         p: usize,
         ctx: &mut Ctx,
-        pick: impl FnOnce(&mut Port) -> &mut D,
+        pick: impl FnOnce(&mut Adapter) -> &mut D,
         f: impl FnOnce(&mut D, &mut DeviceCx) -> R,
     ) -> R {
         let mark = ctx.sent().len();
         let mut out = std::mem::take(&mut self.device_out);
-        let port = &mut self.ports[p];
-        let bus = &mut self.buses[port.bus];
-        let r = f(pick(port), &mut DeviceCx { ctx, bus, out: &mut out });
+        let Port { bus, rings, adapter, .. } = &mut self.ports[p];
+        let bus = &mut self.buses[*bus];
+        let r = f(pick(adapter), &mut DeviceCx { ctx, bus, rings, out: &mut out });
         if ctx.sent().len() > mark {
             self.frames_sent(mark, ctx);
         }
@@ -282,7 +282,7 @@ impl Machine {
         }
         for (p, n) in effects.refill.drain(..) {
             let at = self.buses[self.ports[p].bus].register_write(now);
-            self.with_device(p, ctx, |port| &mut port.ring().nic, |r, cx| r.rx_tail_write(at, n, cx));
+            self.with_device(p, ctx, |a| &mut a.ring().nic, |r, cx| r.rx_tail_write(at, n, cx));
         }
         self.send_order.in_turn(step.send_turn, &mut effects.transmit);
         self.send_frames(&mut effects.transmit, now, ctx);
@@ -369,7 +369,7 @@ impl Component for Machine {
                     self.timers.cancel(t);
                 }
             }
-            self.with_device(p, ctx, |port| &mut port.ring().nic, |r, cx| r.post(ring - 1, cx));
+            self.with_device(p, ctx, |a| &mut a.ring().nic, |r, cx| r.post(ring - 1, cx));
         }
         if self.sessions.is_some() {
             self.cpus[0].queue.push_back(Item::Start);

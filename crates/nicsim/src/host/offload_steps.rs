@@ -16,7 +16,7 @@ impl Machine {
 
     /// Hand `w` to adapter `p`'s processor (a message from the host).
     pub(super) fn hand_to_engine(&mut self, p: usize, w: Work, ctx: &mut Ctx) {
-        self.with_device(p, ctx, |port| &mut port.offload_mut().expect("an offload engine's port").dev, |d, cx| d.hand(w, cx));
+        self.with_device(p, ctx, |a| &mut a.offload().dev, |d, cx| d.hand(w, cx));
     }
 
     /// Inside adapter `p`'s handler: take the next message from the engine

@@ -3,6 +3,7 @@
 
 use std::collections::VecDeque;
 
+use crate::device::rings::Rings;
 use crate::device::Device;
 use crate::host::gone_up::GoneUp;
 use crate::host::offload::Offload;
@@ -15,6 +16,8 @@ pub struct Port {
     pub irq: Irq,
     /// Index of the bus the adapter is on.
     pub bus: usize,
+    /// Its descriptor rings in host memory (a ring adapter's; empty for the others).
+    pub rings: Rings,
     pub adapter: Adapter,
 }
 
@@ -53,22 +56,25 @@ pub struct Ring {
 
 impl Port {
     pub fn new(nic: &NicConfig, bus: usize, adapter: Adapter) -> Self {
-        Port { irq: Irq::new(nic.moderation), bus, adapter }
+        Port { irq: Irq::new(nic.moderation), bus, rings: Rings::new(nic.tx_ring), adapter }
     }
 
     /// The ring adapter of a port that has one.
     pub fn ring(&mut self) -> &mut Ring {
-        match &mut self.adapter {
-            Adapter::Ring(r) => r,
-            _ => unreachable!("only a ring adapter's port comes here"),
-        }
+        self.adapter.ring()
     }
 
-    pub fn ring_mut(&mut self) -> Option<&mut Ring> {
-        match &mut self.adapter {
-            Adapter::Ring(r) => Some(r),
-            _ => None,
+    /// The next frame its driver takes from the receive ring at `now`, with
+    /// its place in the adapter's order and when it became visible; a frame
+    /// the host moves leaves the adapter's packet memory as it takes it.
+    pub fn take(&mut self, now: Time) -> Option<(u64, Box<Frame>, Time)> {
+        let (frame, visible) = self.rings.rx.take(now)?;
+        let ring = self.adapter.ring();
+        if ring.transfer != Transfer::BusMaster {
+            ring.nic.rx.moved_out(&frame);
         }
+        ring.taken += 1;
+        Some((ring.taken - 1, frame, visible))
     }
 
     pub fn ring_ref(&self) -> Option<&Ring> {
@@ -129,21 +135,49 @@ impl Port {
         self.ring_ref().is_some_and(|r| r.transfer != Transfer::BusMaster)
     }
 
-    /// The adapter as a device: what the host hands frames from the wire
-    /// and the adapter's timers to.
-    #[inline]
     pub fn device(&mut self) -> &mut (dyn Device + 'static) {
-        match &mut self.adapter {
-            Adapter::Ring(r) => &mut r.nic,
-            Adapter::Offload(o) => &mut o.dev,
-            Adapter::Programmable(p) => &mut **p,
-        }
+        self.adapter.device()
     }
 
     /// Draw the last span of each of its processors.
     pub fn close_trace(&mut self) {
         for a in self.device().processors() {
             a.close_trace();
+        }
+    }
+}
+
+impl Adapter {
+    /// The adapter as a device: what the host hands frames from the wire
+    /// and the adapter's timers to.
+    #[inline]
+    pub fn device(&mut self) -> &mut (dyn Device + 'static) {
+        match self {
+            Adapter::Ring(r) => &mut r.nic,
+            Adapter::Offload(o) => &mut o.dev,
+            Adapter::Programmable(p) => &mut **p,
+        }
+    }
+
+    /// The ring adapter, where the port has one.
+    pub fn ring(&mut self) -> &mut Ring {
+        match self {
+            Adapter::Ring(r) => r,
+            _ => unreachable!("only a ring adapter's port comes here"),
+        }
+    }
+
+    pub fn offload(&mut self) -> &mut Offload {
+        match self {
+            Adapter::Offload(o) => o,
+            _ => unreachable!("only an offload engine's port comes here"),
+        }
+    }
+
+    pub fn programmable(&mut self) -> &mut Programmable {
+        match self {
+            Adapter::Programmable(p) => p,
+            _ => unreachable!("only a programmable adapter's port comes here"),
         }
     }
 }
@@ -161,14 +195,6 @@ impl Ring {
             taken: 0,
             delivered: GoneUp::default(),
         }
-    }
-
-    /// A frame taken from the ring, with its place in the adapter's order and
-    /// when it became visible.
-    pub fn take(&mut self, now: Time) -> Option<(u64, Box<Frame>, Time)> {
-        let (frame, visible) = self.nic.rx.take(now)?;
-        self.taken += 1;
-        Some((self.taken - 1, frame, visible))
     }
 
     /// The driver is done with `n` more receive buffers; returns how many to

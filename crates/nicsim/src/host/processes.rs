@@ -180,7 +180,7 @@ impl Machine {
         }
         self.polls -= 1;
         Effects::recycle(plan.effects);
-        let visible = self.ports.iter().filter_map(|p| p.ring_ref().and_then(|r| r.nic.rx.next_visible())).min();
+        let visible = self.ports.iter().filter_map(|p| p.rings.rx.next_visible()).min();
         let next = visible.into_iter().chain(self.next_send_room()).min();
         if let Some(t) = next.filter(|&t| t > now) {
             self.timers.arm(ctx, t, Tag::Thread(self.cfg.driver.poll_cpu as usize));
@@ -199,7 +199,7 @@ impl Machine {
         }
         let Some(blast) = self.blast.as_ref().filter(|b| b.cfg.count.is_none_or(|c| b.sent < c)) else { return };
         let cpu = blast.cfg.cpu as usize;
-        if let Some(t) = self.ports[p].ring().nic.tx.next_reclaim() {
+        if let Some(t) = self.ports[p].rings.tx.next_reclaim() {
             self.timers.arm(ctx, t.max(ctx.now()), Tag::Thread(cpu));
         }
     }
@@ -208,7 +208,7 @@ impl Machine {
     fn sender_step(&mut self, k: usize, ctx: &mut Ctx) -> Option<Plan> {
         let now = ctx.now();
         let blast = self.blast.as_mut()?;
-        let tx = &mut self.ports[self.blast_port].ring().nic.tx;
+        let tx = &mut self.ports[self.blast_port].rings.tx;
         tx.reclaim(now);
         let left = blast.cfg.count.map_or(u64::MAX, |c| c.saturating_sub(blast.sent));
         if left == 0 {

@@ -6,7 +6,7 @@
 use crate::engine::Ctx;
 use crate::host::cpu::{Activity, Item};
 use crate::host::machine::Machine;
-use crate::host::port::Port;
+use crate::host::port::Adapter;
 use crate::host::steps::{Plan, Then};
 use crate::nic::smart::{HostStep, HostWork, Programmable};
 use crate::time::{Duration, Time};
@@ -106,6 +106,6 @@ impl Machine {
 }
 
 /// The programmable adapter of a port that has one.
-fn programmable(port: &mut Port) -> &mut Programmable {
-    port.programmable_mut().expect("a programmable adapter's port")
+fn programmable(a: &mut Adapter) -> &mut Programmable {
+    a.programmable()
 }

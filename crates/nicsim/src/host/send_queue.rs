@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 
 use crate::engine::Ctx;
 use crate::host::machine::{IrqAlarm, Machine, Tag};
+use crate::host::port::{Adapter, Port};
 use crate::time::Time;
 use crate::wire::Frame;
 
@@ -25,18 +26,19 @@ impl Machine {
                 self.programmable_send(p, f, ctx);
                 continue;
             }
-            let ring = self.ports[p].ring();
-            if ring.waiting.is_empty() {
-                if ring.nic.tx.room() == 0 {
-                    ring.nic.tx.reclaim(now);
+            let Port { rings, adapter, .. } = &mut self.ports[p];
+            let waiting = &mut adapter.ring().waiting;
+            if waiting.is_empty() {
+                if rings.tx.room() == 0 {
+                    rings.tx.reclaim(now);
                 }
-                if ring.nic.tx.room() > 0 {
-                    ring.nic.tx.fill(f);
+                if rings.tx.room() > 0 {
+                    rings.tx.fill(f);
                     filled[p] += 1;
                     continue;
                 }
             }
-            ring.waiting.push_back(f);
+            waiting.push_back(f);
             self.tx_waited += 1;
         }
         // Every step re-arms the wait of ports with frames waiting: an interrupt
@@ -53,15 +55,16 @@ impl Machine {
     /// A pass of the driver over adapter `p`: reclaim sent descriptors and put
     /// waiting frames behind them. Returns how many it posted.
     pub(super) fn reclaim_sends(&mut self, p: usize, now: Time, ctx: &mut Ctx) -> u32 {
-        let Some(ring) = self.ports[p].ring_mut() else { return 0 };
+        let Port { rings, adapter, .. } = &mut self.ports[p];
+        let Adapter::Ring(ring) = adapter else { return 0 };
         if ring.waiting.is_empty() {
             return 0;
         }
-        ring.nic.tx.reclaim(now);
+        rings.tx.reclaim(now);
         let mut n = 0;
-        while ring.nic.tx.room() > 0 {
+        while rings.tx.room() > 0 {
             let Some(f) = ring.waiting.pop_front() else { break };
-            ring.nic.tx.fill(f);
+            rings.tx.fill(f);
             n += 1;
         }
         let still = !ring.waiting.is_empty();
@@ -74,13 +77,13 @@ impl Machine {
 
     /// When the next waiting frame could go: the first outstanding one sent.
     pub(super) fn next_send_room(&self) -> Option<Time> {
-        self.ports.iter().filter_map(|p| p.ring_ref().filter(|r| !r.waiting.is_empty()).and_then(|r| r.nic.tx.next_reclaim())).min()
+        self.ports.iter().filter(|p| p.ring_ref().is_some_and(|r| !r.waiting.is_empty())).filter_map(|p| p.rings.tx.next_reclaim()).min()
     }
 
     fn tail_writes(&mut self, p: usize, n: u32, now: Time, ctx: &mut Ctx) {
         for _ in 0..n.div_ceil(self.cfg.driver.tx_tail_batch.max(1)) {
             let at = self.buses[self.ports[p].bus].register_write(now);
-            self.with_device(p, ctx, |port| &mut port.ring().nic, |r, cx| r.tx_tail_write(at, cx));
+            self.with_device(p, ctx, |a| &mut a.ring().nic, |r, cx| r.tx_tail_write(at, cx));
         }
     }
 
@@ -93,7 +96,7 @@ impl Machine {
         }
         self.arm_send_wait(p, ctx);
         if self.polling() && self.poll_asleep_since.is_some() {
-            if let Some(at) = self.ports[p].ring().nic.tx.next_reclaim() {
+            if let Some(at) = self.ports[p].rings.tx.next_reclaim() {
                 self.timers.arm(ctx, at.max(ctx.now()), Tag::Thread(self.cfg.driver.poll_cpu as usize));
             }
         }
@@ -103,7 +106,7 @@ impl Machine {
     /// frame is sent (if its interrupt is unmasked).
     fn arm_send_wait(&mut self, p: usize, ctx: &mut Ctx) {
         let port = &mut self.ports[p];
-        let Some(at) = port.ring().nic.tx.next_reclaim() else { return };
+        let Some(at) = port.rings.tx.next_reclaim() else { return };
         port.irq.sends_waiting(at, &mut IrqAlarm { timers: &mut self.timers, ctx, port: p });
     }
 }

@@ -63,7 +63,7 @@ impl RingAdapter {
 
     /// `n` buffers posted now (the driver's first tail write, at its start).
     pub fn post(&mut self, n: u32, cx: &mut DeviceCx) {
-        self.rx.post(n, cx.now(), cx.bus, &mut cx.out.completions);
+        self.rx.post(n, cx.now(), cx.bus, (&mut cx.rings.rx, &mut cx.out.completions));
         self.received(cx);
     }
 
@@ -81,7 +81,7 @@ impl RingAdapter {
     /// the adapter processor's work on an intelligent one.
     fn transmit(&mut self, cx: &mut DeviceCx) {
         let now = cx.now();
-        for (at, frame) in self.tx.tail(now, cx.bus) {
+        for (at, frame) in self.tx.tail(now, cx.bus, &mut cx.rings.tx) {
             let at = self.rx.process_before(now, at);
             if self.tx_interrupt {
                 self.timers.arm(cx.ctx, at + wire_time(frame.len(), self.link_rate_bps), RingDue::TxDone);
@@ -95,7 +95,7 @@ impl RingAdapter {
 impl Device for RingAdapter {
     #[inline]
     fn frame_in(&mut self, frame: Box<Frame>, cx: &mut DeviceCx) {
-        self.rx.arrive(frame, cx.now(), cx.bus, &mut cx.out.completions);
+        self.rx.arrive(frame, cx.now(), cx.bus, (&mut cx.rings.rx, &mut cx.out.completions));
         self.received(cx);
     }
 
@@ -107,7 +107,7 @@ impl Device for RingAdapter {
             RingDue::RxPost(n) => self.post(n, cx),
             RingDue::RxFlush => {
                 self.flush_timer.fired();
-                self.rx.flush(now, cx.bus, &mut cx.out.completions);
+                self.rx.flush(now, cx.bus, (&mut cx.rings.rx, &mut cx.out.completions));
                 self.received(cx);
             }
             RingDue::TxTail => self.transmit(cx),
@@ -181,8 +181,8 @@ mod tests {
         let (mut b, nic) = ibm();
         let nic = NicConfig { tx_interrupt: true, ..nic };
         let mut dev = RingAdapter::new(&nic, 3);
-        dev.tx.fill(frame(1514));
-        dev.tx.fill(frame(60));
+        b.rings.tx.fill(frame(1514));
+        b.rings.tx.fill(frame(60));
         b.at(us(1), &mut dev, |d, cx| d.tx_tail_write(us(2), cx));
         b.run(&mut dev);
         assert!(b.said.iter().any(|(at, o)| *at == us(2) && o.took_sends));

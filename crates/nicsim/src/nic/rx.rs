@@ -15,6 +15,7 @@
 use std::collections::VecDeque;
 
 use crate::bus::{Fill, HostBus, Purpose};
+use crate::device::rings::RxRing;
 use crate::nic::{FrameProcessor, NicConfig, DESCRIPTOR_BYTES};
 use crate::observe::Report;
 use crate::stack::tally::{classify, continues, Class};
@@ -22,13 +23,9 @@ use crate::time::{Duration, Time};
 use crate::wire::ethernet::FCS;
 use crate::wire::Frame;
 
-/// A frame in a host buffer with its status written back: the driver may take it
-/// from `visible` on.
-#[derive(Debug)]
-struct RxDone {
-    pub frame: Box<Frame>,
-    pub visible: Time,
-}
+/// Where the adapter writes completions: the receive ring in host memory, and
+/// the list of (when, how many) that became visible, for the interrupt logic.
+pub type Written<'a> = (&'a mut RxRing, &'a mut Vec<(Time, u32)>);
 
 /// The room a frame takes in the receive FIFO: padded to the minimum, with its FCS.
 fn fifo_bytes(frame: &Frame) -> u64 {
@@ -63,8 +60,6 @@ pub struct Rx {
     dma_free: Time,
     /// The wire time of `rx_dma_threshold` bytes (a division, once).
     threshold_wire: Duration,
-    /// Frames ready for the driver, in ring order.
-    done: VecDeque<RxDone>,
     frames: u64,
     bytes: u64,
     overruns: u64,
@@ -90,7 +85,6 @@ impl Rx {
             unwritten: Vec::new(),
             unwritten_since: Time::ZERO,
             dma_free: Time::ZERO,
-            done: VecDeque::new(),
             frames: 0,
             bytes: 0,
             overruns: 0,
@@ -117,7 +111,7 @@ impl Rx {
 
     /// A frame's last bit arrived at `now`. Adds to `visible` the completions
     /// that became visible (time and count), for the interrupt logic.
-    pub fn arrive(&mut self, mut frame: Box<Frame>, now: Time, bus: &mut HostBus, visible: &mut Vec<(Time, u32)>) {
+    pub fn arrive(&mut self, mut frame: Box<Frame>, now: Time, bus: &mut HostBus, (ring, visible): Written) {
         let on_wire = fifo_bytes(&frame);
         frame.meta.arrived = now;
         if self.fifo_used(now) + on_wire > self.cfg.rx_fifo {
@@ -131,7 +125,7 @@ impl Rx {
             self.fifo_bytes += on_wire;
             self.took(now);
             self.bytes += frame.len() as u64;
-            self.done.push_back(RxDone { frame, visible: now });
+            ring.complete(frame, now);
             visible.push((now, 1));
             return;
         }
@@ -141,13 +135,13 @@ impl Rx {
         }
         self.fifo_bytes += (frame.len() + FCS) as u64;
         self.waiting.push_back(Waiting { frame, first_byte });
-        self.pump(now, bus, visible);
+        self.pump(now, bus, (ring, visible));
     }
 
     /// The driver posted `n` more buffers (its tail write reached the adapter at `now`).
-    pub fn post(&mut self, n: u32, now: Time, bus: &mut HostBus, visible: &mut Vec<(Time, u32)>) {
+    pub fn post(&mut self, n: u32, now: Time, bus: &mut HostBus, written: Written) {
         self.posted += n;
-        self.pump(now, bus, visible);
+        self.pump(now, bus, written);
     }
 
     fn fetch(&mut self, now: Time, bus: &mut HostBus) {
@@ -162,7 +156,7 @@ impl Rx {
     }
 
     /// Book DMA for waiting frames while descriptors last.
-    fn pump(&mut self, now: Time, bus: &mut HostBus, visible: &mut Vec<(Time, u32)>) {
+    fn pump(&mut self, now: Time, bus: &mut HostBus, (ring, visible): Written) {
         while !self.waiting.is_empty() {
             self.fetch(now, bus);
             let Some(desc_ready) = self.cache.pop_front() else {
@@ -170,7 +164,7 @@ impl Rx {
                 // it posts them for frames it sees: without a delay timer the
                 // group goes now (else a group nearly the ring's size waits for ever).
                 if !self.unwritten.is_empty() && self.cfg.rx_writeback_delay.is_none() {
-                    visible.push(self.write_back(self.dma_free, bus));
+                    visible.push(self.write_back(self.dma_free, bus, ring));
                 }
                 break;
             };
@@ -193,7 +187,7 @@ impl Rx {
             self.unwritten.push(w.frame);
             let idle = self.waiting.is_empty() && self.cfg.rx_writeback_delay.is_none();
             if self.unwritten.len() >= self.cfg.rx_writeback as usize || idle || urgent {
-                visible.push(self.write_back(self.dma_free, bus));
+                visible.push(self.write_back(self.dma_free, bus, ring));
             }
         }
         self.fetch(now, bus);
@@ -208,7 +202,7 @@ impl Rx {
         }
     }
 
-    fn write_back(&mut self, start: Time, bus: &mut HostBus) -> (Time, u32) {
+    fn write_back(&mut self, start: Time, bus: &mut HostBus, ring: &mut RxRing) -> (Time, u32) {
         let n = self.unwritten.len() as u64;
         // A status says the frame came in whole (its FCS checked): not before
         // the last frame of the group has.
@@ -219,7 +213,7 @@ impl Rx {
             at = p.run(at, n as u32);
         }
         for frame in self.unwritten.drain(..) {
-            self.done.push_back(RxDone { frame, visible: at });
+            ring.complete(frame, at);
         }
         (at, n as u32)
     }
@@ -231,9 +225,9 @@ impl Rx {
     }
 
     /// The write-back delay timer fired at `now`: write a partial group if due.
-    pub fn flush(&mut self, now: Time, bus: &mut HostBus, visible: &mut Vec<(Time, u32)>) {
+    pub fn flush(&mut self, now: Time, bus: &mut HostBus, (ring, visible): Written) {
         if self.flush_due().is_some_and(|due| due <= now) {
-            visible.push(self.write_back(self.dma_free.max(now), bus));
+            visible.push(self.write_back(self.dma_free.max(now), bus, ring));
         }
     }
 
@@ -248,27 +242,10 @@ impl Rx {
         self.cache.len() as u32 + self.posted
     }
 
-    /// Whether a completed frame is visible at `now`.
-    pub fn ready(&self, now: Time) -> bool {
-        self.done.front().is_some_and(|d| d.visible <= now)
-    }
-
-    /// The next frame the driver can see at `now`, and since when it could.
-    pub fn take(&mut self, now: Time) -> Option<(Box<Frame>, Time)> {
-        if self.done.front()?.visible <= now {
-            let RxDone { frame, visible } = self.done.pop_front()?;
-            if self.cfg.host_moves() {
-                // The host moves it out as it takes it: its packet memory is free.
-                self.fifo_bytes -= fifo_bytes(&frame);
-            }
-            return Some((frame, visible));
-        }
-        None
-    }
-
-    /// When the next completed frame becomes visible, if one is booked.
-    pub fn next_visible(&self) -> Option<Time> {
-        self.done.front().map(|d| d.visible)
+    /// The host moved a frame it took out of the adapter's packet memory (an
+    /// adapter that is no bus master): its room there is free.
+    pub fn moved_out(&mut self, frame: &Frame) {
+        self.fifo_bytes -= fifo_bytes(frame);
     }
 
     fn took(&mut self, now: Time) {

@@ -4,24 +4,55 @@ use super::*;
 use crate::bus::pci::PciConfig;
 use crate::bus::pcie::PcieConfig;
 use crate::bus::BusConfig;
+use crate::device::rings::RxRing;
 use crate::time::Clock;
 
-/// The receive side's calls, each returning what became visible.
-impl Rx {
+/// The receive side with the ring in host memory it writes completions to.
+struct TestRx {
+    rx: Rx,
+    ring: RxRing,
+}
+
+impl std::ops::Deref for TestRx {
+    type Target = Rx;
+    fn deref(&self) -> &Rx {
+        &self.rx
+    }
+}
+
+impl std::ops::DerefMut for TestRx {
+    fn deref_mut(&mut self) -> &mut Rx {
+        &mut self.rx
+    }
+}
+
+/// The receive side's calls, each returning what became visible; the driver
+/// takes frames from the ring.
+impl TestRx {
+    fn new(cfg: NicConfig) -> Self {
+        TestRx { rx: Rx::new(cfg), ring: RxRing::default() }
+    }
     fn arrived(&mut self, frame: Frame, now: Time, bus: &mut HostBus) -> Vec<(Time, u32)> {
         let mut v = Vec::new();
-        self.arrive(Box::new(frame), now, bus, &mut v);
+        self.rx.arrive(Box::new(frame), now, bus, (&mut self.ring, &mut v));
         v
     }
     fn posted(&mut self, n: u32, now: Time, bus: &mut HostBus) -> Vec<(Time, u32)> {
         let mut v = Vec::new();
-        self.post(n, now, bus, &mut v);
+        self.rx.post(n, now, bus, (&mut self.ring, &mut v));
         v
     }
     fn flushed(&mut self, now: Time, bus: &mut HostBus) -> Vec<(Time, u32)> {
         let mut v = Vec::new();
-        self.flush(now, bus, &mut v);
+        self.rx.flush(now, bus, (&mut self.ring, &mut v));
         v
+    }
+    fn take(&mut self, now: Time) -> Option<(Box<Frame>, Time)> {
+        let taken = self.ring.take(now)?;
+        if self.rx.cfg.host_moves() {
+            self.rx.moved_out(&taken.0);
+        }
+        Some(taken)
     }
 }
 
@@ -39,7 +70,7 @@ fn frame(len: usize) -> Frame {
 
 /// `n` full frames, one every 13 us (about line rate at 1 Gb/s); returns
 /// when the last arrived and what became visible.
-fn arrivals(rx: &mut Rx, bus: &mut HostBus, n: usize) -> (Time, Vec<(Time, u32)>) {
+fn arrivals(rx: &mut TestRx, bus: &mut HostBus, n: usize) -> (Time, Vec<(Time, u32)>) {
     let mut t = Time::ZERO;
     let mut seen = Vec::new();
     for _ in 0..n {
@@ -52,7 +83,7 @@ fn arrivals(rx: &mut Rx, bus: &mut HostBus, n: usize) -> (Time, Vec<(Time, u32)>
 #[test]
 fn a_full_frame_costs_the_sum_of_its_bus_parts() {
     let (mut bus, nic) = ibm();
-    let mut rx = Rx::new(nic);
+    let mut rx = TestRx::new(nic);
     rx.posted(8, Time::ZERO, &mut bus);
     let arrived = Time::ZERO + Duration::from_us(100);
     let seen = rx.arrived(frame(1514), arrived, &mut bus);
@@ -80,7 +111,7 @@ fn a_full_frame_costs_the_sum_of_its_bus_parts() {
 #[test]
 fn without_descriptors_frames_wait_then_overrun() {
     let (mut bus, nic) = ibm();
-    let mut rx = Rx::new(NicConfig { rx_fifo: 4096, ..nic });
+    let mut rx = TestRx::new(NicConfig { rx_fifo: 4096, ..nic });
     let (t, seen) = arrivals(&mut rx, &mut bus, 4);
     assert!(seen.is_empty());
     let mut r = Report::default();
@@ -98,7 +129,7 @@ fn without_descriptors_frames_wait_then_overrun() {
 fn a_write_back_delay_holds_a_partial_group() {
     let (mut bus, nic) = ibm();
     let delay = Duration::from_us(8);
-    let mut rx = Rx::new(NicConfig { rx_writeback: 4, rx_writeback_delay: Some(delay), ..nic });
+    let mut rx = TestRx::new(NicConfig { rx_writeback: 4, rx_writeback_delay: Some(delay), ..nic });
     rx.posted(16, Time::ZERO, &mut bus);
     let (t, seen) = arrivals(&mut rx, &mut bus, 6);
     assert_eq!(seen.iter().map(|d| d.1).collect::<Vec<_>>(), vec![4], "frames 5 and 6 wait for a group");
@@ -119,10 +150,10 @@ fn with_data_only_write_back_in_order_data_waits_for_a_group_and_anything_else_g
     let seg = |seq: u32, len: usize| tcp_frame(a, b, 1, seq, 1, 1000, false, &vec![7; len]);
     let (mut bus, nic) = ibm();
     let delay = Some(Duration::from_us(500));
-    let mut rx = Rx::new(NicConfig { rx_writeback: 8, rx_writeback_delay: delay, rx_writeback_data_only: true, ..nic });
+    let mut rx = TestRx::new(NicConfig { rx_writeback: 8, rx_writeback_delay: delay, rx_writeback_data_only: true, ..nic });
     rx.posted(64, Time::ZERO, &mut bus);
     let mut t = Time::ZERO;
-    let mut at = |rx: &mut Rx, bus: &mut HostBus, f: Frame| {
+    let mut at = |rx: &mut TestRx, bus: &mut HostBus, f: Frame| {
         t += Duration::from_us(13);
         rx.arrived(f, t, bus).iter().map(|d| d.1).collect::<Vec<_>>()
     };
@@ -137,8 +168,8 @@ fn an_intelligent_adapter_shows_frames_after_its_processor() {
     use crate::nic::ProcessorConfig;
     let (mut bus, nic) = ibm();
     let processor = ProcessorConfig { clock: Clock::from_mhz(25), frame_cycles: 500 };
-    let mut rx = Rx::new(NicConfig { processor: Some(processor), ..nic.clone() });
-    let mut plain = Rx::new(nic);
+    let mut rx = TestRx::new(NicConfig { processor: Some(processor), ..nic.clone() });
+    let mut plain = TestRx::new(nic);
     let (mut bus2, _) = ibm();
     rx.posted(8, Time::ZERO, &mut bus);
     plain.posted(8, Time::ZERO, &mut bus2);
@@ -150,7 +181,7 @@ fn an_intelligent_adapter_shows_frames_after_its_processor() {
 #[test]
 fn status_is_written_back_in_groups_when_frames_queue() {
     let (mut bus, nic) = ibm();
-    let mut rx = Rx::new(NicConfig { rx_writeback: 4, ..nic });
+    let mut rx = TestRx::new(NicConfig { rx_writeback: 4, ..nic });
     let (t, _) = arrivals(&mut rx, &mut bus, 8);
     let done = rx.posted(16, t, &mut bus);
     assert_eq!(done.iter().map(|d| d.1).collect::<Vec<_>>(), vec![4, 4]);
@@ -163,7 +194,7 @@ fn status_is_written_back_in_groups_when_frames_queue() {
 #[test]
 fn a_partial_group_goes_when_the_buffers_run_out() {
     let (mut bus, nic) = ibm();
-    let mut rx = Rx::new(NicConfig { rx_writeback: 8, ..nic });
+    let mut rx = TestRx::new(NicConfig { rx_writeback: 8, ..nic });
     let (t, _) = arrivals(&mut rx, &mut bus, 8);
     let placed = rx.posted(5, t, &mut bus);
     assert_eq!(placed.iter().map(|d| d.1).collect::<Vec<_>>(), vec![5], "the five frames placed, three waiting");
@@ -179,7 +210,7 @@ fn a_partial_group_goes_when_the_buffers_run_out() {
 fn no_frame_is_visible_before_its_last_bit_arrives() {
     let pcie = || HostBus::new(BusConfig::Pcie { link: PcieConfig::gen3x8(), read_latency: Duration::from_ns(500) }, Duration::from_us(20));
     for (mut bus, len) in [(ibm().0, 54), (ibm().0, 1514), (pcie(), 54), (pcie(), 1514)] {
-        let mut rx = Rx::new(NicConfig::gigabit());
+        let mut rx = TestRx::new(NicConfig::gigabit());
         rx.posted(8, Time::ZERO, &mut bus);
         let arrived = Time::ZERO + Duration::from_us(100);
         let seen = rx.arrived(frame(len), arrived, &mut bus);
@@ -192,7 +223,7 @@ fn no_frame_is_visible_before_its_last_bit_arrives() {
 #[test]
 fn a_ring_that_takes_no_frame_while_frames_arrive_has_stalled() {
     let (mut bus, nic) = ibm();
-    let mut rx = Rx::new(NicConfig { rx_fifo: 4096, ..nic });
+    let mut rx = TestRx::new(NicConfig { rx_fifo: 4096, ..nic });
     let (t, _) = arrivals(&mut rx, &mut bus, 4);
     assert!(!rx.stalled(t), "a frame lost just now is no stall");
     let later = t + Duration::from_ms(5);

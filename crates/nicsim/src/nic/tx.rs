@@ -7,6 +7,7 @@
 use std::collections::VecDeque;
 
 use crate::bus::{Fill, HostBus, Purpose};
+use crate::device::rings::TxRing;
 use crate::nic::firmware::headers::Layout;
 use crate::nic::firmware::tso::cut;
 use crate::nic::{NicConfig, DESCRIPTOR_BYTES};
@@ -18,12 +19,6 @@ use crate::wire::{Frame, FrameMeta};
 #[derive(Debug)]
 pub struct Tx {
     cfg: NicConfig,
-    /// Frames behind descriptors the driver made visible, not yet fetched.
-    posted: VecDeque<Frame>,
-    /// Descriptors the driver has filled and not reclaimed.
-    in_ring: u32,
-    /// Write-back times of sent frames, oldest first; reclaimable from then.
-    completions: VecDeque<Time>,
     unwritten: u32,
     fetch_free: Time,
     dma_free: Time,
@@ -39,9 +34,6 @@ impl Tx {
     pub fn new(cfg: NicConfig) -> Self {
         Tx {
             cfg,
-            posted: VecDeque::new(),
-            in_ring: 0,
-            completions: VecDeque::new(),
             unwritten: 0,
             fetch_free: Time::ZERO,
             dma_free: Time::ZERO,
@@ -53,43 +45,15 @@ impl Tx {
         }
     }
 
-    /// Free descriptors, as the driver sees them (one slot stays empty).
-    pub fn room(&self) -> u32 {
-        self.cfg.tx_ring - 1 - self.in_ring
-    }
-
-    /// Reclaim descriptors whose status is written back by `now`; returns how many.
-    pub fn reclaim(&mut self, now: Time) -> u32 {
-        let mut n = 0;
-        while self.completions.front().is_some_and(|t| *t <= now) {
-            self.completions.pop_front();
-            n += 1;
-        }
-        self.in_ring -= n;
-        n
-    }
-
-    /// When the next descriptor becomes reclaimable, if one is in flight.
-    pub fn next_reclaim(&self) -> Option<Time> {
-        self.completions.front().copied()
-    }
-
-    /// The driver fills a descriptor (its tail write comes separately).
-    pub fn fill(&mut self, frame: Frame) {
-        debug_assert!(self.room() > 0, "driver filled a full ring");
-        self.in_ring += 1;
-        self.posted.push_back(frame);
-    }
-
-    /// The tail write reached the adapter at `now`: move every posted frame.
-    /// Returns each frame with the time its first bit goes on the wire.
-    pub fn tail(&mut self, now: Time, bus: &mut HostBus) -> Vec<(Time, Frame)> {
-        let mut out = Vec::with_capacity(self.posted.len());
+    /// The tail write reached the adapter at `now`: move every frame posted
+    /// in `ring`. Returns each frame with the time its first bit goes on the wire.
+    pub fn tail(&mut self, now: Time, bus: &mut HostBus, ring: &mut TxRing) -> Vec<(Time, Frame)> {
+        let mut out = Vec::with_capacity(ring.posted());
         if self.cfg.host_moves() {
             // The host already moved each frame into packet memory: the tail
             // write is the transmit command; frames go as the wire frees (with
             // TSO, a send's segments are cut from packet memory).
-            for frame in std::mem::take(&mut self.posted) {
+            while let Some(frame) = ring.fetch() {
                 for f in self.segments(frame) {
                     let start = now.max(self.mac_free);
                     self.mac_free = start + wire_time(f.len(), self.cfg.link_rate_bps);
@@ -97,17 +61,17 @@ impl Tx {
                     self.bytes += f.len() as u64;
                     out.push((start, f));
                 }
-                self.completions.push_back(self.mac_free);
+                ring.written_back(self.mac_free, 1);
             }
             return out;
         }
-        while !self.posted.is_empty() {
-            let n = (self.posted.len() as u32).min(self.cfg.tx_desc_fetch);
+        while ring.posted() > 0 {
+            let n = (ring.posted() as u32).min(self.cfg.tx_desc_fetch);
             let (issued, fetched) = bus.read_pipelined(now.max(self.fetch_free), n as u64 * DESCRIPTOR_BYTES, Purpose::TxDescFetch);
             self.fetch_free = issued;
             for _ in 0..n {
-                let frame = self.posted.pop_front().expect("n <= posted");
-                self.send(frame, fetched, bus, &mut out);
+                let frame = ring.fetch().expect("n <= posted");
+                self.send(frame, fetched, bus, ring, &mut out);
             }
         }
         out
@@ -116,7 +80,7 @@ impl Tx {
     /// Move one descriptor's frame to the wire, into `out`. With TSO the
     /// adapter cuts a large send into segments, reading its headers once and
     /// each segment's data as FIFO room allows, and sums TCP checksums.
-    fn send(&mut self, frame: Frame, desc_ready: Time, bus: &mut HostBus, out: &mut Vec<(Time, Frame)>) {
+    fn send(&mut self, frame: Frame, desc_ready: Time, bus: &mut HostBus, ring: &mut TxRing, out: &mut Vec<(Time, Frame)>) {
         let ready = if self.cfg.tso {
             let frames = self.segments(frame);
             let header = if frames.len() > 1 { Layout::of(&frames[0].bytes).map_or(0, |l| l.header_len()) } else { 0 };
@@ -134,10 +98,10 @@ impl Tx {
             ready
         };
         self.unwritten += 1;
-        if self.unwritten >= self.cfg.tx_writeback || self.posted.is_empty() {
+        if self.unwritten >= self.cfg.tx_writeback || ring.posted() == 0 {
             let n = self.unwritten as u64;
             let done = bus.write_parts(ready, n * DESCRIPTOR_BYTES, Fill::Ready, Purpose::TxStatus, self.cfg.status_wait_clocks);
-            self.completions.extend(std::iter::repeat_n(done, n as usize));
+            ring.written_back(done, n as u32);
             self.unwritten = 0;
         }
     }
@@ -195,42 +159,44 @@ mod tests {
     #[test]
     fn frames_leave_at_line_rate_after_the_reads() {
         let cfg = NicConfig { link_rate_bps: 10_000_000_000, tx_writeback: 8, tx_desc_fetch: 40, ..NicConfig::gigabit() };
-        let mut tx = Tx::new(cfg);
+        let mut tx = Tx::new(cfg.clone());
+        let mut ring = TxRing::new(cfg.tx_ring);
         let mut bus = bus();
         for _ in 0..64 {
-            tx.fill(Frame { bytes: vec![0; 60], meta: Default::default() });
+            ring.fill(Frame { bytes: vec![0; 60], meta: Default::default() });
         }
-        assert_eq!(tx.room(), 255 - 64);
-        let sent = tx.tail(Time::ZERO, &mut bus);
+        assert_eq!(ring.room(), 255 - 64);
+        let sent = tx.tail(Time::ZERO, &mut bus, &mut ring);
         assert_eq!(sent.len(), 64);
         // Descriptor fetch then data read: two round trips before the first bit.
         assert!(sent[0].0 > Time::ZERO + Duration::from_ns(1000));
         let gaps: Vec<u64> = sent.windows(2).map(|w| w[1].0.ps() - w[0].0.ps()).collect();
         assert!(gaps.iter().all(|g| *g >= 67_200), "never faster than 64-byte frames at 10 Gb/s");
         assert!(gaps.iter().filter(|g| **g == 67_200).count() > 32, "mostly back to back: {gaps:?}");
-        assert_eq!(tx.reclaim(Time::ZERO + Duration::from_ms(1)), 64);
-        assert_eq!(tx.room(), 255);
+        assert_eq!(ring.reclaim(Time::ZERO + Duration::from_ms(1)), 64);
+        assert_eq!(ring.room(), 255);
     }
 
     #[test]
     fn a_segmenting_adapter_cuts_a_large_send_from_one_descriptor() {
         use crate::nic::firmware::{csum, testing, tso};
         let cfg = NicConfig { tso: true, ..NicConfig::gigabit() };
-        let mut tx = Tx::new(cfg);
+        let mut tx = Tx::new(cfg.clone());
+        let mut ring = TxRing::new(cfg.tx_ring);
         let mut bus = bus();
         // A 10,000-byte send as a stack with offload leaves it: headers, no TCP checksum.
         let data: Vec<u8> = (0..10_000u32).map(|i| i as u8).collect();
         let mut send = testing::template_bytes(5001, 7, 1000, 1, true, false);
         send.truncate(54); // its headers, not the padding of a short frame
         send.extend_from_slice(&data);
-        tx.fill(Frame { bytes: send, meta: FrameMeta { gso: 1460, ..Default::default() } });
-        let sent = tx.tail(Time::ZERO, &mut bus);
+        ring.fill(Frame { bytes: send, meta: FrameMeta { gso: 1460, ..Default::default() } });
+        let sent = tx.tail(Time::ZERO, &mut bus, &mut ring);
         let frames: Vec<Vec<u8>> = sent.iter().map(|(_, f)| f.bytes.clone()).collect();
         assert_eq!(frames.len(), 7, "ceil(10000 / 1460) segments");
         assert!(frames.iter().all(|f| !csum::verify(f).bad()), "each with its checksums");
         assert!(tso::reassemble(&frames).unwrap() == data, "the send's data, in order");
         assert!(sent.windows(2).all(|w| w[1].0 > w[0].0), "one after another on the wire");
-        assert_eq!(tx.reclaim(Time::ZERO + Duration::from_ms(1)), 1, "one descriptor, one status");
+        assert_eq!(ring.reclaim(Time::ZERO + Duration::from_ms(1)), 1, "one descriptor, one status");
         let mut r = Report::default();
         tx.report(&mut r);
         assert_eq!(r.get("tx_frames"), Some(7.0));
