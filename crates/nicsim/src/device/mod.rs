@@ -11,9 +11,12 @@
 pub mod bench;
 pub mod rings;
 
+use std::sync::Arc;
+
 use crate::bus::HostBus;
 use crate::device::rings::Rings;
 use crate::engine::Ctx;
+use crate::observe::Report;
 use crate::processor::Account;
 use crate::time::Time;
 use crate::wire::Frame;
@@ -26,6 +29,42 @@ pub trait Device {
     fn timer(&mut self, tag: u64, cx: &mut DeviceCx);
     /// Its processors, whatever its kind (none for a fixed-function one).
     fn processors(&mut self) -> Vec<&mut Account>;
+    /// A register write of its driver reaches it (a ring adapter's tails).
+    fn register_write(&mut self, _reg: Register, _cx: &mut DeviceCx) {}
+    /// The host moved a frame it took out of the adapter's packet memory (an
+    /// adapter that is no bus master).
+    fn moved_out(&mut self, _frame: &Frame) {}
+    /// A ring adapter's figures at the run's end (the host sums them over its
+    /// ring adapters).
+    fn report(&self, _r: &mut Report, _end: Time) {}
+    /// Its processor's figures, where it has one.
+    fn report_processor(&self, _r: &mut Report, _end: Time) {}
+}
+
+/// A register of a ring adapter that its driver writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Register {
+    /// The receive tail: this many more buffers posted.
+    RxTail(u32),
+    /// The transmit tail: the descriptors filled so far are the adapter's.
+    TxTail,
+}
+
+/// Makes the device of a ring adapter's port, in place of the model its
+/// configuration describes: how a new kind (a test adapter) joins a host.
+#[derive(Clone)]
+pub struct DeviceFactory(pub Arc<dyn Fn(usize) -> Box<dyn Device> + Send + Sync>);
+
+impl std::fmt::Debug for DeviceFactory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DeviceFactory")
+    }
+}
+
+impl PartialEq for DeviceFactory {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 /// A device's view of the host while it handles one input: the engine (for

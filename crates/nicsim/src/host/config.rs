@@ -5,6 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::bus::BusConfig;
+use crate::device::DeviceFactory;
 use crate::host::sessions::SessionConfig;
 use crate::link::SourceConfig;
 use crate::nic::smart::config::SmartConfig;
@@ -211,6 +212,9 @@ pub struct AdapterSlot {
     pub offload: Option<OffloadConfig>,
     /// A programmable adapter, with the workload the host runs through it.
     pub programmable: Option<SmartConfig>,
+    /// A ring adapter of a kind the configuration does not describe (a test
+    /// adapter), made in place of the model of `nic`.
+    pub device: Option<DeviceFactory>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -8,7 +8,7 @@
 use std::collections::VecDeque;
 
 use crate::bus::HostBus;
-use crate::device::{Device, DeviceCx, DeviceOut};
+use crate::device::{Device, DeviceCx, DeviceOut, Register};
 use crate::engine::timers::{Earliest, Timers};
 use crate::engine::{Component, Ctx, Msg, PortId};
 use crate::host::apps::{Blast, SinkCount};
@@ -103,7 +103,7 @@ impl Machine {
                 let adapter = match (&a.offload, &a.programmable) {
                     (Some(o), _) => Adapter::Offload(Box::new(Offload::new(Engine::new(o.engine.clone()), &o.roles, i))),
                     (None, Some(c)) => Adapter::Programmable(Box::new(Programmable::new(c.clone(), i))),
-                    (None, None) => Adapter::Ring(Box::new(Ring::new(&a.nic, i))),
+                    (None, None) => Adapter::Ring(Box::new(Ring::new(&a.nic, i, a.device.as_ref()))),
                 };
                 Port::new(&a.nic, a.bus, adapter)
             })
@@ -190,6 +190,13 @@ impl Machine {
         self.device_said(p, &mut out, ctx);
         self.device_out = out;
         r
+    }
+
+    /// The driver writes register `reg` of adapter `p` at `now`: the write
+    /// reaches the adapter once the bus has posted it.
+    pub(super) fn write_register(&mut self, p: usize, reg: Register, now: Time, ctx: &mut Ctx) {
+        let at = self.buses[self.ports[p].bus].register_write(now);
+        self.timers.arm(ctx, at, Tag::Register(p, reg));
     }
 
     /// Tally the frames a device sent since `mark` (a TTCP transfer's on the
@@ -281,8 +288,7 @@ impl Machine {
             }
         }
         for (p, n) in effects.refill.drain(..) {
-            let at = self.buses[self.ports[p].bus].register_write(now);
-            self.with_device(p, ctx, |a| &mut a.ring().nic, |r, cx| r.rx_tail_write(at, n, cx));
+            self.write_register(p, Register::RxTail(n), now, ctx);
         }
         self.send_order.in_turn(step.send_turn, &mut effects.transmit);
         self.send_frames(&mut effects.transmit, now, ctx);
@@ -369,7 +375,7 @@ impl Component for Machine {
                     self.timers.cancel(t);
                 }
             }
-            self.with_device(p, ctx, |a| &mut a.ring().nic, |r, cx| r.post(ring - 1, cx));
+            self.to_device(p, ctx, |d, cx| d.register_write(Register::RxTail(ring - 1), cx));
         }
         if self.sessions.is_some() {
             self.cpus[0].queue.push_back(Item::Start);

@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 
 use crate::device::rings::Rings;
-use crate::device::Device;
+use crate::device::{Device, DeviceFactory};
 use crate::host::gone_up::GoneUp;
 use crate::host::offload::Offload;
 use crate::nic::smart::Programmable;
@@ -35,7 +35,8 @@ pub enum Adapter {
 
 /// A ring adapter and the driver state that belongs to it.
 pub struct Ring {
-    pub nic: RingAdapter,
+    /// The adapter itself, reached through its rings and registers.
+    pub nic: Box<dyn Device>,
     /// Frames the driver holds for want of a free transmit descriptor.
     pub waiting: VecDeque<Frame>,
     /// Receive buffers the driver has taken and not yet handed back.
@@ -71,7 +72,7 @@ impl Port {
         let (frame, visible) = self.rings.rx.take(now)?;
         let ring = self.adapter.ring();
         if ring.transfer != Transfer::BusMaster {
-            ring.nic.rx.moved_out(&frame);
+            ring.nic.moved_out(&frame);
         }
         ring.taken += 1;
         Some((ring.taken - 1, frame, visible))
@@ -153,7 +154,7 @@ impl Adapter {
     #[inline]
     pub fn device(&mut self) -> &mut (dyn Device + 'static) {
         match self {
-            Adapter::Ring(r) => &mut r.nic,
+            Adapter::Ring(r) => &mut *r.nic,
             Adapter::Offload(o) => &mut o.dev,
             Adapter::Programmable(p) => &mut **p,
         }
@@ -183,10 +184,11 @@ impl Adapter {
 }
 
 impl Ring {
-    /// The ring adapter of port `port`.
-    pub fn new(nic: &NicConfig, port: usize) -> Self {
+    /// The ring adapter of port `port`: the model its configuration
+    /// describes, or the device `make` makes.
+    pub fn new(nic: &NicConfig, port: usize, make: Option<&DeviceFactory>) -> Self {
         Ring {
-            nic: RingAdapter::new(nic, port),
+            nic: make.map_or_else(|| Box::new(RingAdapter::new(nic, port)) as Box<dyn Device>, |f| (f.0)(port)),
             waiting: VecDeque::new(),
             refill_pending: 0,
             smart: nic.processor.is_some(),

@@ -85,8 +85,7 @@ pub fn report(m: &Machine, end: Time) -> Report {
         .iter()
         .map(|(_, p, ring)| {
             let mut a = Report::default();
-            ring.nic.rx.report(&mut a, end);
-            ring.nic.tx.report(&mut a);
+            ring.nic.report(&mut a, end);
             a.count("interrupts", p.irq.raised);
             a
         })
@@ -124,11 +123,11 @@ pub fn report(m: &Machine, end: Time) -> Report {
         for (a, (i, _, ring)) in adapters.iter().zip(&rings) {
             prefixed(&mut r, &format!("adapter{i}_"), a);
             let mut pr = Report::default();
-            ring.nic.rx.report_processor(&mut pr, end);
+            ring.nic.report_processor(&mut pr, end);
             prefixed(&mut r, &format!("adapter{i}_"), &pr);
         }
     } else if let Some((_, _, ring)) = rings.first() {
-        ring.nic.rx.report_processor(&mut r, end);
+        ring.nic.report_processor(&mut r, end);
     }
     if m.buses.len() > 1 {
         for (i, b) in m.buses.iter().enumerate() {

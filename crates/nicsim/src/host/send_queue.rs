@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::device::Register;
 use crate::engine::Ctx;
 use crate::host::machine::{IrqAlarm, Machine, Tag};
 use crate::host::port::{Adapter, Port};
@@ -82,8 +83,7 @@ impl Machine {
 
     fn tail_writes(&mut self, p: usize, n: u32, now: Time, ctx: &mut Ctx) {
         for _ in 0..n.div_ceil(self.cfg.driver.tx_tail_batch.max(1)) {
-            let at = self.buses[self.ports[p].bus].register_write(now);
-            self.with_device(p, ctx, |a| &mut a.ring().nic, |r, cx| r.tx_tail_write(at, cx));
+            self.write_register(p, Register::TxTail, now, ctx);
         }
     }
 

@@ -1,6 +1,7 @@
 //! A host's timers: what falls due (`Tag`), armed in the host's `Timers` and
 //! taken back by handle.
 
+use crate::device::Register;
 use crate::engine::timers::{TimerHandle, Timers};
 use crate::engine::Ctx;
 use crate::nic::Alarm;
@@ -17,6 +18,8 @@ pub(super) enum Tag {
     Sessions,
     /// The poller or sender pinned to a processor may run again.
     Thread(usize),
+    /// A register write of the driver reaches adapter `p`.
+    Register(usize, Register),
     /// The TTCP sender on offload engine `p` makes its first send.
     OffloadSend(usize),
     /// A file session on offload engine `p`'s socket `s` asks again.

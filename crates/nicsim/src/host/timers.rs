@@ -32,6 +32,7 @@ impl Machine {
                 self.cpus[0].queue.push_back(Item::SessionTimer);
                 self.dispatch(0, ctx);
             }
+            Tag::Register(p, reg) => self.to_device(p, ctx, |d, cx| d.register_write(reg, cx)),
             Tag::OffloadSend(p) => {
                 self.cpus[0].queue.push_back(Item::Offload(p, OffloadStep::Send));
                 self.dispatch(0, ctx);

@@ -2,10 +2,11 @@
 //! transmit sides, the tail writes that reach it, its write-back delay and the
 //! completions of its sends, on timers of its own.
 
-use crate::device::{Device, DeviceCx};
+use crate::device::{Device, DeviceCx, Register};
 use crate::engine::timers::{part_space, Earliest, Timers};
 use crate::engine::{Msg, PortId};
 use crate::nic::{NicConfig, Rx, Tx};
+use crate::observe::Report;
 use crate::processor::Account;
 use crate::time::Time;
 use crate::wire::ethernet::wire_time;
@@ -27,10 +28,6 @@ pub struct RingAdapter {
 /// What falls due at a ring adapter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum RingDue {
-    /// A receive tail write reaches it, posting this many buffers.
-    RxPost(u32),
-    /// A transmit tail write reaches it.
-    TxTail,
     /// A frame it sent is done (its transmit completion).
     TxDone,
     /// Its receive write-back delay falls due.
@@ -51,18 +48,8 @@ impl RingAdapter {
         }
     }
 
-    /// The driver's receive tail write of `n` more buffers reaches it at `at`.
-    pub fn rx_tail_write(&mut self, at: Time, n: u32, cx: &mut DeviceCx) {
-        self.timers.arm(cx.ctx, at, RingDue::RxPost(n));
-    }
-
-    /// The driver's transmit tail write reaches it at `at`.
-    pub fn tx_tail_write(&mut self, at: Time, cx: &mut DeviceCx) {
-        self.timers.arm(cx.ctx, at, RingDue::TxTail);
-    }
-
-    /// `n` buffers posted now (the driver's first tail write, at its start).
-    pub fn post(&mut self, n: u32, cx: &mut DeviceCx) {
+    /// `n` more buffers posted (a receive tail write reached it).
+    fn post(&mut self, n: u32, cx: &mut DeviceCx) {
         self.rx.post(n, cx.now(), cx.bus, (&mut cx.rings.rx, &mut cx.out.completions));
         self.received(cx);
     }
@@ -104,19 +91,37 @@ impl Device for RingAdapter {
         let Some(due) = self.timers.fire(tag) else { return };
         let now = cx.now();
         match due {
-            RingDue::RxPost(n) => self.post(n, cx),
             RingDue::RxFlush => {
                 self.flush_timer.fired();
                 self.rx.flush(now, cx.bus, (&mut cx.rings.rx, &mut cx.out.completions));
                 self.received(cx);
             }
-            RingDue::TxTail => self.transmit(cx),
             RingDue::TxDone => cx.out.sends_done += 1,
         }
     }
 
     fn processors(&mut self) -> Vec<&mut Account> {
         self.rx.processor.iter_mut().map(|p| &mut p.timeline.account).collect()
+    }
+
+    fn register_write(&mut self, reg: Register, cx: &mut DeviceCx) {
+        match reg {
+            Register::RxTail(n) => self.post(n, cx),
+            Register::TxTail => self.transmit(cx),
+        }
+    }
+
+    fn moved_out(&mut self, frame: &Frame) {
+        self.rx.moved_out(frame);
+    }
+
+    fn report(&self, r: &mut Report, end: Time) {
+        self.rx.report(r, end);
+        self.tx.report(r);
+    }
+
+    fn report_processor(&self, r: &mut Report, end: Time) {
+        self.rx.report_processor(r, end);
     }
 }
 
@@ -148,7 +153,7 @@ mod tests {
     fn a_frame_from_the_wire_is_a_completion_in_host_memory() {
         let (mut b, nic) = ibm();
         let mut dev = RingAdapter::new(&nic, 0);
-        b.at(Time::ZERO, &mut dev, |d, cx| d.post(8, cx));
+        b.at(Time::ZERO, &mut dev, |d, cx| d.register_write(Register::RxTail(8), cx));
         b.at(us(100), &mut dev, |d, cx| d.frame_in(Box::new(frame(1514)), cx));
         let (_, said) = b.said.last().expect("said");
         assert_eq!(said.completions.len(), 1);
@@ -157,6 +162,9 @@ mod tests {
         // Its data, remainder and status cross the bus after its last bit.
         assert!(visible > us(100) && visible < us(110), "visible at {visible}");
         assert_eq!(said.buffers_left, Some(7));
+        assert!(b.rings.rx.take(Time(visible.ps() - 1)).is_none(), "not visible before its write-back");
+        let (taken, at) = b.rings.rx.take(visible).expect("the driver takes it from its ring");
+        assert_eq!((taken.len(), at), (1514, visible));
         b.run(&mut dev);
         assert!(b.sent.is_empty(), "receiving sends nothing");
     }
@@ -167,8 +175,9 @@ mod tests {
         let mut dev = RingAdapter::new(&nic, 0);
         b.at(us(10), &mut dev, |d, cx| d.frame_in(Box::new(frame(1514)), cx));
         assert!(b.completions().is_empty(), "no buffer, no completion");
-        b.at(us(20), &mut dev, |d, cx| d.rx_tail_write(us(50), 4, cx));
-        assert!(b.completions().is_empty(), "the tail write is still on its way");
+        b.run(&mut dev);
+        assert!(b.completions().is_empty(), "no buffer yet");
+        b.at(us(50), &mut dev, |d, cx| d.register_write(Register::RxTail(4), cx));
         b.run(&mut dev);
         let seen = b.completions();
         assert_eq!(seen.len(), 1);
@@ -183,7 +192,7 @@ mod tests {
         let mut dev = RingAdapter::new(&nic, 3);
         b.rings.tx.fill(frame(1514));
         b.rings.tx.fill(frame(60));
-        b.at(us(1), &mut dev, |d, cx| d.tx_tail_write(us(2), cx));
+        b.at(us(2), &mut dev, |d, cx| d.register_write(Register::TxTail, cx));
         b.run(&mut dev);
         assert!(b.said.iter().any(|(at, o)| *at == us(2) && o.took_sends));
         let sent = b.sent.clone();

@@ -114,7 +114,7 @@ pub(crate) fn adapter_slots(
                 _ => None,
             };
             let irq_cpu = within(format!("{ap}.irq_cpu"), a.irq_cpu, 0, h.cpus - 1)? as usize;
-            slots.push((AdapterSlot { nic, bus, irq_cpu, offload: None, programmable }, offload));
+            slots.push((AdapterSlot { nic, bus, irq_cpu, offload: None, programmable, device: None }, offload));
         }
     }
     if h.send.is_some() && !slots.iter().any(|(a, _)| a.programmable.is_some()) {
