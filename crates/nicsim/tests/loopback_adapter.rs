@@ -12,7 +12,7 @@ use nicsim::device::{Device, DeviceCx, DeviceFactory, Register};
 use nicsim::observe::Report;
 use nicsim::processor::Account;
 use nicsim::scenario::PartPlan;
-use nicsim::time::Time;
+use nicsim::time::{Duration, Time};
 use nicsim::wire::Frame;
 use nicsim::{run, RunOptions, RunResult};
 
@@ -76,7 +76,7 @@ impl Device for Loopback {
         self.deliver(cx);
     }
 
-    fn report(&self, r: &mut Report, _end: Time) {
+    fn report(&self, r: &mut Report, _end: Time, _host_busy: Duration) {
         r.count("loopback_sent", self.sent).count("loopback_looped", self.looped).count("loopback_from_wire", self.from_wire);
     }
 }

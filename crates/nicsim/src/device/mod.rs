@@ -18,7 +18,7 @@ use crate::device::rings::Rings;
 use crate::engine::Ctx;
 use crate::observe::Report;
 use crate::processor::Account;
-use crate::time::Time;
+use crate::time::{Duration, Time};
 use crate::wire::Frame;
 
 pub trait Device {
@@ -34,11 +34,73 @@ pub trait Device {
     /// The host moved a frame it took out of the adapter's packet memory (an
     /// adapter that is no bus master).
     fn moved_out(&mut self, _frame: &Frame) {}
-    /// A ring adapter's figures at the run's end (the host sums them over its
-    /// ring adapters).
-    fn report(&self, _r: &mut Report, _end: Time) {}
+    /// Its figures at the run's end (the host sums a ring adapter's over its
+    /// ring adapters); `host_busy` is the host processors' busy time.
+    fn report(&self, _r: &mut Report, _end: Time, _host_busy: Duration) {}
     /// Its processor's figures, where it has one.
     fn report_processor(&self, _r: &mut Report, _end: Time) {}
+
+    // An adapter whose driver works from an event ring (a programmable
+    // adapter): the host runs the driver's steps on its polling processor.
+
+    /// The run starts.
+    fn start(&mut self, _cx: &mut DeviceCx) {}
+    /// The work its events left for its driver, oldest first.
+    fn driver_work(&mut self) -> Vec<DriverWork> {
+        Vec::new()
+    }
+    /// Its driver's step for `work`: what it did, for the host to price.
+    fn driver_step(&mut self, _work: DriverWork, _cx: &mut DeviceCx) -> DriverStep {
+        DriverStep::default()
+    }
+    /// Its driver's last step ended at `end` (the doorbell it rings then).
+    fn driver_step_end(&mut self, _end: Time, _cx: &mut DeviceCx) {}
+    /// A frame of the host's stack goes out through its driver's send call.
+    fn send(&mut self, _frame: Frame, _cx: &mut DeviceCx) {}
+    /// Where the host's own stack sends through it: whether it cuts large
+    /// sends into segments and sums their checksums (none: the stack does not).
+    fn stack_segments(&self) -> Option<bool> {
+        None
+    }
+}
+
+/// Work an event-ring adapter's events leave for its driver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DriverWork {
+    /// The application's next send call.
+    Send,
+    /// A send's completion event: take it, then make the next send.
+    SendDone,
+    /// A filled receive buffer in this slot: take it up the stack.
+    Receive(u64),
+    /// The driver's GRO timeout passed: hand up what it holds.
+    GroFlush,
+}
+
+/// What one driver step did, in work the host prices with its own costs, and
+/// the frames it hands the host's stack.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct DriverStep {
+    /// The application's send calls.
+    pub send_calls: u64,
+    /// Frames the host built for a send.
+    pub frames_built: u64,
+    /// Events taken from the event ring.
+    pub completions: u64,
+    /// Filled receive buffers the driver took.
+    pub buffers_taken: u64,
+    /// Segments the driver's GRO took in.
+    pub gro_segments: u64,
+    /// Frames or merged segments that passed the host's protocol.
+    pub protocol_passes: u64,
+    pub copy_bytes: u64,
+    /// Frames for the host's stack, in order.
+    pub delivered: Vec<Vec<u8>>,
+    /// Wire frames whose buffers the driver took: when each arrived and when
+    /// it was in host memory.
+    pub taken: Vec<(Time, Time)>,
+    /// Wire frames that went up the protocol: when each arrived.
+    pub went_up: Vec<Time>,
 }
 
 /// A register of a ring adapter that its driver writes.

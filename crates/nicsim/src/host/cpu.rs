@@ -28,7 +28,7 @@ pub enum Item {
     /// The application's work with the offload engine of adapter `p`.
     Offload(usize, OffloadStep),
     /// Host work a programmable adapter `p` calls for (a send, an event).
-    Programmable(usize, crate::nic::smart::HostWork),
+    Programmable(usize, crate::device::DriverWork),
 }
 
 /// What the application does with an offload engine (`host::offload`).
@@ -59,7 +59,7 @@ pub struct Effects {
     /// Messages to an adapter's offload engine.
     pub to_adapter: Vec<(usize, crate::toe::work::Work)>,
     /// A programmable adapter's host step ended: its doorbell and deliveries.
-    pub programmable: Option<(usize, crate::nic::smart::HostStep)>,
+    pub programmable: Option<usize>,
     /// When each frame whose protocol work the step does arrived at its adapter.
     pub delivered: Vec<Time>,
 }

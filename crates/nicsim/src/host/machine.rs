@@ -102,7 +102,7 @@ impl Machine {
             .map(|(i, a)| {
                 let adapter = match (&a.offload, &a.programmable) {
                     (Some(o), _) => Adapter::Offload(Box::new(Offload::new(Engine::new(o.engine.clone()), &o.roles, i))),
-                    (None, Some(c)) => Adapter::Programmable(Box::new(Programmable::new(c.clone(), i))),
+                    (None, Some(c)) => Adapter::Events(Box::new(Programmable::new(c.clone(), i))),
                     (None, None) => Adapter::Ring(Box::new(Ring::new(&a.nic, i, a.device.as_ref()))),
                 };
                 Port::new(&a.nic, a.bus, adapter)
@@ -272,8 +272,8 @@ impl Machine {
                 self.handler.leave(since, now);
             }
         }
-        if let Some((p, cost)) = programmable {
-            self.programmable_step_end(p, cost, now, ctx);
+        if let Some(p) = programmable {
+            self.programmable_step_end(p, now, ctx);
         }
         if !effects.delivered.is_empty() && self.measuring(now) {
             for arrived in effects.delivered.drain(..) {

@@ -7,7 +7,6 @@ use crate::device::rings::Rings;
 use crate::device::{Device, DeviceFactory};
 use crate::host::gone_up::GoneUp;
 use crate::host::offload::Offload;
-use crate::nic::smart::Programmable;
 use crate::nic::{Irq, NicConfig, RingAdapter, Transfer};
 use crate::time::Time;
 use crate::wire::Frame;
@@ -28,9 +27,10 @@ pub enum Adapter {
     /// A TCP offload engine: the adapter's own stack carries the host's TCP
     /// behind socket-level messages.
     Offload(Box<Offload>),
-    /// A programmable adapter: its firmware works through host memory, rings
-    /// and an event ring.
-    Programmable(Box<Programmable>),
+    /// An adapter whose driver works from an event ring, in steps the host
+    /// runs on its polling processor (a programmable adapter: its firmware
+    /// works through host memory, rings and the event ring).
+    Events(Box<dyn Device>),
 }
 
 /// A ring adapter and the driver state that belongs to it.
@@ -99,20 +99,6 @@ impl Port {
         }
     }
 
-    pub fn programmable(&self) -> Option<&Programmable> {
-        match &self.adapter {
-            Adapter::Programmable(p) => Some(p),
-            _ => None,
-        }
-    }
-
-    pub fn programmable_mut(&mut self) -> Option<&mut Programmable> {
-        match &mut self.adapter {
-            Adapter::Programmable(p) => Some(p),
-            _ => None,
-        }
-    }
-
     /// For an adapter that carries the host's stack (all but an offload
     /// engine, which runs a stack of its own, and a programmable adapter that
     /// runs the host's `send` workload), whether it cuts the stack's large
@@ -122,7 +108,7 @@ impl Port {
         match &self.adapter {
             Adapter::Ring(r) => Some(r.tso),
             Adapter::Offload(_) => None,
-            Adapter::Programmable(p) => p.stack_frames().then_some(true),
+            Adapter::Events(d) => d.stack_segments(),
         }
     }
 
@@ -156,7 +142,7 @@ impl Adapter {
         match self {
             Adapter::Ring(r) => &mut *r.nic,
             Adapter::Offload(o) => &mut o.dev,
-            Adapter::Programmable(p) => &mut **p,
+            Adapter::Events(d) => &mut **d,
         }
     }
 
@@ -172,13 +158,6 @@ impl Adapter {
         match self {
             Adapter::Offload(o) => o,
             _ => unreachable!("only an offload engine's port comes here"),
-        }
-    }
-
-    pub fn programmable(&mut self) -> &mut Programmable {
-        match self {
-            Adapter::Programmable(p) => p,
-            _ => unreachable!("only a programmable adapter's port comes here"),
         }
     }
 }

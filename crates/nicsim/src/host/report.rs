@@ -3,6 +3,7 @@
 
 use crate::host::cpu::Activity;
 use crate::host::machine::Machine;
+use crate::host::port::Adapter;
 use crate::host::transfer::{self, Transfer, Wires};
 use crate::observe::{Report, Value};
 use crate::time::{Duration, Time};
@@ -72,20 +73,20 @@ pub fn report(m: &Machine, end: Time) -> Report {
         m.ports.iter().enumerate().filter_map(|(i, p)| p.ring_ref().map(|r| (i, p, r))).collect();
     let host_busy = m.cpus.iter().map(|c| c.account.busy()).fold(Duration::ZERO, |a, b| a + b);
     for (i, p) in m.ports.iter().enumerate() {
-        let Some(prog) = p.programmable() else { continue };
+        let Adapter::Events(dev) = &p.adapter else { continue };
         if m.ports.len() > 1 {
             let mut a = Report::default();
-            prog.report(&mut a, end, host_busy);
+            dev.report(&mut a, end, host_busy);
             prefixed(&mut r, &format!("adapter{i}_"), &a);
         } else {
-            prog.report(&mut r, end, host_busy);
+            dev.report(&mut r, end, host_busy);
         }
     }
     let adapters: Vec<Report> = rings
         .iter()
         .map(|(_, p, ring)| {
             let mut a = Report::default();
-            ring.nic.report(&mut a, end);
+            ring.nic.report(&mut a, end, host_busy);
             a.count("interrupts", p.irq.raised);
             a
         })

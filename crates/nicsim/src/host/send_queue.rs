@@ -23,7 +23,7 @@ impl Machine {
         filled.clear();
         filled.resize(self.ports.len(), 0);
         for (p, f) in transmit.drain(..) {
-            if self.ports[p].programmable().is_some() {
+            if let Adapter::Events(_) = self.ports[p].adapter {
                 self.programmable_send(p, f, ctx);
                 continue;
             }

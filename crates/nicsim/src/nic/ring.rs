@@ -8,7 +8,7 @@ use crate::engine::{Msg, PortId};
 use crate::nic::{NicConfig, Rx, Tx};
 use crate::observe::Report;
 use crate::processor::Account;
-use crate::time::Time;
+use crate::time::{Duration, Time};
 use crate::wire::ethernet::wire_time;
 use crate::wire::Frame;
 
@@ -115,7 +115,7 @@ impl Device for RingAdapter {
         self.rx.moved_out(frame);
     }
 
-    fn report(&self, r: &mut Report, end: Time) {
+    fn report(&self, r: &mut Report, end: Time, _host_busy: Duration) {
         self.rx.report(r, end);
         self.tx.report(r);
     }

@@ -12,4 +12,4 @@ mod recv;
 mod send;
 mod staging;
 
-pub use node::{Due, HostStep, HostWork, Programmable};
+pub use node::{Due, Programmable};

@@ -8,7 +8,7 @@
 //! runs it as steps of its own (`host::programmable_steps`).
 
 use crate::bus::HostBus;
-use crate::device::{Device, DeviceCx};
+use crate::device::{Device, DeviceCx, DriverStep, DriverWork};
 use crate::engine::timers::{part_space, Earliest, Timers};
 use crate::engine::{Ctx, PortId};
 use crate::nic::firmware::coalesce::Coalescer;
@@ -42,22 +42,13 @@ pub enum Due {
 }
 
 /// Work for the host's processors that the adapter's events call for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HostWork {
-    /// The application's next send call.
-    Send,
-    /// A send's completion event: take it, then make the next send.
-    SendDone,
-    /// A filled receive buffer in this slot: take it up the stack.
-    Receive(u64),
-    /// The driver's GRO timeout passed: hand up what it holds.
-    GroFlush,
-}
+pub use crate::device::DriverWork as HostWork;
 
 /// What a host step did, for the host to price with its own costs: the work
-/// it names, and the bytes copied (none with zero copy).
+/// it names, and the bytes copied (none with zero copy); and what the adapter
+/// does when it ends.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct HostStep {
+pub(super) struct HostStep {
     /// The application's send calls.
     pub send_calls: u64,
     /// Frames the host built for a send.
@@ -160,6 +151,8 @@ pub struct Programmable {
     pub taken: Vec<(Time, Time)>,
     /// Wire frames that went up the protocol in this step: when each arrived.
     pub went_up: Vec<Time>,
+    /// What the host steps under way do when they end, in the order they started.
+    step_ends: std::collections::VecDeque<HostStep>,
 }
 
 impl Programmable {
@@ -184,12 +177,13 @@ impl Programmable {
             delivered: Vec::new(),
             taken: Vec::new(),
             went_up: Vec::new(),
+            step_ends: Default::default(),
             cfg,
         }
     }
 
     /// The run starts: buffers are posted, the workload begins.
-    pub fn start(&mut self, bus: &mut HostBus, ctx: &mut Ctx) {
+    fn begin(&mut self, bus: &mut HostBus, ctx: &mut Ctx) {
         if self.cfg.receive.to_host {
             self.post_initial_buffers();
         }
@@ -231,7 +225,7 @@ impl Programmable {
     }
 
     /// The host step for `work` at `now`: what it did.
-    pub fn host_step(&mut self, work: HostWork, now: Time, ctx: &mut Ctx) -> HostStep {
+    fn host_step(&mut self, work: HostWork, now: Time, ctx: &mut Ctx) -> HostStep {
         let mut step = self.host_work_step(work, now, ctx);
         if self.cfg.host.zero_copy {
             step.copy_bytes = 0;
@@ -266,7 +260,7 @@ impl Programmable {
     }
 
     /// A host step of this adapter ended at `end`: ring its doorbell, if any.
-    pub fn host_step_end(&mut self, cost: HostStep, end: Time, bus: &mut HostBus, ctx: &mut Ctx) {
+    fn host_step_end(&mut self, cost: HostStep, end: Time, bus: &mut HostBus, ctx: &mut Ctx) {
         if let Some(frame) = cost.resend {
             self.send_frame(frame, end, bus, ctx);
         }
@@ -286,7 +280,7 @@ impl Programmable {
 
     /// The adapter's figures; `host_busy` is the host processors' busy time,
     /// for the host cycles per byte.
-    pub fn report(&self, r: &mut Report, end: Time, host_busy: Duration) {
+    fn figures(&self, r: &mut Report, end: Time, host_busy: Duration) {
         let secs = end.as_secs_f64().max(1e-12);
         self.send_report(r);
         self.recv_report(r);
@@ -326,5 +320,56 @@ impl Device for Programmable {
 
     fn processors(&mut self) -> Vec<&mut Account> {
         self.hw.cpus.iter_mut().map(|c| &mut c.account).collect()
+    }
+
+    fn report(&self, r: &mut Report, end: Time, host_busy: Duration) {
+        self.figures(r, end, host_busy);
+    }
+
+    fn start(&mut self, cx: &mut DeviceCx) {
+        self.settle(cx.now());
+        self.begin(cx.bus, cx.ctx);
+        cx.out.driver_work = true;
+    }
+
+    fn driver_work(&mut self) -> Vec<DriverWork> {
+        std::mem::take(&mut self.host_work)
+    }
+
+    fn driver_step(&mut self, work: DriverWork, cx: &mut DeviceCx) -> DriverStep {
+        let now = cx.now();
+        self.settle(now);
+        let step = self.host_step(work, now, cx.ctx);
+        let done = DriverStep {
+            send_calls: step.send_calls,
+            frames_built: step.frames_built,
+            completions: step.completions,
+            buffers_taken: step.buffers_taken,
+            gro_segments: step.gro_segments,
+            protocol_passes: step.protocol_passes,
+            copy_bytes: step.copy_bytes,
+            delivered: std::mem::take(&mut self.delivered),
+            taken: std::mem::take(&mut self.taken),
+            went_up: std::mem::take(&mut self.went_up),
+        };
+        self.step_ends.push_back(step);
+        done
+    }
+
+    fn driver_step_end(&mut self, end: Time, cx: &mut DeviceCx) {
+        self.settle(cx.now());
+        let step = self.step_ends.pop_front().expect("a host step of this adapter was under way");
+        self.host_step_end(step, end, cx.bus, cx.ctx);
+        cx.out.driver_work = true;
+    }
+
+    fn send(&mut self, frame: Frame, cx: &mut DeviceCx) {
+        let now = cx.now();
+        self.settle(now);
+        self.send_frame(frame, now, cx.bus, cx.ctx);
+    }
+
+    fn stack_segments(&self) -> Option<bool> {
+        self.stack_frames().then_some(true)
     }
 }
