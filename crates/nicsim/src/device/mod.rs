@@ -79,7 +79,7 @@ pub enum DriverWork {
 
 /// What one driver step did, in work the host prices with its own costs, and
 /// the frames it hands the host's stack.
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DriverStep {
     /// The application's send calls.
     pub send_calls: u64,

@@ -44,30 +44,32 @@ pub enum Due {
 /// Work for the host's processors that the adapter's events call for.
 pub use crate::device::DriverWork as HostWork;
 
-/// What a host step did, for the host to price with its own costs: the work
-/// it names, and the bytes copied (none with zero copy); and what the adapter
-/// does when it ends.
+/// What a host step did (`DriverStep`: the work the host prices with its own
+/// costs, the bytes copied, none with zero copy), and what the adapter does
+/// when it ends.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(super) struct HostStep {
-    /// The application's send calls.
-    pub send_calls: u64,
-    /// Frames the host built for a send.
-    pub frames_built: u64,
-    /// Events taken from the event ring.
-    pub completions: u64,
-    /// Filled receive buffers the driver took.
-    pub buffers_taken: u64,
-    /// Segments the driver's GRO took in.
-    pub gro_segments: u64,
-    /// Frames or merged segments that passed the host's protocol.
-    pub protocol_passes: u64,
-    pub copy_bytes: u64,
+    /// What it did, as the host sees it.
+    pub done: DriverStep,
     /// A doorbell to ring when the step ends: a send (by number), or receive buffers (a count).
     pub doorbell: Option<Due>,
     /// The step hands received data to the application (it ends a receive interval).
     pub delivers: bool,
     /// A frame of the host's stack to send when the step ends (it waited for a slot).
     pub resend: Option<Frame>,
+}
+
+impl std::ops::Deref for HostStep {
+    type Target = DriverStep;
+    fn deref(&self) -> &DriverStep {
+        &self.done
+    }
+}
+
+impl std::ops::DerefMut for HostStep {
+    fn deref_mut(&mut self) -> &mut DriverStep {
+        &mut self.done
+    }
 }
 
 /// What the sending side has done.
@@ -241,12 +243,16 @@ impl Programmable {
                 if self.stack_frames() {
                     // A send slot is free: the oldest waiting frame takes it.
                     if let Some(frame) = self.backlog.pop_front() {
-                        return HostStep { completions: 1, resend: Some(frame), ..Default::default() };
+                        return HostStep {
+                            done: DriverStep { completions: 1, ..Default::default() },
+                            resend: Some(frame),
+                            ..Default::default()
+                        };
                     }
                 } else {
                     self.host_work.push(HostWork::Send);
                 }
-                HostStep { completions: 1, ..Default::default() }
+                HostStep { done: DriverStep { completions: 1, ..Default::default() }, ..Default::default() }
             }
             HostWork::Receive(slot) => self.host_receive(slot, now, ctx),
             HostWork::GroFlush => self.gro_flush(now, ctx),
@@ -339,18 +345,12 @@ impl Device for Programmable {
     fn driver_step(&mut self, work: DriverWork, cx: &mut DeviceCx) -> DriverStep {
         let now = cx.now();
         self.settle(now);
-        let step = self.host_step(work, now, cx.ctx);
+        let mut step = self.host_step(work, now, cx.ctx);
         let done = DriverStep {
-            send_calls: step.send_calls,
-            frames_built: step.frames_built,
-            completions: step.completions,
-            buffers_taken: step.buffers_taken,
-            gro_segments: step.gro_segments,
-            protocol_passes: step.protocol_passes,
-            copy_bytes: step.copy_bytes,
             delivered: std::mem::take(&mut self.delivered),
             taken: std::mem::take(&mut self.taken),
             went_up: std::mem::take(&mut self.went_up),
+            ..std::mem::take(&mut step.done)
         };
         self.step_ends.push_back(step);
         done

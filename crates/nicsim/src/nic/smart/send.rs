@@ -4,6 +4,7 @@
 //! firmware); the firmware can also make frames itself or run a DMA loop.
 
 use crate::bus::{HostBus, Purpose};
+use crate::device::DriverStep;
 use crate::engine::{Ctx, Msg};
 use crate::nic::firmware::tso::{plan, Template};
 use crate::nic::firmware::{chunk, csum};
@@ -150,7 +151,8 @@ impl Programmable {
         self.send.issued += 1;
         self.send.made.insert(n, made);
         self.send.first.get_or_insert(at);
-        HostStep { send_calls: 1, frames_built: frames, copy_bytes: bytes, doorbell: Some(Due::Doorbell(n)), ..Default::default() }
+        let done = DriverStep { send_calls: 1, frames_built: frames, copy_bytes: bytes, ..Default::default() };
+        HostStep { done, doorbell: Some(Due::Doorbell(n)), ..Default::default() }
     }
 
     /// The firmware takes send `n`: fetch its descriptor, then cut and send it.
