@@ -187,3 +187,80 @@ impl Ring {
         give
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::{Arc, Mutex};
+
+    use crate::device::DeviceCx;
+    use crate::processor::Account;
+
+    /// A device that notes the frames the host moved out of it, and does nothing else.
+    struct Quiet {
+        moved_out: Arc<Mutex<Vec<usize>>>,
+    }
+
+    impl Device for Quiet {
+        fn frame_in(&mut self, _frame: Box<Frame>, _cx: &mut DeviceCx) {}
+        fn timer(&mut self, _tag: u64, _cx: &mut DeviceCx) {}
+        fn processors(&mut self) -> Vec<&mut Account> {
+            Vec::new()
+        }
+        fn moved_out(&mut self, frame: &Frame) {
+            self.moved_out.lock().expect("not poisoned").push(frame.len());
+        }
+    }
+
+    /// A ring port with a `Quiet` device; what the host moved out of it.
+    fn port(nic: NicConfig) -> (Port, Arc<Mutex<Vec<usize>>>) {
+        let moved = Arc::new(Mutex::new(Vec::new()));
+        let seen = moved.clone();
+        let make = DeviceFactory(Arc::new(move |_| Box::new(Quiet { moved_out: seen.clone() })));
+        let ring = Ring::new(&nic, 0, Some(&make));
+        (Port::new(&nic, 0, Adapter::Ring(Box::new(ring))), moved)
+    }
+
+    fn frame(len: usize) -> Box<Frame> {
+        Box::new(Frame { bytes: vec![0; len], meta: Default::default() })
+    }
+
+    fn us(n: u64) -> Time {
+        Time::ZERO + crate::time::Duration::from_us(n)
+    }
+
+    #[test]
+    fn the_driver_takes_frames_in_ring_order_once_visible_and_numbers_them() {
+        let (mut p, _) = port(NicConfig::gigabit());
+        p.rings.rx.complete(frame(100), us(5));
+        p.rings.rx.complete(frame(200), us(7));
+        assert!(p.take(us(4)).is_none(), "nothing visible yet");
+        let (order, f, visible) = p.take(us(8)).expect("the first");
+        assert_eq!((order, f.len(), visible), (0, 100, us(5)));
+        let (order, f, _) = p.take(us(8)).expect("the second");
+        assert_eq!((order, f.len()), (1, 200));
+        assert!(p.take(us(9)).is_none());
+    }
+
+    #[test]
+    fn a_frame_the_host_moves_leaves_adapter_memory_as_the_driver_takes_it() {
+        for (transfer, moved) in [(Transfer::BusMaster, vec![]), (Transfer::Pio, vec![300]), (Transfer::SharedMemory, vec![300])] {
+            let (mut p, seen) = port(NicConfig { transfer, ..NicConfig::gigabit() });
+            p.rings.rx.complete(frame(300), us(1));
+            p.take(us(1)).expect("visible");
+            assert_eq!(*seen.lock().expect("not poisoned"), moved, "{transfer:?}");
+        }
+    }
+
+    #[test]
+    fn buffers_go_back_in_whole_batches() {
+        let (mut p, _) = port(NicConfig::gigabit());
+        let r = p.ring();
+        assert_eq!(r.recycle(5, 18), 0);
+        assert_eq!(r.recycle(12, 18), 0, "17 held");
+        assert_eq!(r.recycle(1, 18), 18, "a whole batch");
+        assert_eq!(r.recycle(40, 18), 36, "two batches, four held");
+        assert_eq!(r.refill_pending, 4);
+        assert_eq!(r.recycle(3, 1), 7, "a batch of one gives back all it holds");
+    }
+}
