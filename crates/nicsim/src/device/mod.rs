@@ -9,15 +9,19 @@
 
 #[cfg(test)]
 pub mod bench;
+mod message;
 pub mod rings;
+
+pub use message::Message;
 
 use std::sync::Arc;
 
 use crate::bus::HostBus;
 use crate::device::rings::Rings;
 use crate::engine::Ctx;
-use crate::observe::Report;
+use crate::observe::{Report, SharedTrace};
 use crate::processor::Account;
+use crate::stack::Stack;
 use crate::time::{Duration, Time};
 use crate::wire::Frame;
 
@@ -62,6 +66,26 @@ pub trait Device {
     fn stack_segments(&self) -> Option<bool> {
         None
     }
+
+    // An adapter that runs the host's TCP (an offload engine): its driver
+    // speaks to it in socket-level messages.
+
+    /// A message of its driver reaches it (written to its memory, the doorbell rung).
+    fn message(&mut self, _m: Message, _cx: &mut DeviceCx) {}
+    /// The oldest message it left for its driver, if any.
+    fn take_message(&mut self) -> Option<Message> {
+        None
+    }
+    /// The TCP stack it runs for the host.
+    fn stack(&self) -> Option<&Stack> {
+        None
+    }
+    /// The cycles its processors have run.
+    fn cycles(&self) -> u64 {
+        0
+    }
+    /// Draw its own buses into `t`, under `label`.
+    fn trace_into(&mut self, _t: &SharedTrace, _label: &str) {}
 }
 
 /// Work an event-ring adapter's events leave for its driver.

@@ -39,7 +39,7 @@ pub enum OffloadStep {
     /// A file session on socket `s` asks again after its think time.
     Ask(usize),
     /// Its part of a message the handler took from the adapter.
-    Take(crate::toe::work::Work),
+    Take(crate::device::Message),
 }
 
 /// What a step changes when it ends.
@@ -57,7 +57,7 @@ pub struct Effects {
     pub first: Option<Item>,
     pub leave_handler: bool,
     /// Messages to an adapter's offload engine.
-    pub to_adapter: Vec<(usize, crate::toe::work::Work)>,
+    pub to_adapter: Vec<(usize, crate::device::Message)>,
     /// A programmable adapter's host step ended: its doorbell and deliveries.
     pub programmable: Option<usize>,
     /// When each frame whose protocol work the step does arrived at its adapter.

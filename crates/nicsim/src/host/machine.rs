@@ -27,6 +27,7 @@ use crate::nic::smart::Programmable;
 use crate::observe::{Report, SharedTrace, TrackId};
 use crate::stack::Stack;
 use crate::time::{Duration, Time};
+use crate::toe;
 use crate::toe::engine::Engine;
 
 pub struct Machine {
@@ -101,7 +102,9 @@ impl Machine {
             .enumerate()
             .map(|(i, a)| {
                 let adapter = match (&a.offload, &a.programmable) {
-                    (Some(o), _) => Adapter::Offload(Box::new(Offload::new(Engine::new(o.engine.clone()), &o.roles, i))),
+                    (Some(o), _) => Adapter::Offload(Box::new(Offload::new(o.engine.clone(), &o.roles, |watch| {
+                        Box::new(toe::adapter::Adapter::new(Engine::new(o.engine.clone()), i, watch))
+                    }))),
                     (None, Some(c)) => Adapter::Events(Box::new(Programmable::new(c.clone(), i))),
                     (None, None) => Adapter::Ring(Box::new(Ring::new(&a.nic, i, a.device.as_ref()))),
                 };
@@ -433,7 +436,7 @@ impl Component for Machine {
             Some(t) => vec![("ttcp_sha256", t.stream.sha256_hex())],
             None => self.sessions.as_ref().map(|s| s.text()).unwrap_or_default(),
         };
-        let engines = self.ports.iter().filter_map(|p| Some(&p.offload()?.dev.engine.stack));
+        let engines = self.ports.iter().filter_map(|p| p.offload()?.dev.stack());
         text.extend(Stack::stall_text(self.sessions.iter().map(|s| s.stack()).chain(engines), self.ended));
         text
     }

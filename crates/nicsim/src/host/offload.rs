@@ -8,15 +8,13 @@
 //! the TTCP transfer (`Ttcp`) or a file session (`host::offload_files`).
 
 use crate::bus::HostBus;
+use crate::device::{Device, Message};
 use crate::host::offload_files::FileApp;
 use crate::host::sessions::Role;
 use crate::host::stream::Stream;
 use crate::observe::Report;
-use crate::stack::tally::Tally;
 use crate::time::{Clock, Duration, Time};
-use crate::toe::adapter::Adapter;
-use crate::toe::engine::{Engine, Open};
-use crate::toe::work::Work;
+use crate::toe::engine::{EngineConfig, Open};
 
 /// A message to the adapter is a 16-byte header, then any inline data.
 const MESSAGE_HEADER: usize = 16;
@@ -48,8 +46,10 @@ impl Ttcp {
 
 /// An offload engine and the applications on the host that use it.
 pub struct Offload {
-    /// The adapter (the engine, its messages for the host).
-    pub dev: Adapter,
+    /// The adapter, reached by messages and the interrupt.
+    pub dev: Box<dyn Device>,
+    /// What the engine was built from: its sockets, its message queues.
+    cfg: EngineConfig,
     pub ttcp: Option<Ttcp>,
     /// The file sessions, by socket.
     files: Vec<(usize, FileApp)>,
@@ -63,7 +63,7 @@ pub struct Offload {
 pub struct Call {
     pub cycles: u64,
     pub until: Time,
-    pub to_adapter: Vec<Work>,
+    pub to_adapter: Vec<Message>,
     /// The sender may make its next call at once.
     pub again: bool,
     /// File sessions that ask (first, or again after their think time) then.
@@ -91,9 +91,10 @@ impl Call {
 }
 
 impl Offload {
-    /// The offload engine of port `port`; the engine's socket `i` serves the
-    /// session of `roles[i]`.
-    pub fn new(engine: Engine, roles: &[Role], port: usize) -> Offload {
+    /// The offload engine `cfg` describes, which `make` makes given the local
+    /// port whose frames its TCP figures count (or all of them); the engine's
+    /// socket `i` serves the session of `roles[i]`.
+    pub fn new(cfg: EngineConfig, roles: &[Role], make: impl FnOnce(Option<u16>) -> Box<dyn Device>) -> Offload {
         let mut ttcp = None;
         let mut files = Vec::new();
         for (s, role) in roles.iter().enumerate() {
@@ -107,18 +108,15 @@ impl Offload {
             };
             ttcp = Some(Ttcp { s, stream, total, start, calls: 0, outstanding: 0, blocked: false });
         }
-        let mut engine = engine;
         // The TTCP figures count its own connection's frames: those of the
         // whole engine, unless other sessions share it.
-        if let Some(t) = ttcp.as_ref().filter(|_| roles.len() > 1) {
-            engine.stack.watched = Some(Tally::of_port(local_port(&engine.cfg.sockets[t.s].open)));
-        }
-        Offload { dev: Adapter::new(engine, port), ttcp, files, messages: 0, completions: 0, deliveries: 0 }
+        let watch = ttcp.as_ref().filter(|_| roles.len() > 1).map(|t| local_port(&cfg.sockets[t.s].open));
+        Offload { dev: make(watch), cfg, ttcp, files, messages: 0, completions: 0, deliveries: 0 }
     }
 
     /// The TTCP end's port, where there is one.
     pub fn ttcp_port(&self) -> Option<u16> {
-        self.ttcp.as_ref().map(|t| local_port(&self.dev.engine.cfg.sockets[t.s].open))
+        self.ttcp.as_ref().map(|t| local_port(&self.cfg.sockets[t.s].open))
     }
 
     /// The time after `at` when a message with `data` inline bytes has been
@@ -133,7 +131,7 @@ impl Offload {
     }
 
     /// A message of `w` with no data inside, after a call.
-    fn message(&mut self, call: &mut Call, c: &mut Costs, w: Work) {
+    fn message(&mut self, call: &mut Call, c: &mut Costs, w: Message) {
         let at = call.syscall(c);
         call.until = self.write_message(c.bus, at, 0);
         call.to_adapter.push(w);
@@ -142,7 +140,7 @@ impl Offload {
     /// A send call of `bytes` on socket `s`: inside the message, or copied to a
     /// pinned buffer the adapter fetches.
     fn send_bytes(&mut self, call: &mut Call, c: &mut Costs, s: usize, bytes: Vec<u8>) {
-        let inline = bytes.len() <= self.dev.engine.cfg.adapter.inline_max as usize;
+        let inline = bytes.len() <= self.cfg.adapter.inline_max as usize;
         let at = call.syscall(c);
         call.until = if inline {
             self.write_message(c.bus, at, bytes.len())
@@ -150,7 +148,7 @@ impl Offload {
             let at = at + copy_time(c.copy_ns_per_byte, bytes.len());
             self.write_message(c.bus, at, 0)
         };
-        call.to_adapter.push(Work::SendData { s, bytes, inline });
+        call.to_adapter.push(Message::SendData { s, bytes, inline });
     }
 
     /// The applications open their sockets: listen or connect, posting their
@@ -158,15 +156,15 @@ impl Offload {
     /// its first request, or does all this at its start.
     pub fn open(&mut self, now: Time, c: &mut Costs) -> Call {
         let mut call = Call::at(now);
-        for s in 0..self.dev.engine.cfg.sockets.len() {
+        for s in 0..self.cfg.sockets.len() {
             match self.file(s) {
                 Some(f) if f.start > Duration::ZERO => call.asks.push((s, now + f.start)),
                 Some(_) => self.ask_on(&mut call, c, s),
                 None => {
                     self.connect(&mut call, c, s);
                     if !self.ttcp.as_ref().is_some_and(|t| t.s == s && t.sender()) {
-                        let depth = self.dev.engine.cfg.adapter.queue_depth;
-                        self.message(&mut call, c, Work::PostReceive(s, depth));
+                        let depth = self.cfg.adapter.queue_depth;
+                        self.message(&mut call, c, Message::PostReceive(s, depth));
                     }
                 }
             }
@@ -176,8 +174,8 @@ impl Offload {
 
     /// Socket `s` connects; a listener has listened since the engine started.
     fn connect(&mut self, call: &mut Call, c: &mut Costs, s: usize) {
-        if !matches!(self.dev.engine.cfg.sockets[s].open, Open::Listen(_)) {
-            self.message(call, c, Work::OpenSocket(s));
+        if !matches!(self.cfg.sockets[s].open, Open::Listen(_)) {
+            self.message(call, c, Message::OpenSocket(s));
         }
     }
 
@@ -187,8 +185,8 @@ impl Offload {
         let f = self.file(s).expect("a file session's socket");
         if !std::mem::replace(&mut f.opened, true) {
             self.connect(call, c, s);
-            let depth = self.dev.engine.cfg.adapter.queue_depth;
-            self.message(call, c, Work::PostReceive(s, depth));
+            let depth = self.cfg.adapter.queue_depth;
+            self.message(call, c, Message::PostReceive(s, depth));
         }
         let now = call.until;
         if let Some(bytes) = self.file(s).and_then(|f| f.asks().then(|| f.request(now))) {
@@ -203,7 +201,7 @@ impl Offload {
     /// One TTCP send call: the next message goes to the adapter; the last one
     /// is followed by the close.
     pub fn send(&mut self, now: Time, c: &mut Costs) -> Option<Call> {
-        let depth = self.dev.engine.cfg.adapter.queue_depth;
+        let depth = self.cfg.adapter.queue_depth;
         let t = self.ttcp.as_mut()?;
         if t.all_offered() || t.blocked {
             return None;
@@ -220,7 +218,7 @@ impl Offload {
         let t = self.ttcp.as_mut().expect("looked at");
         if t.all_offered() {
             call.until = self.write_message(c.bus, call.until, 0);
-            call.to_adapter.push(Work::CloseSocket(s));
+            call.to_adapter.push(Message::CloseSocket(s));
         } else if t.outstanding < depth {
             call.again = true;
         } else {
@@ -240,17 +238,17 @@ impl Offload {
     /// a blocked sender go on; received data is read (a call per buffer, and
     /// its copy), a file session answers or asks again, and the buffers are
     /// posted again.
-    pub fn take(&mut self, w: Work, now: Time, c: &mut Costs, measuring: bool) -> Call {
+    pub fn take(&mut self, w: Message, now: Time, c: &mut Costs, measuring: bool) -> Call {
         let mut call = Call::at(now);
         match w {
-            Work::Completion(s, n) => {
+            Message::Completion(s, n) => {
                 self.completions += n as u64;
                 if let Some(t) = self.ttcp.as_mut().filter(|t| t.s == s) {
                     t.outstanding -= n;
                     call.again = std::mem::take(&mut t.blocked);
                 }
             }
-            Work::Delivery { s, bytes, buffers, fin } => {
+            Message::Delivery { s, bytes, buffers, fin } => {
                 self.deliveries += 1;
                 let Some(t) = self.ttcp.as_mut().filter(|t| t.s == s) else {
                     call.cycles = c.syscall * buffers as u64;
@@ -261,7 +259,7 @@ impl Offload {
                         self.send_bytes(&mut call, c, s, reply);
                     }
                     call.asks.extend(think.map(|t| (s, call.until + t)));
-                    self.message(&mut call, c, Work::PostReceive(s, buffers));
+                    self.message(&mut call, c, Message::PostReceive(s, buffers));
                     return call;
                 };
                 call.cycles = c.syscall * (bytes.len() as u64).div_ceil(t.stream.message as u64);
@@ -271,7 +269,7 @@ impl Offload {
                 if fin {
                     t.stream.done = Some(read);
                 } else if buffers > 0 {
-                    self.message(&mut call, c, Work::PostReceive(s, buffers));
+                    self.message(&mut call, c, Message::PostReceive(s, buffers));
                 }
             }
             other => unreachable!("{other:?} is not a message to the host"),
@@ -291,14 +289,7 @@ impl Offload {
             r.count("ttcp_messages", t.calls).count("ttcp_digest48", t.stream.digest48());
         }
         FileApp::report(self.files.iter().map(|(_, f)| f), r);
-        let t = &self.dev.engine.stack.tally;
-        r.count("tcp_retransmits", t.retransmits).count("tcp_out_of_order", t.out_of_order).count("tcp_connections", t.connections);
-        r.count("tcp_data_out", t.data_out)
-            .count("tcp_data_in", t.data_in)
-            .count("tcp_acks_out", t.acks_out)
-            .count("tcp_acks_in", t.acks_in);
-        self.dev.engine.stack.report_progress(r, end);
-        self.dev.engine.processor.account.report(r, "adapter_cpu0", end);
+        self.dev.report(r, end, Duration::ZERO);
         r.count("host_messages", self.messages).count("completions", self.completions).count("deliveries", self.deliveries);
     }
 }

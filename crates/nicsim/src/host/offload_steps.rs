@@ -2,21 +2,21 @@
 //! steps of the application that uses them (`host::offload` says what each
 //! costs). The engine's own work is its device's (`toe::adapter`).
 
+use crate::device::Message;
 use crate::engine::Ctx;
 use crate::host::cpu::{Activity, Item, OffloadStep};
 use crate::host::machine::{Machine, Tag};
 use crate::host::offload::{Call, Costs, Offload};
 use crate::host::steps::Plan;
-use crate::toe::work::Work;
 
 impl Machine {
     fn offload(&mut self, p: usize) -> &mut Offload {
         self.ports[p].offload_mut().expect("an offload engine's port")
     }
 
-    /// Hand `w` to adapter `p`'s processor (a message from the host).
-    pub(super) fn hand_to_engine(&mut self, p: usize, w: Work, ctx: &mut Ctx) {
-        self.with_device(p, ctx, |a| &mut a.offload().dev, |d, cx| d.hand(w, cx));
+    /// A message from the host reaches adapter `p`.
+    pub(super) fn hand_to_engine(&mut self, p: usize, m: Message, ctx: &mut Ctx) {
+        self.to_device(p, ctx, |d, cx| d.message(m, cx));
     }
 
     /// Inside adapter `p`'s handler: take the next message from the engine
@@ -24,7 +24,7 @@ impl Machine {
     pub(super) fn offload_handler_step(&mut self, p: usize) -> Plan {
         let costs = &self.cfg.costs;
         let (exit, completion) = (costs.interrupt_exit, costs.completion);
-        match self.offload(p).dev.events.pop_front() {
+        match self.offload(p).dev.take_message() {
             None => {
                 let mut plan = Plan::new(Activity::Interrupt, exit);
                 plan.effects.enable_irq = Some(p);

@@ -141,7 +141,7 @@ impl Adapter {
     pub fn device(&mut self) -> &mut (dyn Device + 'static) {
         match self {
             Adapter::Ring(r) => &mut *r.nic,
-            Adapter::Offload(o) => &mut o.dev,
+            Adapter::Offload(o) => &mut *o.dev,
             Adapter::Events(d) => &mut **d,
         }
     }
@@ -151,13 +151,6 @@ impl Adapter {
         match self {
             Adapter::Ring(r) => r,
             _ => unreachable!("only a ring adapter's port comes here"),
-        }
-    }
-
-    pub fn offload(&mut self) -> &mut Offload {
-        match self {
-            Adapter::Offload(o) => o,
-            _ => unreachable!("only an offload engine's port comes here"),
         }
     }
 }

@@ -153,11 +153,11 @@ fn transfer_report(m: &Machine, r: &mut Report, wires: &Wires, end: Time) {
             i,
             Transfer {
                 sender: t.sender(),
-                tally: o.dev.engine.stack.watched.as_ref().unwrap_or(&o.dev.engine.stack.tally),
+                tally: o.dev.stack().map(|s| s.watched.as_ref().unwrap_or(&s.tally)).expect("an offload engine runs a stack"),
                 bytes: t.stream.bytes,
                 host_busy,
                 interrupts,
-                adapter_cycles: Some(o.dev.engine.processor.account.cycles()),
+                adapter_cycles: Some(o.dev.cycles()),
                 messages: t.calls,
                 line_rate_bps: 0,
             },

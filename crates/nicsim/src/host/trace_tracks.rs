@@ -18,9 +18,7 @@ pub(super) fn trace_parts(t: &SharedTrace, name: &str, buses: &mut [HostBus], cp
     let adapter = |i: usize| if ports.len() > 1 { format!("adapter{i}") } else { "adapter".into() };
     let labels: Vec<String> = (0..ports.len()).map(adapter).collect();
     for (p, label) in ports.iter_mut().zip(&labels) {
-        if let Some(o) = p.offload_mut() {
-            o.dev.engine.private_bus.trace_into(t.clone(), &format!("{name} {label}"));
-        }
+        p.device().trace_into(t, &format!("{name} {label}"));
         for (k, a) in p.device().processors().into_iter().enumerate() {
             a.trace_into(t, name, &format!("{label} cpu{k}"));
         }

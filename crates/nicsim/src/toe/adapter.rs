@@ -5,11 +5,14 @@
 
 use std::collections::VecDeque;
 
-use crate::device::{Device, DeviceCx};
+use crate::device::{Device, DeviceCx, Message};
 use crate::engine::timers::{part_space, Earliest, Timers};
 use crate::engine::{Msg, PortId};
+use crate::observe::{Report, SharedTrace};
 use crate::processor::Account;
-use crate::time::Time;
+use crate::stack::tally::Tally;
+use crate::stack::Stack;
+use crate::time::{Duration, Time};
 use crate::toe::engine::Engine;
 use crate::toe::work::Work;
 use crate::wire::{Frame, FrameMeta};
@@ -17,7 +20,7 @@ use crate::wire::{Frame, FrameMeta};
 pub struct Adapter {
     pub engine: Engine,
     /// Messages for the host that its handler has not taken yet.
-    pub events: VecDeque<Work>,
+    events: VecDeque<Message>,
     /// Frames from the wire on their way into its memory, in order.
     arriving: VecDeque<(Time, Box<Frame>)>,
     /// Its own timers (`engine::timers::part_space` of its port).
@@ -39,8 +42,12 @@ enum EngineDue {
 }
 
 impl Adapter {
-    /// The offload engine of port `port`.
-    pub fn new(engine: Engine, port: usize) -> Adapter {
+    /// The offload engine of port `port`; its TCP figures count the frames of
+    /// local port `watch` alone, where one is given (one connection's of several).
+    pub fn new(mut engine: Engine, port: usize, watch: Option<u16>) -> Adapter {
+        if let Some(p) = watch {
+            engine.stack.watched = Some(Tally::of_port(p));
+        }
         Adapter {
             engine,
             events: VecDeque::new(),
@@ -53,7 +60,7 @@ impl Adapter {
 
     /// Work for its processor (a message from the host, a frame, its timer):
     /// a free processor starts a run.
-    pub fn hand(&mut self, w: Work, cx: &mut DeviceCx) {
+    fn hand(&mut self, w: Work, cx: &mut DeviceCx) {
         if self.engine.push(w) {
             self.start_run(cx);
         }
@@ -118,5 +125,37 @@ impl Device for Adapter {
 
     fn processors(&mut self) -> Vec<&mut Account> {
         vec![&mut self.engine.processor.account]
+    }
+
+    /// Its TCP counts, each connection's progress and its processor's time.
+    fn report(&self, r: &mut Report, end: Time, _host_busy: Duration) {
+        let t = &self.engine.stack.tally;
+        r.count("tcp_retransmits", t.retransmits).count("tcp_out_of_order", t.out_of_order).count("tcp_connections", t.connections);
+        r.count("tcp_data_out", t.data_out)
+            .count("tcp_data_in", t.data_in)
+            .count("tcp_acks_out", t.acks_out)
+            .count("tcp_acks_in", t.acks_in);
+        self.engine.stack.report_progress(r, end);
+        self.engine.processor.account.report(r, "adapter_cpu0", end);
+    }
+
+    fn message(&mut self, m: Message, cx: &mut DeviceCx) {
+        self.hand(Work::Host(m), cx);
+    }
+
+    fn take_message(&mut self) -> Option<Message> {
+        self.events.pop_front()
+    }
+
+    fn stack(&self) -> Option<&Stack> {
+        Some(&self.engine.stack)
+    }
+
+    fn cycles(&self) -> u64 {
+        self.engine.processor.account.cycles()
+    }
+
+    fn trace_into(&mut self, t: &SharedTrace, label: &str) {
+        self.engine.private_bus.trace_into(t.clone(), label);
     }
 }

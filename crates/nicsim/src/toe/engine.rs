@@ -18,7 +18,7 @@ use crate::stack::tally::{classify, Class};
 use crate::stack::{Sock, SocketConfig, Stack, StackConfig};
 use crate::time::{Duration, Time};
 use crate::toe::config::AdapterConfig;
-use crate::toe::work::Work;
+use crate::toe::work::{Message, Work};
 
 /// How one of the engine's sockets opens when the host asks.
 #[derive(Clone, Debug, PartialEq)]
@@ -68,7 +68,7 @@ struct Conn {
 #[derive(Debug, Default)]
 pub struct RunOut {
     pub frames: Vec<Vec<u8>>,
-    pub to_host: Vec<Work>,
+    pub to_host: Vec<Message>,
 }
 
 pub struct Engine {
@@ -178,25 +178,25 @@ impl Engine {
                     run.cycles(self.frame_cycles(&f.bytes, true));
                     self.stack.input(f);
                 }
-                Work::SendData { s, bytes, inline } => {
+                Work::Host(Message::SendData { s, bytes, inline }) => {
                     run.cycles(message_cycles);
                     // The firmware programs the DMA engine and goes on (p. 8 of the
                     // report: "when DMA completes, iNIC code is once again invoked").
                     let ready = if inline { run.at } else { host_bus.read(run.at, bytes.len() as u64, Purpose::TxData) };
                     self.conns[s].pending_tx.push_back((ready, bytes));
                 }
-                Work::PostReceive(s, n) => {
+                Work::Host(Message::PostReceive(s, n)) => {
                     run.cycles(message_cycles * n as u64);
                     self.conns[s].posted += n;
                 }
-                Work::OpenSocket(s) => {
+                Work::Host(Message::OpenSocket(s)) => {
                     run.cycles(message_cycles);
                     let sock = self.conns[s].sock;
                     if let Open::Connect { ip, port, local } = self.cfg.sockets[s].open {
                         self.stack.connect(sock, ip, port, local).expect("addresses are checked with the scenario");
                     }
                 }
-                Work::CloseSocket(s) => {
+                Work::Host(Message::CloseSocket(s)) => {
                     run.cycles(message_cycles);
                     self.conns[s].close_requested = true;
                 }
@@ -222,7 +222,7 @@ impl Engine {
         }
         for (s, n) in completed.into_iter().enumerate().filter(|(_, n)| *n > 0) {
             run.until(host_bus.write(run.at, 16, Fill::Ready, Purpose::RxStatus));
-            out.to_host.push(Work::Completion(s, n));
+            out.to_host.push(Message::Completion(s, n));
         }
     }
 
@@ -291,7 +291,7 @@ impl Engine {
             c.fin_delivered = true;
             self.stack.close(c.sock);
         }
-        out.to_host.push(Work::Delivery { s, bytes, buffers, fin });
+        out.to_host.push(Message::Delivery { s, bytes, buffers, fin });
         self.poll(run, out);
     }
 }
