@@ -9,6 +9,7 @@ pub mod firmware;
 mod irq;
 mod processor;
 mod ring;
+pub mod rss;
 mod rx;
 pub mod smart;
 mod tx;

@@ -13,7 +13,7 @@ mod view;
 
 pub use build::{build, Headers, TcpFields, L3, L4};
 pub use frame::{Frame, FrameMeta};
-pub use view::{verify_checksums, ChecksumError, View};
+pub use view::{verify_checksums, ChecksumError, Transport, View};
 
 #[cfg(test)]
 mod tests;
