@@ -246,7 +246,7 @@ impl Machine {
             self.sends_in_adapter(p, ctx);
         }
         if std::mem::take(&mut out.driver_work) {
-            self.programmable_host_work(p, ctx);
+            self.event_ring_work(p, ctx);
         }
     }
 
@@ -276,7 +276,7 @@ impl Machine {
             }
         }
         if let Some(p) = programmable {
-            self.programmable_step_end(p, now, ctx);
+            self.event_ring_step_end(p, now, ctx);
         }
         if !effects.delivered.is_empty() && self.measuring(now) {
             for arrived in effects.delivered.drain(..) {
@@ -367,7 +367,7 @@ impl Component for Machine {
     fn start(&mut self, ctx: &mut Ctx) {
         crate::host::report::ends_at(self, ctx.end());
         self.offload_start();
-        self.programmable_start(ctx);
+        self.event_ring_start(ctx);
         for p in self.rings.clone() {
             let nic = &self.cfg.adapters[p].nic;
             let masked = self.cfg.driver.starts_masked(nic.moderation);

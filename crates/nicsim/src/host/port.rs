@@ -36,7 +36,7 @@ pub enum Adapter {
 /// A ring adapter and the driver state that belongs to it.
 pub struct Ring {
     /// The adapter itself, reached through its rings and registers.
-    pub nic: Box<dyn Device>,
+    pub device: Box<dyn Device>,
     /// Frames the driver holds for want of a free transmit descriptor.
     pub waiting: VecDeque<Frame>,
     /// Receive buffers the driver has taken and not yet handed back.
@@ -72,7 +72,7 @@ impl Port {
         let (frame, visible) = self.rings.rx.take(now)?;
         let ring = self.adapter.ring();
         if ring.transfer != Transfer::BusMaster {
-            ring.nic.moved_out(&frame);
+            ring.device.moved_out(&frame);
         }
         ring.taken += 1;
         Some((ring.taken - 1, frame, visible))
@@ -140,7 +140,7 @@ impl Adapter {
     #[inline]
     pub fn device(&mut self) -> &mut (dyn Device + 'static) {
         match self {
-            Adapter::Ring(r) => &mut *r.nic,
+            Adapter::Ring(r) => &mut *r.device,
             Adapter::Offload(o) => &mut *o.dev,
             Adapter::Events(d) => &mut **d,
         }
@@ -160,7 +160,7 @@ impl Ring {
     /// describes, or the device `make` makes.
     pub fn new(nic: &NicConfig, port: usize, make: Option<&DeviceFactory>) -> Self {
         Ring {
-            nic: make.map_or_else(|| Box::new(RingAdapter::new(nic, port)) as Box<dyn Device>, |f| (f.0)(port)),
+            device: make.map_or_else(|| Box::new(RingAdapter::new(nic, port)) as Box<dyn Device>, |f| (f.0)(port)),
             waiting: VecDeque::new(),
             refill_pending: 0,
             smart: nic.processor.is_some(),

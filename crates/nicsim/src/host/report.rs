@@ -86,7 +86,7 @@ pub fn report(m: &Machine, end: Time) -> Report {
         .iter()
         .map(|(_, p, ring)| {
             let mut a = Report::default();
-            ring.nic.report(&mut a, end, host_busy);
+            ring.device.report(&mut a, end, host_busy);
             a.count("interrupts", p.irq.raised);
             a
         })
@@ -124,11 +124,11 @@ pub fn report(m: &Machine, end: Time) -> Report {
         for (a, (i, _, ring)) in adapters.iter().zip(&rings) {
             prefixed(&mut r, &format!("adapter{i}_"), a);
             let mut pr = Report::default();
-            ring.nic.report_processor(&mut pr, end);
+            ring.device.report_processor(&mut pr, end);
             prefixed(&mut r, &format!("adapter{i}_"), &pr);
         }
     } else if let Some((_, _, ring)) = rings.first() {
-        ring.nic.report_processor(&mut r, end);
+        ring.device.report_processor(&mut r, end);
     }
     if m.buses.len() > 1 {
         for (i, b) in m.buses.iter().enumerate() {

@@ -24,7 +24,7 @@ impl Machine {
         filled.resize(self.ports.len(), 0);
         for (p, f) in transmit.drain(..) {
             if let Adapter::Events(_) = self.ports[p].adapter {
-                self.programmable_send(p, f, ctx);
+                self.event_ring_send(p, f, ctx);
                 continue;
             }
             let Port { rings, adapter, .. } = &mut self.ports[p];

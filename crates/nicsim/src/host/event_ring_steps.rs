@@ -16,7 +16,7 @@ use crate::wire::{Frame, FrameMeta};
 
 impl Machine {
     /// The work adapter `p` asked of the host goes to the polling processor.
-    pub(super) fn programmable_host_work(&mut self, p: usize, ctx: &mut Ctx) {
+    pub(super) fn event_ring_work(&mut self, p: usize, ctx: &mut Ctx) {
         let k = self.cfg.driver.poll_cpu as usize;
         let work = self.ports[p].device().driver_work();
         if work.is_empty() {
@@ -26,7 +26,7 @@ impl Machine {
         self.dispatch(k, ctx);
     }
 
-    pub(super) fn programmable_start(&mut self, ctx: &mut Ctx) {
+    pub(super) fn event_ring_start(&mut self, ctx: &mut Ctx) {
         for p in 0..self.ports.len() {
             if matches!(self.ports[p].adapter, Adapter::Events(_)) {
                 self.to_device(p, ctx, |d, cx| d.start(cx));
@@ -35,13 +35,13 @@ impl Machine {
     }
 
     /// A frame of the host's stack leaves by event-ring adapter `p`.
-    pub(super) fn programmable_send(&mut self, p: usize, frame: Frame, ctx: &mut Ctx) {
+    pub(super) fn event_ring_send(&mut self, p: usize, frame: Frame, ctx: &mut Ctx) {
         self.to_device(p, ctx, |d, cx| d.send(frame, cx));
     }
 
     /// The host step for adapter `p`'s `work`: a send call is the
     /// application's, the rest the driver's poll of the event ring.
-    pub(super) fn programmable_step(&mut self, k: usize, p: usize, work: DriverWork, ctx: &mut Ctx) -> Plan {
+    pub(super) fn event_ring_step(&mut self, k: usize, p: usize, work: DriverWork, ctx: &mut Ctx) -> Plan {
         let now = ctx.now();
         let cost = self.with_device(p, ctx, |a| a.device(), |d, cx| d.driver_step(work, cx));
         let c = &self.cfg.costs;
@@ -85,7 +85,7 @@ impl Machine {
         plan
     }
 
-    pub(super) fn programmable_step_end(&mut self, p: usize, end: Time, ctx: &mut Ctx) {
+    pub(super) fn event_ring_step_end(&mut self, p: usize, end: Time, ctx: &mut Ctx) {
         self.to_device(p, ctx, |d, cx| d.driver_step_end(end, cx));
     }
 }
