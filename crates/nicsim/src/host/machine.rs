@@ -183,15 +183,13 @@ impl Machine {
         f: impl FnOnce(&mut D, &mut DeviceCx) -> R,
     ) -> R {
         let mark = ctx.sent().len();
-        let mut out = std::mem::take(&mut self.device_out);
         let Port { bus, rings, adapter, .. } = &mut self.ports[p];
         let bus = &mut self.buses[*bus];
-        let r = f(pick(adapter), &mut DeviceCx { ctx, bus, rings, out: &mut out });
+        let r = f(pick(adapter), &mut DeviceCx { ctx, bus, rings, out: &mut self.device_out });
         if ctx.sent().len() > mark {
             self.frames_sent(mark, ctx);
         }
-        self.device_said(p, &mut out, ctx);
-        self.device_out = out;
+        self.device_said(p, ctx);
         r
     }
 
@@ -221,31 +219,38 @@ impl Machine {
     /// What adapter `p` told the host: completions raise its interrupt (or
     /// wake the poll loop), sends taken let the driver queue more, work left
     /// for the driver goes to the polling processor.
-    fn device_said(&mut self, p: usize, out: &mut DeviceOut, ctx: &mut Ctx) {
+    #[inline]
+    fn device_said(&mut self, p: usize, ctx: &mut Ctx) {
         let now = ctx.now();
-        for &(at, n) in &out.completions {
-            if self.polling() && self.poll_asleep_since.is_some() {
-                self.timers.arm(ctx, at.max(now), Tag::Thread(self.cfg.driver.poll_cpu as usize));
+        if !self.device_out.completions.is_empty() {
+            let polling = self.polling() && self.poll_asleep_since.is_some();
+            let left = self.device_out.buffers_left;
+            for &(at, n) in &self.device_out.completions {
+                if polling {
+                    self.timers.arm(ctx, at.max(now), Tag::Thread(self.cfg.driver.poll_cpu as usize));
+                }
+                let port = &mut self.ports[p];
+                let mut alarm = IrqAlarm { timers: &mut self.timers, ctx, port: p };
+                port.irq.completed(at, n, &mut alarm);
+                if let Some(left) = left {
+                    port.irq.buffers_left(at, left, &mut alarm);
+                }
             }
-            let port = &mut self.ports[p];
-            let mut alarm = IrqAlarm { timers: &mut self.timers, ctx, port: p };
-            port.irq.completed(at, n, &mut alarm);
-            if let Some(left) = out.buffers_left {
-                port.irq.buffers_left(at, left, &mut alarm);
-            }
+            self.device_out.completions.clear();
         }
-        out.completions.clear();
+        let out = &mut self.device_out;
         out.buffers_left = None;
+        let (done, took_sends, driver_work) =
+            (std::mem::take(&mut out.sends_done), std::mem::take(&mut out.took_sends), std::mem::take(&mut out.driver_work));
         // A polling driver finds the sends done on its passes.
-        let done = std::mem::take(&mut out.sends_done);
         if done > 0 && !self.polling() {
             self.ports[p].irq.completed(now, done, &mut IrqAlarm { timers: &mut self.timers, ctx, port: p });
         }
-        if std::mem::take(&mut out.took_sends) {
+        if took_sends {
             self.wake_sender_for(p, ctx);
             self.sends_in_adapter(p, ctx);
         }
-        if std::mem::take(&mut out.driver_work) {
+        if driver_work {
             self.event_ring_work(p, ctx);
         }
     }

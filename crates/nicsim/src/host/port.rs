@@ -68,6 +68,7 @@ impl Port {
     /// The next frame its driver takes from the receive ring at `now`, with
     /// its place in the adapter's order and when it became visible; a frame
     /// the host moves leaves the adapter's packet memory as it takes it.
+    #[inline]
     pub fn take(&mut self, now: Time) -> Option<(u64, Box<Frame>, Time)> {
         let (frame, visible) = self.rings.rx.take(now)?;
         let ring = self.adapter.ring();
