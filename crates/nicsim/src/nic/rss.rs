@@ -80,22 +80,18 @@ impl Indirection {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::net::{Ipv4Addr, Ipv6Addr};
+    use std::net::{IpAddr, Ipv4Addr};
 
     use crate::wire::{build, Headers, L3, L4};
 
-    fn v4(src: &str, dst: &str, ports: Option<(u16, u16)>) -> Vec<u8> {
-        let (s, d): (Ipv4Addr, Ipv4Addr) = (src.parse().unwrap(), dst.parse().unwrap());
-        let mut b = [s.octets(), d.octets()].concat();
-        if let Some((sp, dp)) = ports {
-            b.extend_from_slice(&[sp.to_be_bytes(), dp.to_be_bytes()].concat());
-        }
-        b
-    }
-
-    fn v6(src: &str, dst: &str, ports: Option<(u16, u16)>) -> Vec<u8> {
-        let (s, d): (Ipv6Addr, Ipv6Addr) = (src.parse().unwrap(), dst.parse().unwrap());
-        let mut b = [s.octets(), d.octets()].concat();
+    /// The hash's input for addresses `src` and `dst` (IPv4 or IPv6), with
+    /// their ports where given.
+    fn tuple(src: &str, dst: &str, ports: Option<(u16, u16)>) -> Vec<u8> {
+        let octets = |a: &str| match a.parse::<IpAddr>().expect("an address") {
+            IpAddr::V4(a) => a.octets().to_vec(),
+            IpAddr::V6(a) => a.octets().to_vec(),
+        };
+        let mut b = [octets(src), octets(dst)].concat();
         if let Some((sp, dp)) = ports {
             b.extend_from_slice(&[sp.to_be_bytes(), dp.to_be_bytes()].concat());
         }
@@ -114,8 +110,8 @@ mod tests {
             ("153.39.163.191", 44251, "202.188.127.2", 1303, 0x5d1809c5, 0x10e828a2),
         ];
         for (src, sp, dst, dp, only, tcp) in ipv4 {
-            assert_eq!(toeplitz(&VERIFICATION_KEY, &v4(src, dst, None)), only, "{src} -> {dst}");
-            assert_eq!(toeplitz(&VERIFICATION_KEY, &v4(src, dst, Some((sp, dp)))), tcp, "{src}:{sp} -> {dst}:{dp}");
+            assert_eq!(toeplitz(&VERIFICATION_KEY, &tuple(src, dst, None)), only, "{src} -> {dst}");
+            assert_eq!(toeplitz(&VERIFICATION_KEY, &tuple(src, dst, Some((sp, dp)))), tcp, "{src}:{sp} -> {dst}:{dp}");
         }
         let ipv6 = [
             ("3ffe:2501:200:1fff::7", 2794, "3ffe:2501:200:3::1", 1766, 0x2cc18cd5, 0x40207d3d),
@@ -123,8 +119,8 @@ mod tests {
             ("3ffe:1900:4545:3:200:f8ff:fe21:67cf", 44251, "fe80::200:f8ff:fe21:67cf", 38024, 0x4b61e985, 0x02d1feef),
         ];
         for (src, sp, dst, dp, only, tcp) in ipv6 {
-            assert_eq!(toeplitz(&VERIFICATION_KEY, &v6(src, dst, None)), only, "{src} -> {dst}");
-            assert_eq!(toeplitz(&VERIFICATION_KEY, &v6(src, dst, Some((sp, dp)))), tcp, "[{src}]:{sp} -> [{dst}]:{dp}");
+            assert_eq!(toeplitz(&VERIFICATION_KEY, &tuple(src, dst, None)), only, "{src} -> {dst}");
+            assert_eq!(toeplitz(&VERIFICATION_KEY, &tuple(src, dst, Some((sp, dp)))), tcp, "[{src}]:{sp} -> [{dst}]:{dp}");
         }
     }
 
@@ -149,7 +145,7 @@ mod tests {
         let mut counts = [0u32; 8];
         for i in 0..1000u32 {
             let src = Ipv4Addr::from(0x0a00_0000 + i * 7919);
-            let input = v4(&src.to_string(), "192.168.1.1", Some((1024 + (i % 50000) as u16, 80)));
+            let input = tuple(&src.to_string(), "192.168.1.1", Some((1024 + (i % 50000) as u16, 80)));
             counts[table.queue(toeplitz(&VERIFICATION_KEY, &input)) as usize] += 1;
         }
         let expected = 1000.0 / 8.0;
