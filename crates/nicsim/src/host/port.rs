@@ -20,9 +20,11 @@ pub struct Port {
     pub adapter: Adapter,
 }
 
-/// What the driver talks to, by the adapter's kind.
+/// The adapter, a `Device` whatever its kind, with the driver state its
+/// driver needs; the variant names the driver, not the adapter.
 pub enum Adapter {
-    /// A bus-master adapter with descriptor rings.
+    /// Any device behind descriptor rings and registers (a bus master, a
+    /// fixed-function adapter the host moves frames for, a test adapter).
     Ring(Box<Ring>),
     /// A TCP offload engine: the adapter's own stack carries the host's TCP
     /// behind socket-level messages.
