@@ -43,7 +43,7 @@ impl Machine {
     /// application's, the rest the driver's poll of the event ring.
     pub(super) fn event_ring_step(&mut self, k: usize, p: usize, work: DriverWork, ctx: &mut Ctx) -> Plan {
         let now = ctx.now();
-        let cost = self.with_device(p, ctx, |a| a.device(), |d, cx| d.driver_step(work, cx));
+        let cost = self.to_device(p, ctx, |d, cx| d.driver_step(work, cx));
         let c = &self.cfg.costs;
         let copy = Duration::from_ps((cost.copy_bytes as f64 * c.copy_ns_per_byte * 1e3) as u64);
         let cycles = c.app_request * cost.send_calls

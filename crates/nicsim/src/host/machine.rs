@@ -166,26 +166,14 @@ impl Machine {
         })
     }
 
-    /// Hand adapter `p`'s device an input (`f`), then do what it tells the host.
+    /// Hand adapter `p`'s device an input (`f`), then do what it tells the
+    /// host; returns what `f` does.
     #[inline]
-    pub(super) fn to_device(&mut self, p: usize, ctx: &mut Ctx, f: impl FnOnce(&mut (dyn Device + 'static), &mut DeviceCx)) {
-        self.with_device(p, ctx, |a| a.device(), f)
-    }
-
-    /// The same with the device `pick` finds on the port, for what only its
-    /// driver knows to ask of it (a tail write).
-    #[inline]
-    pub(super) fn with_device<D: ?Sized, R>(
-        &mut self,
-        p: usize,
-        ctx: &mut Ctx,
-        pick: impl FnOnce(&mut Adapter) -> &mut D,
-        f: impl FnOnce(&mut D, &mut DeviceCx) -> R,
-    ) -> R {
+    pub(super) fn to_device<R>(&mut self, p: usize, ctx: &mut Ctx, f: impl FnOnce(&mut (dyn Device + 'static), &mut DeviceCx) -> R) -> R {
         let mark = ctx.sent().len();
         let Port { bus, rings, adapter, .. } = &mut self.ports[p];
         let bus = &mut self.buses[*bus];
-        let r = f(pick(adapter), &mut DeviceCx { ctx, bus, rings, out: &mut self.device_out });
+        let r = f(adapter.device(), &mut DeviceCx { ctx, bus, rings, out: &mut self.device_out });
         if ctx.sent().len() > mark {
             self.frames_sent(mark, ctx);
         }
