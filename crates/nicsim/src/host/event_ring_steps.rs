@@ -22,7 +22,7 @@ impl Machine {
         if work.is_empty() {
             return;
         }
-        self.cpus[k].queue.extend(work.into_iter().map(|w| Item::Programmable(p, w)));
+        self.procs.cpus[k].queue.extend(work.into_iter().map(|w| Item::Programmable(p, w)));
         self.dispatch(k, ctx);
     }
 
@@ -54,7 +54,7 @@ impl Machine {
             + c.protocol_segment * cost.protocol_passes;
         if self.measuring(now) {
             for (arrived, in_memory) in cost.taken {
-                self.latency.taken(arrived, in_memory, now);
+                self.tally.latency.taken(arrived, in_memory, now);
             }
         }
         let activity = if work == DriverWork::Send { Activity::App } else { Activity::Poll };
@@ -77,7 +77,7 @@ impl Machine {
             }
         }
         if let Some(plan) = apps {
-            self.then[k] = Some(Then { plan, turn: None });
+            self.procs.then[k] = Some(Then { plan, turn: None });
         }
         plan.until = Some(now + self.cfg.clock.cycles(plan.cycles) + copy);
         plan.effects.programmable = Some(p);

@@ -27,8 +27,8 @@ impl Machine {
             debug_assert!(self.ports[p].ring().delivered.is_next(order), "frames go up in ring order");
             let merged = if self.cfg.driver.gro { self.merge(k, shared, p, order, &frame) } else { Vec::new() };
             if !merged.is_empty() {
-                self.gro_batches += 1;
-                self.gro_segments += 1 + merged.len() as u64;
+                self.tally.gro_batches += 1;
+                self.tally.gro_segments += 1 + merged.len() as u64;
             }
             let gone_up = &mut self.ports[p].ring().delivered;
             gone_up.went_up(order);
@@ -54,7 +54,7 @@ impl Machine {
             let mut then = None;
             plan.cycles += gro + self.protocol(p, (frame, &mut merged), at, ctx, (&mut plan.effects.transmit, &mut then));
             if let Some(then) = then {
-                self.then[k] = Some(Then { plan: then, turn: None });
+                self.procs.then[k] = Some(Then { plan: then, turn: None });
                 break;
             }
             // What it sent leaves when its work ends: at the step's end.
@@ -67,7 +67,7 @@ impl Machine {
             let counted = self.measuring(up) && up <= ctx.end();
             for arrived in plan.effects.delivered.drain(from..) {
                 if counted {
-                    self.latency.delivered(arrived, up);
+                    self.tally.latency.delivered(arrived, up);
                 }
             }
             // A frame whose work would begin after the run's end never begins.
@@ -82,13 +82,13 @@ impl Machine {
     /// other processor waits on the stack's lock, and every interrupt bound to
     /// `k` is masked (one would preempt the work between two frames).
     fn nothing_between(&self, k: usize, shared: bool) -> bool {
-        let lock_contended = self.cfg.serialized_stack && self.cpus.len() > 1;
+        let lock_contended = self.cfg.serialized_stack && self.procs.cpus.len() > 1;
         !shared && !lock_contended && self.ports.iter().zip(&self.cfg.adapters).all(|(port, a)| a.irq_cpu != k || port.irq.masked())
     }
 
     /// The frame at the head of processor `k`'s own queue, if it may go up now.
     fn next_frame_in_turn(&mut self, k: usize) -> Option<(usize, u64, Box<Frame>)> {
-        let queue = &mut self.cpus[k].queue;
+        let queue = &mut self.procs.cpus[k].queue;
         let Some(Item::Frame(p, order, _)) = queue.front() else { return None };
         if self.ports[*p].ring_ref().is_none_or(|r| !r.delivered.is_next(*order)) {
             return None;
@@ -100,7 +100,7 @@ impl Machine {
     /// GRO: the frames queued behind frame `order` of adapter `p` that join its
     /// merge, taken to go up the stack with it (`host::gro`).
     fn merge(&mut self, k: usize, shared: bool, p: usize, order: u64, first: &Frame) -> Vec<(u64, Box<Frame>)> {
-        let queue = if shared { &mut self.shared } else { &mut self.cpus[k].queue };
+        let queue = if shared { &mut self.procs.shared } else { &mut self.procs.cpus[k].queue };
         let gone_up = &self.ports[p].ring_ref().expect("frames go up from a ring").delivered;
         gro::take_merge(queue, p, (order, gone_up), first)
     }
@@ -121,7 +121,7 @@ impl Machine {
         (out, then_plan): (&mut Vec<(usize, Frame)>, &mut Option<Plan>),
     ) -> u64 {
         let measuring = self.measuring(at);
-        if let Some(s) = self.sessions.as_mut().filter(|s| s.claims(&frame.bytes)) {
+        if let Some(s) = self.apps.sessions.as_mut().filter(|s| s.claims(&frame.bytes)) {
             s.input(p, frame);
             for f in merged.drain(..) {
                 s.input(p, f);
@@ -131,7 +131,7 @@ impl Machine {
             let cycles = self.cfg.costs.protocol_segment + self.charge(answer, out);
             // The applications' part follows as a step of its own, so that the
             // stack's answer does not wait for their reads and writes.
-            let more = due && !std::mem::replace(&mut self.call_queued, true);
+            let more = due && !std::mem::replace(&mut self.apps.call_queued, true);
             if more || apps.requests > 0 || apps.copied > 0 || !apps.out.is_empty() {
                 let mut then = Plan::new(Activity::Deferred, 0);
                 then.cycles = self.charge(apps, &mut then.effects.transmit);
@@ -158,13 +158,13 @@ impl Machine {
 
     /// A frame no session claims: the host's sink counts it, if it has one.
     fn sink_frame(&mut self, frame: Box<Frame>, measuring: bool, ctx: &mut Ctx) {
-        match &mut self.sink {
+        match &mut self.apps.sink {
             Some(s) if measuring => {
                 s.frames += 1;
                 s.bytes += frame.len() as u64;
             }
             Some(_) => {}
-            None => self.unclaimed += 1,
+            None => self.tally.unclaimed += 1,
         }
         // Taken whole: a source may write its next frame into it.
         ctx.give_frame(frame);

@@ -3,23 +3,23 @@
 //! share the bus calendars and the processors, contended resources whose timing
 //! is booked directly; so a host is one component, and its port `i` is adapter
 //! `i`'s wire. Internal events are timers whose tag says what falls due (`Tag`;
-//! what each does is in `timers.rs`).
-
-use std::collections::VecDeque;
+//! what each does is in `timers.rs`). Its parts: the processors and what they
+//! may take next (`Processors`), the applications (`Apps`), the ports and
+//! buses, the timers, and what it counts for its results (`Tally`).
 
 use crate::bus::HostBus;
 use crate::device::{Device, DeviceCx, DeviceOut, Register};
-use crate::engine::timers::{Earliest, Timers};
+use crate::engine::timers::Timers;
 use crate::engine::{Component, Ctx, Msg, PortId};
-use crate::host::apps::{Blast, SinkCount};
-use crate::host::config::{Deferred, HostConfig};
-use crate::host::cpu::{Cpu, Effects, Item};
-use crate::host::handler_runs::HandlerRuns;
+use crate::host::apps::Apps;
+use crate::host::config::HostConfig;
+use crate::host::cpu::{Effects, Item};
 use crate::host::offload::Offload;
 use crate::host::port::{Adapter, Port, Ring};
+use crate::host::processors::{Processors, RunQueue};
 use crate::host::send_queue::SendOrder;
 use crate::host::sessions::Sessions;
-use crate::host::steps::Then;
+use crate::host::tally::Tally;
 pub(super) use crate::host::tag::{IrqAlarm, Tag, HOST_TIMERS};
 use crate::host::trace_tracks::trace_parts;
 use crate::host::transfer::Wires;
@@ -37,51 +37,22 @@ pub struct Machine {
     /// The ports whose adapter the driver works through its rings (every one
     /// but the offload engines).
     pub(super) rings: Vec<usize>,
-    pub(super) cpus: Vec<Cpu>,
-    /// Deferred work any processor may take (`driver.deferred = "any"`).
-    pub(super) shared: VecDeque<Item>,
-    pub(super) stack_held: bool,
-    /// Per processor, the step that must follow the one it runs.
-    pub(super) then: Vec<Option<Then>>,
-    /// An `Item::AppCall` waits in a queue.
-    pub(super) call_queued: bool,
-    pub(super) sessions: Option<Sessions>,
-    pub(super) sink: Option<SinkCount>,
-    pub(super) blast: Option<Blast>,
-    /// The sender waits for transmit descriptors to be reclaimed.
-    pub(super) blast_waiting: bool,
-    /// The ring adapter the blast leaves by: the one that reaches its sink.
-    pub(super) blast_port: usize,
+    pub(super) procs: Processors,
+    pub(super) apps: Apps,
     /// The host's timers (`Tag`), each taken back by its handle.
     pub(super) timers: Timers<Tag>,
-    /// The sessions' timer in flight.
-    pub(super) sessions_timer: Earliest,
-    /// The poll loop found nothing booked and sleeps from this time.
-    pub(super) poll_asleep_since: Option<Time>,
     pub(super) trace: Option<SharedTrace>,
     /// The data frames of a TTCP transfer, when the host runs one.
     pub(super) wires: Option<Wires>,
     wire_tracks: Vec<TrackId>,
     pub(super) send_order: SendOrder,
-    /// Frames that waited in a driver's send queue for a free descriptor.
-    pub(super) tx_waited: u64,
     /// Frames a step put in each adapter's ring, and what a device told the
     /// host (kept to save an allocation a step and a frame).
     pub(super) tx_filled: Vec<u32>,
     device_out: DeviceOut,
-    pub(super) unclaimed: u64,
-    /// Frames for another station that the adapters' address filter dropped.
-    pub(super) not_for_us: u64,
     /// When the run ended (set by `finish`), for the results' text.
     ended: Time,
-    pub(super) handler: HandlerRuns,
-    pub(super) polls: u64,
-    pub(super) preemptions: u64,
-    /// GRO: protocol passes that took several segments, and the segments in them.
-    pub(super) gro_batches: u64,
-    pub(super) gro_segments: u64,
-    /// Where frames' time went between the wire and the stack.
-    pub(super) latency: super::latency::Latency,
+    pub(super) tally: Tally,
 }
 
 impl Machine {
@@ -112,8 +83,8 @@ impl Machine {
             })
             .collect::<Vec<Port>>();
         let rings = (0..ports.len()).filter(|p| ports[*p].ring_ref().is_some()).collect();
-        let mut cpus: Vec<Cpu> = (0..cfg.cpus).map(|_| Cpu::new(cfg.clock, crate::processor::HOST)).collect();
-        let wire_tracks = trace.as_ref().map_or(Vec::new(), |t| trace_parts(t, name, &mut buses, &mut cpus, &mut ports));
+        let mut procs = Processors::new(cfg.clock, run_queues(&cfg), cfg.driver.deferred);
+        let wire_tracks = trace.as_ref().map_or(Vec::new(), |t| trace_parts(t, name, &mut buses, &mut procs.cpus, &mut ports));
         let sessions = match &cfg.sessions {
             list if list.is_empty() => None,
             list => {
@@ -123,45 +94,26 @@ impl Machine {
                 Some(s)
             }
         };
-        let blast = cfg.blast.clone().map(Blast::new).transpose()?;
-        let blast_port = cfg.blast.as_ref().map_or(0, |b| b.port);
         // The TTCP connection's frames, on an offload engine or the host's stack.
         let on_engine = ports.iter().find_map(|p| p.offload()).and_then(|o| o.ttcp_port());
         let wires = on_engine.or(sessions.as_ref().and_then(|s| s.ttcp()).map(|(.., port)| port));
         let wires = wires.map(|port| Wires { port: Some(port), ..Wires::default() });
+        let apps = Apps::new(sessions, cfg.sink, cfg.blast.clone())?;
         Ok(Machine {
-            sink: cfg.sink.then(SinkCount::default),
+            apps,
             buses,
             ports,
             rings,
-            cpus,
-            shared: VecDeque::new(),
-            stack_held: false,
-            then: (0..cfg.cpus).map(|_| None).collect(),
-            call_queued: false,
-            sessions,
-            blast,
-            blast_waiting: false,
-            blast_port,
+            procs,
             timers: Timers::new(HOST_TIMERS),
-            sessions_timer: Earliest::default(),
-            poll_asleep_since: None,
             trace,
             wires,
             wire_tracks,
             send_order: SendOrder::default(),
-            tx_waited: 0,
             tx_filled: Vec::new(),
             device_out: DeviceOut::default(),
-            unclaimed: 0,
-            not_for_us: 0,
             ended: Time::ZERO,
-            handler: HandlerRuns::default(),
-            polls: 0,
-            preemptions: 0,
-            gro_batches: 0,
-            gro_segments: 0,
-            latency: Default::default(),
+            tally: Tally::default(),
             cfg,
         })
     }
@@ -198,7 +150,7 @@ impl Machine {
                     w.sent(&frame.bytes, o.at);
                 }
                 if measuring {
-                    self.latency.sent(frame.meta.created, o.at);
+                    self.tally.latency.sent(frame.meta.created, o.at);
                 }
             }
         }
@@ -211,7 +163,7 @@ impl Machine {
     fn device_said(&mut self, p: usize, ctx: &mut Ctx) {
         let now = ctx.now();
         if !self.device_out.completions.is_empty() {
-            let polling = self.polling() && self.poll_asleep_since.is_some();
+            let polling = self.polling() && self.procs.poll_asleep_since.is_some();
             let left = self.device_out.buffers_left;
             for &(at, n) in &self.device_out.completions {
                 if polling {
@@ -246,26 +198,26 @@ impl Machine {
     /// Adapter `p` raised its interrupt: the processor it is bound to takes it.
     pub(super) fn interrupt(&mut self, p: usize, ctx: &mut Ctx) {
         let k = self.cfg.adapters[p].irq_cpu;
-        self.cpus[k].irq_pending.push_back(p);
-        if !self.cpus[k].idle() && self.cpus[k].preemptible() {
-            if let Some(end) = self.cpus[k].preempt(ctx.now()) {
+        self.procs.cpus[k].irq_pending.push_back(p);
+        if !self.procs.cpus[k].idle() && self.procs.cpus[k].preemptible() {
+            if let Some(end) = self.procs.cpus[k].preempt(ctx.now()) {
                 self.timers.cancel(end);
             }
-            self.preemptions += 1;
+            self.tally.preemptions += 1;
         }
         self.dispatch(k, ctx);
     }
 
     /// Apply what a finished step changes, then find the processor more work.
     pub(super) fn end_step(&mut self, k: usize, ctx: &mut Ctx) {
-        let Some(step) = self.cpus[k].end() else { return };
+        let Some(step) = self.procs.cpus[k].end() else { return };
         let now = ctx.now();
         let mut effects = step.effects;
         let (enable_irq, leave_handler, programmable) = (effects.enable_irq, effects.leave_handler, effects.programmable.take());
         if leave_handler {
-            self.cpus[k].in_handler = None;
-            if let Some(since) = self.cpus[k].handler_since.take() {
-                self.handler.leave(since, now);
+            self.procs.cpus[k].in_handler = None;
+            if let Some(since) = self.procs.cpus[k].handler_since.take() {
+                self.tally.handler.leave(since, now);
             }
         }
         if let Some(p) = programmable {
@@ -273,7 +225,7 @@ impl Machine {
         }
         if !effects.delivered.is_empty() && self.measuring(now) {
             for arrived in effects.delivered.drain(..) {
-                self.latency.delivered(arrived, now);
+                self.tally.latency.delivered(arrived, now);
             }
         }
         // Only steps for an offload engine have messages for it; an empty
@@ -292,53 +244,23 @@ impl Machine {
             let at = self.buses[self.ports[p].bus].register_write(now);
             self.ports[p].irq.enable(at, &mut IrqAlarm { timers: &mut self.timers, ctx, port: p });
         }
-        let released = self.queue_deferred(k, &mut effects.queue);
+        let released = self.procs.queue_deferred(k, &mut effects.queue);
         if let Some(item) = effects.first.take() {
-            self.cpus[k].queue.push_front(item);
+            self.procs.cpus[k].queue.push_front(item);
         }
         Effects::recycle(effects);
         // A step that must follow keeps the stack lock.
-        if self.then[k].is_none() {
-            self.stack_held &= !step.holds_stack;
+        if self.procs.then[k].is_none() {
+            self.procs.stack_held &= !step.holds_stack;
         }
         // Work that others may take goes first to those waiting for it, so
         // this processor stays free for the interrupts bound to it.
-        if (step.holds_stack || step.releases_order || released) && self.others_may_take(k) {
-            for other in (k + 1..self.cpus.len()).chain(0..k) {
+        if (step.holds_stack || step.releases_order || released) && self.procs.others_may_take(k) {
+            for other in (k + 1..self.procs.cpus.len()).chain(0..k) {
                 self.dispatch(other, ctx);
             }
         }
         self.dispatch(k, ctx);
-    }
-
-    /// Queue the deferred work a step on processor `k` made. Received frames
-    /// go to the host-wide queue when any processor may take them, once `k`
-    /// has left the handler run that took them; returns whether some did.
-    fn queue_deferred(&mut self, k: usize, queue: &mut Vec<Item>) -> bool {
-        let cpu = &mut self.cpus[k];
-        if self.cfg.driver.deferred == Deferred::Interrupted {
-            if queue.is_empty() {
-                // Most steps queue nothing: moving no items is still three calls.
-                return false;
-            }
-            // In bulk: moved item by item, each passes through the stack and
-            // stalls on its own stores. The emptied list keeps its room.
-            let mut moved = VecDeque::from(std::mem::take(queue));
-            cpu.queue.append(&mut moved);
-            *queue = Vec::from(moved);
-            return false;
-        }
-        for item in queue.drain(..) {
-            match item {
-                Item::Frame(..) => cpu.held.push_back(item),
-                other => cpu.queue.push_back(other),
-            }
-        }
-        if cpu.in_handler.is_some() || cpu.held.is_empty() {
-            return false;
-        }
-        self.shared.append(&mut cpu.held);
-        true
     }
 
     pub(super) fn arm_sessions(&mut self, ctx: &mut Ctx) {
@@ -347,8 +269,8 @@ impl Machine {
 
     /// Arm the sessions' next timer as work that ran from `at` left it.
     pub(super) fn arm_sessions_from(&mut self, at: Time, ctx: &mut Ctx) {
-        let Some(t) = self.sessions.as_mut().and_then(|s| s.next_timer(at)) else { return };
-        self.sessions_timer.set(&mut self.timers, ctx, t, at, Tag::Sessions);
+        let Some(t) = self.apps.sessions.as_mut().and_then(|s| s.next_timer(at)) else { return };
+        self.apps.sessions_timer.set(&mut self.timers, ctx, t, at, Tag::Sessions);
     }
 }
 
@@ -373,10 +295,10 @@ impl Component for Machine {
             }
             self.to_device(p, ctx, |d, cx| d.register_write(Register::RxTail(ring - 1), cx));
         }
-        if self.sessions.is_some() {
-            self.cpus[0].queue.push_back(Item::Start);
+        if self.apps.sessions.is_some() {
+            self.procs.cpus[0].queue.push_back(Item::Start);
         }
-        for k in 0..self.cpus.len() {
+        for k in 0..self.procs.cpus.len() {
             self.dispatch(k, ctx);
         }
     }
@@ -396,7 +318,7 @@ impl Component for Machine {
                 // switch floods before it has learned where that station is)
                 // goes no further than the adapter's MAC.
                 if !addressed_to(&frame.bytes, &self.cfg.mac) {
-                    self.not_for_us += 1;
+                    self.tally.not_for_us += 1;
                     ctx.give_frame(frame);
                     return;
                 }
@@ -412,7 +334,7 @@ impl Component for Machine {
     fn finish(&mut self, end: Time) -> Result<(), String> {
         self.ended = end;
         self.wake_poller(end);
-        for c in &mut self.cpus {
+        for c in &mut self.procs.cpus {
             c.account.close_trace();
         }
         for p in &mut self.ports {
@@ -427,12 +349,24 @@ impl Component for Machine {
     fn text(&self) -> Vec<(&'static str, String)> {
         let mut text = match self.ports.iter().find_map(|p| p.offload()?.ttcp.as_ref()) {
             Some(t) => vec![("ttcp_sha256", t.stream.sha256_hex())],
-            None => self.sessions.as_ref().map(|s| s.text()).unwrap_or_default(),
+            None => self.apps.sessions.as_ref().map(|s| s.text()).unwrap_or_default(),
         };
         let engines = self.ports.iter().filter_map(|p| p.offload()?.dev.stack());
-        text.extend(Stack::stall_text(self.sessions.iter().map(|s| s.stack()).chain(engines), self.ended));
+        text.extend(Stack::stall_text(self.apps.sessions.iter().map(|s| s.stack()).chain(engines), self.ended));
         text
     }
+}
+
+/// Each processor's run queue: the poller on its processor when the driver
+/// polls, the sender on its own, the background processes on theirs.
+fn run_queues(cfg: &HostConfig) -> Vec<RunQueue> {
+    (0..cfg.cpus as usize)
+        .map(|k| RunQueue {
+            poller: cfg.driver.polls() && k == cfg.driver.poll_cpu as usize,
+            sender: cfg.blast.as_ref().is_some_and(|b| b.cpu as usize == k),
+            background: cfg.background.as_ref().filter(|b| b.cpu as usize == k).map_or(0, |b| b.processes as usize),
+        })
+        .collect()
 }
 
 /// Whether a frame is for the station `mac`: its own, broadcast or multicast.

@@ -78,7 +78,7 @@ impl Machine {
     pub(super) fn offload_start(&mut self) {
         for p in 0..self.ports.len() {
             if self.ports[p].offload().is_some() {
-                self.cpus[0].queue.push_back(Item::Offload(p, OffloadStep::Open));
+                self.procs.cpus[0].queue.push_back(Item::Offload(p, OffloadStep::Open));
             }
         }
     }

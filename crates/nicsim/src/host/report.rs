@@ -32,7 +32,7 @@ pub(super) fn ends_at(m: &mut Machine, end: Time) {
     for b in &mut m.buses {
         b.ends_at(end);
     }
-    for c in &mut m.cpus {
+    for c in &mut m.procs.cpus {
         c.account.ends_at(end);
     }
     for a in m.ports.iter_mut().flat_map(|p| p.device().processors()) {
@@ -45,13 +45,13 @@ pub fn report(m: &Machine, end: Time) -> Report {
     let seconds = end.since(Time::ZERO + m.cfg.warmup).as_secs_f64();
     let whole = end.as_secs_f64();
     let per_s = |n: u64| if whole > 0.0 { n as f64 / whole } else { 0.0 };
-    if let Some(s) = &m.sessions {
+    if let Some(s) = &m.apps.sessions {
         s.report(&mut r, seconds, end);
     }
-    if let Some(s) = &m.sink {
+    if let Some(s) = &m.apps.sink {
         s.report(&mut r, seconds);
     }
-    if let Some(b) = &m.blast {
+    if let Some(b) = &m.apps.blast {
         b.report(&mut r, seconds);
     }
     // An engine's figures are the host's, unless another engine's or the
@@ -62,7 +62,7 @@ pub fn report(m: &Machine, end: Time) -> Report {
         let mut e = Report::default();
         o.report(&mut e, end);
         e.count("engine_interrupts", p.irq.raised);
-        let prefix = if engines > 1 || m.sessions.is_some() { format!("adapter{i}_") } else { String::new() };
+        let prefix = if engines > 1 || m.apps.sessions.is_some() { format!("adapter{i}_") } else { String::new() };
         prefixed(&mut r, &prefix, &e);
     }
     if let Some(w) = &m.wires {
@@ -71,7 +71,7 @@ pub fn report(m: &Machine, end: Time) -> Report {
     // An offload engine's or programmable adapter's ring is not used: their figures are their own.
     let rings: Vec<(usize, &crate::host::port::Port, &crate::host::port::Ring)> =
         m.ports.iter().enumerate().filter_map(|(i, p)| p.ring_ref().map(|r| (i, p, r))).collect();
-    let host_busy = m.cpus.iter().map(|c| c.account.busy()).fold(Duration::ZERO, |a, b| a + b);
+    let host_busy = m.procs.cpus.iter().map(|c| c.account.busy()).fold(Duration::ZERO, |a, b| a + b);
     for (i, p) in m.ports.iter().enumerate() {
         let Adapter::Events(dev) = &p.adapter else { continue };
         if m.ports.len() > 1 {
@@ -101,23 +101,14 @@ pub fn report(m: &Machine, end: Time) -> Report {
         r.real("rx_loss", if frames + lost > 0.0 { lost / (frames + lost) } else { 0.0 });
         r.real("interrupts_per_s", per_s(total.get("interrupts").unwrap_or(0.0) as u64));
     }
-    r.count("polls", m.polls);
-    r.real("polls_per_s", per_s(m.polls));
-    r.count("preemptions", m.preemptions);
-    if m.cfg.driver.gro {
-        r.count("gro_batches", m.gro_batches).count("gro_segments", m.gro_segments);
-    }
-    r.count("tx_waited_for_descriptor", m.tx_waited);
-    r.count("rx_unclaimed", m.unclaimed);
-    r.count("frames_not_for_us", m.not_for_us);
-    m.latency.report(&mut r);
-    let total_cpu: f64 = m.cpus.iter().map(|c| c.account.utilization(end)).sum();
-    r.real("cpu_utilization", total_cpu / m.cpus.len() as f64);
-    m.handler.report(&mut r);
+    m.tally.report(&mut r, whole, m.cfg.driver.gro);
+    let total_cpu: f64 = m.procs.cpus.iter().map(|c| c.account.utilization(end)).sum();
+    r.real("cpu_utilization", total_cpu / m.procs.cpus.len() as f64);
+    m.tally.handler.report(&mut r);
     let (busy, runs) =
-        m.cpus.iter().map(|c| c.account.runs(Activity::Deferred)).fold((Duration::ZERO, 0), |(b, n), (b2, n2)| (b + b2, n + n2));
+        m.procs.cpus.iter().map(|c| c.account.runs(Activity::Deferred)).fold((Duration::ZERO, 0), |(b, n), (b2, n2)| (b + b2, n + n2));
     r.real("mean_deferred_run_us", busy.as_secs_f64() * 1e6 / runs.max(1) as f64);
-    for (i, c) in m.cpus.iter().enumerate() {
+    for (i, c) in m.procs.cpus.iter().enumerate() {
         c.account.report(&mut r, &format!("cpu{i}"), end);
     }
     if m.ports.len() > 1 {
@@ -145,10 +136,10 @@ pub fn report(m: &Machine, end: Time) -> Report {
 /// The TTCP transfer's figures, from the offload engine that carries it or
 /// from the host's own stack.
 fn transfer_report(m: &Machine, r: &mut Report, wires: &Wires, end: Time) {
-    let host_busy = m.cpus.iter().map(|c| c.account.busy()).fold(Duration::ZERO, |a, b| a + b);
+    let host_busy = m.procs.cpus.iter().map(|c| c.account.busy()).fold(Duration::ZERO, |a, b| a + b);
     let interrupts = m.ports.iter().map(|p| p.irq.raised).sum();
     let offload = m.ports.iter().enumerate().find_map(|(i, p)| p.offload().and_then(|o| Some((i, o, o.ttcp.as_ref()?))));
-    let (port, transfer) = match (offload, m.sessions.as_ref().and_then(|s| s.ttcp())) {
+    let (port, transfer) = match (offload, m.apps.sessions.as_ref().and_then(|s| s.ttcp())) {
         (Some((i, o, t)), _) => (
             i,
             Transfer {

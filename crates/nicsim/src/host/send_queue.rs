@@ -40,7 +40,7 @@ impl Machine {
                 }
             }
             waiting.push_back(f);
-            self.tx_waited += 1;
+            self.tally.tx_waited += 1;
         }
         // Every step re-arms the wait of ports with frames waiting: an interrupt
         // unmasked since the last arming takes it up.
@@ -95,7 +95,7 @@ impl Machine {
             return;
         }
         self.arm_send_wait(p, ctx);
-        if self.polling() && self.poll_asleep_since.is_some() {
+        if self.polling() && self.procs.poll_asleep_since.is_some() {
             if let Some(at) = self.ports[p].rings.tx.next_reclaim() {
                 self.timers.arm(ctx, at.max(ctx.now()), Tag::Thread(self.cfg.driver.poll_cpu as usize));
             }

@@ -3,8 +3,6 @@
 //! step, its deferred work (when the stack lock allows), a suspended process,
 //! then the run queue's processes in turn (the poller, the sender, background).
 
-use std::collections::VecDeque;
-
 use crate::bus::Purpose;
 use crate::engine::Ctx;
 use crate::host::config::Buffers;
@@ -47,34 +45,34 @@ impl Plan {
 
 impl Machine {
     pub(super) fn dispatch(&mut self, k: usize, ctx: &mut Ctx) {
-        let cpu = &self.cpus[k];
-        if !cpu.idle() || cpu.at_rest() && self.nothing_queued(k) {
+        let cpu = &self.procs.cpus[k];
+        if !cpu.idle() || cpu.at_rest() && self.procs.nothing_queued(k) {
             return;
         }
-        let fresh = self.then[k].is_none();
+        let fresh = self.procs.then[k].is_none();
         let now = ctx.now();
         // A suspended step of deferred context (protocol work, or an application's
         // step taken from the deferred queue) resumes before other deferred work:
         // a step of its queue must not overtake it.
         let suspended = cpu.suspended.last().map(|s| s.step.deferred);
-        let lock_free = !(self.cfg.serialized_stack && self.stack_held);
+        let lock_free = !(self.cfg.serialized_stack && self.procs.stack_held);
         let own = lock_free && !cpu.queue.is_empty() && self.in_turn(cpu.queue.front());
-        let shared = lock_free && !own && !self.shared.is_empty() && self.in_turn(self.shared.front());
+        let shared = lock_free && !own && !self.procs.shared.is_empty() && self.in_turn(self.procs.shared.front());
         let deferred_ready = own || shared;
         let plan = if let Some(p) = cpu.in_handler {
             Some(self.handler_step(p, now, ctx))
-        } else if let Some(p) = self.cpus[k].irq_pending.pop_front() {
+        } else if let Some(p) = self.procs.cpus[k].irq_pending.pop_front() {
             Some(self.interrupt_entry(k, p, now))
         } else if suspended == Some(true) || suspended.is_some() && !deferred_ready && fresh {
             return self.resume(k, ctx);
-        } else if let Some(then) = self.then[k].take() {
+        } else if let Some(then) = self.procs.then[k].take() {
             // The applications' part of the protocol step that just ended,
             // which holds the stack lock and its place in the send order.
             let mut plan = then.plan;
             plan.deferred = true;
             return self.start_planned(k, plan, then.turn, ctx);
         } else if deferred_ready {
-            let item = self.deferred_queue(k, shared).pop_front().expect("checked non-empty");
+            let item = self.procs.deferred_queue(k, shared).pop_front().expect("checked non-empty");
             let mut plan = self.deferred(k, item, shared, ctx);
             plan.deferred = true;
             Some(plan)
@@ -83,7 +81,7 @@ impl Machine {
         };
         let Some(plan) = plan else { return };
         let send_turn = (!plan.effects.transmit.is_empty()).then(|| self.send_order.take_turn());
-        if let Some(then) = self.then[k].as_mut().filter(|t| fresh && !t.plan.effects.transmit.is_empty()) {
+        if let Some(then) = self.procs.then[k].as_mut().filter(|t| fresh && !t.plan.effects.transmit.is_empty()) {
             then.turn = Some(self.send_order.take_turn());
         }
         self.start_planned(k, plan, send_turn, ctx);
@@ -103,7 +101,7 @@ impl Machine {
             end = self.move_frame(*p, end, f.len(), false);
         }
         if plan.holds_stack {
-            self.stack_held = true;
+            self.procs.stack_held = true;
         }
         let step = Step {
             effects: plan.effects,
@@ -127,15 +125,15 @@ impl Machine {
     /// Start `step` of `activity` costing `cycles` on processor `k`.
     fn start_step(&mut self, k: usize, cost: (Activity, u64), step: Step, now: Time, end: Time, ctx: &mut Ctx) {
         self.poller_busy(k, now, end);
-        self.cpus[k].start(cost, step, now, end);
-        self.cpus[k].end_timer = Some(self.timers.arm(ctx, end, Tag::StepEnd(k)));
+        self.procs.cpus[k].start(cost, step, now, end);
+        self.procs.cpus[k].end_timer = Some(self.timers.arm(ctx, end, Tag::StepEnd(k)));
     }
 
     /// Go back to the step an interrupt took the processor from.
     fn resume(&mut self, k: usize, ctx: &mut Ctx) {
-        let end = self.cpus[k].resume(ctx.now());
+        let end = self.procs.cpus[k].resume(ctx.now());
         self.poller_busy(k, ctx.now(), end);
-        self.cpus[k].end_timer = Some(self.timers.arm(ctx, end, Tag::StepEnd(k)));
+        self.procs.cpus[k].end_timer = Some(self.timers.arm(ctx, end, Tag::StepEnd(k)));
     }
 
     /// Enter the handler of adapter `p`: mask its interrupt, read its cause
@@ -166,9 +164,9 @@ impl Machine {
     }
 
     fn enter_handler(&mut self, k: usize, p: usize, now: Time) {
-        self.cpus[k].in_handler = Some(p);
-        self.cpus[k].handler_since = Some(now);
-        self.handler.enter(now);
+        self.procs.cpus[k].in_handler = Some(p);
+        self.procs.cpus[k].handler_since = Some(now);
+        self.tally.handler.enter(now);
     }
 
     /// Inside adapter `p`'s handler: take the next visible frame, or leave.
@@ -185,7 +183,7 @@ impl Machine {
             return plan;
         };
         if self.measuring(now) {
-            self.latency.taken(frame.meta.arrived, visible, now);
+            self.tally.latency.taken(frame.meta.arrived, visible, now);
         }
         let copy = if self.cfg.driver.copy { (self.cfg.costs.copy_ns_per_byte * frame.len() as f64).round() as u64 } else { 0 };
         let cycles = self.driver_frame(p, now);
@@ -193,7 +191,7 @@ impl Machine {
         let moved = self.move_frame(p, now + self.cfg.clock.cycles(cycles), frame.len(), true);
         let took = moved.since(now) + Duration::from_ns(copy);
         plan.until = Some(now + took);
-        self.handler.frame(frame.len(), took);
+        self.tally.handler.frame(frame.len(), took);
         plan.effects.queue.push(Item::Frame(p, order, frame));
         let give = self.ports[p].ring().recycle(1, self.cfg.driver.refill_batch);
         if give > 0 {
@@ -240,15 +238,6 @@ impl Machine {
         cycles
     }
 
-    /// The host-wide deferred queue, or processor `k`'s own.
-    fn deferred_queue(&mut self, k: usize, shared: bool) -> &mut VecDeque<Item> {
-        if shared {
-            &mut self.shared
-        } else {
-            &mut self.cpus[k].queue
-        }
-    }
-
     /// Run deferred `item`, taken from the host-wide queue when `shared`.
     fn deferred(&mut self, k: usize, item: Item, shared: bool, ctx: &mut Ctx) -> Plan {
         let now = ctx.now();
@@ -267,7 +256,7 @@ impl Machine {
                 let budget = self.cfg.driver.budget;
                 let piece = self.cfg.driver.refill_batch.min(left);
                 if left == budget {
-                    self.polls += 1;
+                    self.tally.polls += 1;
                     plan.cycles = self.cfg.costs.poll;
                     self.reclaim_sends(p, now, ctx);
                 }
@@ -295,7 +284,7 @@ impl Machine {
                 self.sessions_step(&mut plan, ctx, |s, now, measuring| s.timer(now, measuring));
             }
             Item::AppCall => {
-                self.call_queued = false;
+                self.apps.call_queued = false;
                 self.sessions_step(&mut plan, ctx, |s, now, measuring| s.call(now, measuring));
             }
             Item::Offload(p, step) => return self.offload_step(p, step, ctx),
@@ -317,7 +306,7 @@ impl Machine {
         while n < limit {
             let Some((order, frame, visible)) = self.ports[p].take(now) else { break };
             if measuring {
-                self.latency.taken(frame.meta.arrived, visible, now);
+                self.tally.latency.taken(frame.meta.arrived, visible, now);
             }
             n += 1;
             plan.cycles += self.driver_frame(p, now);
@@ -347,11 +336,11 @@ impl Machine {
     /// one is due and none waits yet, and the sessions' next timer armed.
     fn sessions_step(&mut self, plan: &mut Plan, ctx: &mut Ctx, act: impl FnOnce(&mut Sessions, Time, bool) -> Work) {
         let (now, measuring) = (ctx.now(), self.measuring(ctx.now()));
-        if let Some(s) = &mut self.sessions {
+        if let Some(s) = &mut self.apps.sessions {
             let work = act(s, now, measuring);
             plan.cycles += self.charge(work, &mut plan.effects.transmit);
         }
-        if self.sessions.as_ref().is_some_and(|s| s.calls_due()) && !std::mem::replace(&mut self.call_queued, true) {
+        if self.apps.sessions.as_ref().is_some_and(|s| s.calls_due()) && !std::mem::replace(&mut self.apps.call_queued, true) {
             plan.effects.queue.push(Item::AppCall);
         }
         self.arm_sessions(ctx);

@@ -22,30 +22,30 @@ impl Machine {
         match tag {
             Tag::Irq(p) if self.ports[p].irq.fire(now) => self.interrupt(p, ctx),
             Tag::StepEnd(k) => {
-                self.cpus[k].end_timer = None;
+                self.procs.cpus[k].end_timer = None;
                 self.end_step(k, ctx)
             }
             // Also when the sessions asked for a time already past when it was
             // armed: it fires at once (it used to be dropped).
             Tag::Sessions => {
-                self.sessions_timer.fired();
-                self.cpus[0].queue.push_back(Item::SessionTimer);
+                self.apps.sessions_timer.fired();
+                self.procs.cpus[0].queue.push_back(Item::SessionTimer);
                 self.dispatch(0, ctx);
             }
             Tag::Register(p, reg) => self.to_device(p, ctx, |d, cx| d.register_write(reg, cx)),
             Tag::OffloadSend(p) => {
-                self.cpus[0].queue.push_back(Item::Offload(p, OffloadStep::Send));
+                self.procs.cpus[0].queue.push_back(Item::Offload(p, OffloadStep::Send));
                 self.dispatch(0, ctx);
             }
             Tag::OffloadAsk(p, s) => {
-                self.cpus[0].queue.push_back(Item::Offload(p, OffloadStep::Ask(s)));
+                self.procs.cpus[0].queue.push_back(Item::Offload(p, OffloadStep::Ask(s)));
                 self.dispatch(0, ctx);
             }
             Tag::Thread(k) => {
                 if k == self.cfg.driver.poll_cpu as usize {
                     self.wake_poller(now);
                 }
-                self.blast_waiting = false;
+                self.apps.blast_waiting = false;
                 self.dispatch(k, ctx);
             }
             _ => {}
