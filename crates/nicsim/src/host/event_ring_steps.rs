@@ -29,21 +29,21 @@ impl Machine {
     pub(super) fn event_ring_start(&mut self, ctx: &mut Ctx) {
         for p in 0..self.ports.len() {
             if matches!(self.ports[p].adapter, Adapter::Events(_)) {
-                self.to_device(p, ctx, |d, cx| d.start(cx));
+                self.tell_device(p, ctx, |d, cx| d.start(cx));
             }
         }
     }
 
     /// A frame of the host's stack leaves by event-ring adapter `p`.
     pub(super) fn event_ring_send(&mut self, p: usize, frame: Frame, ctx: &mut Ctx) {
-        self.to_device(p, ctx, |d, cx| d.send(frame, cx));
+        self.tell_device(p, ctx, |d, cx| d.send(frame, cx));
     }
 
     /// The host step for adapter `p`'s `work`: a send call is the
     /// application's, the rest the driver's poll of the event ring.
     pub(super) fn event_ring_step(&mut self, k: usize, p: usize, work: DriverWork, ctx: &mut Ctx) -> Plan {
         let now = ctx.now();
-        let cost = self.to_device(p, ctx, |d, cx| d.driver_step(work, cx));
+        let cost = self.tell_device(p, ctx, |d, cx| d.driver_step(work, cx));
         let c = &self.cfg.costs;
         let copy = Duration::from_ps((cost.copy_bytes as f64 * c.copy_ns_per_byte * 1e3) as u64);
         let cycles = c.app_request * cost.send_calls
@@ -86,6 +86,6 @@ impl Machine {
     }
 
     pub(super) fn event_ring_step_end(&mut self, p: usize, end: Time, ctx: &mut Ctx) {
-        self.to_device(p, ctx, |d, cx| d.driver_step_end(end, cx));
+        self.tell_device(p, ctx, |d, cx| d.driver_step_end(end, cx));
     }
 }

@@ -121,7 +121,7 @@ impl Machine {
     /// Hand adapter `p`'s device an input (`f`), then do what it tells the
     /// host; returns what `f` does.
     #[inline]
-    pub(super) fn to_device<R>(&mut self, p: usize, ctx: &mut Ctx, f: impl FnOnce(&mut (dyn Device + 'static), &mut DeviceCx) -> R) -> R {
+    pub(super) fn tell_device<R>(&mut self, p: usize, ctx: &mut Ctx, f: impl FnOnce(&mut (dyn Device + 'static), &mut DeviceCx) -> R) -> R {
         let mark = ctx.sent().len();
         let Port { bus, rings, adapter, .. } = &mut self.ports[p];
         let bus = &mut self.buses[*bus];
@@ -293,7 +293,7 @@ impl Component for Machine {
                     self.timers.cancel(t);
                 }
             }
-            self.to_device(p, ctx, |d, cx| d.register_write(Register::RxTail(ring - 1), cx));
+            self.tell_device(p, ctx, |d, cx| d.register_write(Register::RxTail(ring - 1), cx));
         }
         if self.apps.sessions.is_some() {
             self.procs.cpus[0].queue.push_back(Item::Start);
@@ -325,7 +325,7 @@ impl Component for Machine {
                 if let Some(w) = &mut self.wires {
                     w.received(&frame.bytes, now);
                 }
-                self.to_device(p, ctx, |d, cx| d.frame_in(frame, cx));
+                self.tell_device(p, ctx, |d, cx| d.frame_in(frame, cx));
             }
             Msg::Timer(tag) => self.timer(tag, ctx),
         }

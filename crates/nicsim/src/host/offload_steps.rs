@@ -16,7 +16,7 @@ impl Machine {
 
     /// A message from the host reaches adapter `p`.
     pub(super) fn hand_to_engine(&mut self, p: usize, m: Message, ctx: &mut Ctx) {
-        self.to_device(p, ctx, |d, cx| d.message(m, cx));
+        self.tell_device(p, ctx, |d, cx| d.message(m, cx));
     }
 
     /// Inside adapter `p`'s handler: take the next message from the engine

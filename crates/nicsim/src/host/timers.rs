@@ -14,7 +14,7 @@ impl Machine {
     pub(super) fn timer(&mut self, tag: u64, ctx: &mut Ctx) {
         let now = ctx.now();
         if let Some(p) = part_of(space_of(tag)) {
-            self.to_device(p, ctx, |d, cx| d.timer(tag, cx));
+            self.tell_device(p, ctx, |d, cx| d.timer(tag, cx));
             return;
         }
         // A timer taken back brings nothing.
@@ -32,7 +32,7 @@ impl Machine {
                 self.procs.cpus[0].queue.push_back(Item::SessionTimer);
                 self.dispatch(0, ctx);
             }
-            Tag::Register(p, reg) => self.to_device(p, ctx, |d, cx| d.register_write(reg, cx)),
+            Tag::Register(p, reg) => self.tell_device(p, ctx, |d, cx| d.register_write(reg, cx)),
             Tag::OffloadSend(p) => {
                 self.procs.cpus[0].queue.push_back(Item::Offload(p, OffloadStep::Send));
                 self.dispatch(0, ctx);
