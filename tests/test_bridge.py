@@ -1,6 +1,6 @@
 """The real-wire bridge: a simulated host talks TCP, ARP and ICMP with real Linux
 through a TAP device in a network namespace that each test makes and removes.
-Real sockets check the bytes (SHA-256 at both ends), the kernel's own counters
+Real sockets check the bytes (XXH128 at both ends), the kernel's own counters
 check the bridge's, and dpkt checks every frame the model wrote to Linux.
 
 These tests need root (network namespaces and TAP devices); where the machine
@@ -108,7 +108,7 @@ def test_simulated_host_sends_ten_megabytes_to_a_real_linux_server(host, scenari
     result, _ = finish(bridge)
     sim = metrics(result, "sim")
     assert got["bytes"] == sim["metrics"]["ttcp_bytes"] == TEN_MB, "exactly the bytes asked for, though not a multiple of 8 KB"
-    assert got["sha256"] == sim["text"]["ttcp_sha256"], "Linux received exactly the simulated sender's stream"
+    assert got["xxh128"] == sim["text"]["ttcp_xxh128"], "Linux received exactly the simulated sender's stream"
     assert sim["metrics"]["transfer_complete"] == 1
     assert result["pacing"]["ended_by"] == "idle"
     tap = metrics(result, "linux")["metrics"]
@@ -132,7 +132,7 @@ def test_real_linux_client_sends_ten_megabytes_to_a_simulated_server(host, scena
         result, _ = finish(bridge)
     sim = metrics(result, "sim")
     assert sim["metrics"]["ttcp_bytes"] == sent["bytes"] == TEN_MB
-    assert sim["text"]["ttcp_sha256"] == sent["sha256"], "the simulated server received exactly what Linux sent"
+    assert sim["text"]["ttcp_xxh128"] == sent["xxh128"], "the simulated server received exactly what Linux sent"
     assert sim["metrics"]["transfer_complete"] == 1
     if design == "napi-tso-gro":
         m = sim["metrics"]
@@ -245,7 +245,7 @@ def test_one_host_with_a_programmable_and_a_ring_adapter_talks_tcp_to_real_linux
             result, _ = finish(bridge)
         m = metrics(result, "sim")
         assert m["metrics"]["ttcp_bytes"] == sent["bytes"] == TEN_MB
-        assert m["text"]["ttcp_sha256"] == sent["sha256"], "the simulated server received exactly what Linux sent"
+        assert m["text"]["ttcp_xxh128"] == sent["xxh128"], "the simulated server received exactly what Linux sent"
         s = m["metrics"]
         assert s["adapter0_rx_delivered_frames"] >= TEN_MB // 1460, "every segment came up the programmable adapter's event ring"
         assert s["adapter1_rx_frames"] == 2000 and s["sink_frames"] == 2000, "the ring adapter took the whole flood"
@@ -256,7 +256,7 @@ def test_one_host_sends_through_a_programmable_adapter_that_segments_its_stacks_
     """The flagship combination: NAPI, moderation and GRO on a ring adapter taking
     a flood, and the host's own smoltcp TCP handing sends of up to 64 KB to a
     programmable adapter that cuts them from host memory (direct segmentation), to
-    a real Linux socket: SHA-256 equal at both ends, every frame valid in dpkt."""
+    a real Linux socket: XXH128 equal at both ends, every frame valid in dpkt."""
     for host in namespace_host(address="198.18.0.3/24"):
         server = host.popen(*realpeer("server", "--bind", "198.18.0.3", "--port", "5001"), stdout=subprocess.PIPE, text=True)
         try:
@@ -269,7 +269,7 @@ def test_one_host_sends_through_a_programmable_adapter_that_segments_its_stacks_
         result, _ = finish(bridge)
         m = metrics(result, "sim")
         assert got["bytes"] == m["metrics"]["ttcp_bytes"] == TEN_MB
-        assert got["sha256"] == m["text"]["ttcp_sha256"], "Linux received exactly the simulated sender's stream"
+        assert got["xxh128"] == m["text"]["ttcp_xxh128"], "Linux received exactly the simulated sender's stream"
         s = m["metrics"]
         assert s["adapter0_segmented_sends"] > 0, "the adapter cut the stack's large sends"
         assert s["adapter0_tx_frames"] > TEN_MB // 1460 > s["adapter0_sends_completed"], "fewer sends than segments"

@@ -8,6 +8,6 @@ def transfer(r, sender, receiver, size):
     s, t = a.metrics, b.metrics
     assert s["ttcp_bytes"] == t["ttcp_bytes"] == size
     assert s["transfer_complete"] == t["transfer_complete"] == 1
-    assert a.text["ttcp_sha256"] == b.text["ttcp_sha256"]
+    assert a.text["ttcp_xxh128"] == b.text["ttcp_xxh128"]
     assert s["tcp_connections"] == 1 and s["tcp_retransmits"] == 0 and t["tcp_retransmits"] == 0
     return s, t

@@ -89,7 +89,7 @@ pub struct ComponentResult {
     pub name: String,
     pub kind: &'static str,
     pub metrics: Report,
-    /// Facts that are words (a device name, a stream's SHA-256).
+    /// Facts that are words (a device name, a stream's digest).
     pub text: BTreeMap<&'static str, String>,
 }
 

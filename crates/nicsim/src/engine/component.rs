@@ -155,7 +155,7 @@ pub trait Component {
     }
     /// Counters and measurements at the end of the run.
     fn report(&self, end: Time) -> Report;
-    /// Facts that are words, not numbers (a device name, a stream's SHA-256).
+    /// Facts that are words, not numbers (a device name, a stream's digest).
     fn text(&self) -> Vec<(&'static str, String)> {
         Vec::new()
     }

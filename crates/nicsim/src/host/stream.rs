@@ -1,10 +1,14 @@
 //! The TTCP bulk transfer as a session's application: the sender writes
 //! `bytes` of a seeded stream in calls of `message` bytes and closes; the
-//! receiver reads until the sender's FIN. Both ends keep a SHA-256 of the
-//! stream, so a transfer that arrived whole and in order shows equal digests
-//! (with another simulated host, a TCP offload host or real Linux).
+//! receiver reads until the sender's FIN. Both ends keep an XXH3 128-bit
+//! digest (XXH128) of the stream, so a transfer that arrived whole and in
+//! order shows equal digests (with another simulated host, a TCP offload host
+//! or real Linux). XXH3 rather than SHA-256: the check guards against the
+//! model's own mistakes, not an adversary, and SHA-256 took half of a 10 Gb/s
+//! transfer's time even with the processor's SHA instructions
+//! (docs/benchmarks.md).
 
-use sha2::{Digest, Sha256};
+use xxhash_rust::xxh3::Xxh3;
 
 use crate::time::Time;
 
@@ -36,13 +40,13 @@ pub fn content(seed: u64, offset: u64, len: usize) -> Vec<u8> {
     out
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Stream {
     /// Bytes per send or receive call.
     pub message: u32,
     /// Seeds the sender's bytes.
     pub seed: u64,
-    digest: Sha256,
+    digest: Xxh3,
     /// Bytes through the application (written or read).
     pub bytes: u64,
     /// When the transfer ended: the sender's last byte acknowledged, or the
@@ -52,9 +56,15 @@ pub struct Stream {
     pub closed: bool,
 }
 
+impl std::fmt::Debug for Stream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Stream").field("message", &self.message).field("seed", &self.seed).field("bytes", &self.bytes).field("digest", &self.xxh128_hex()).finish()
+    }
+}
+
 impl Stream {
     pub fn new(message: u32, seed: u64) -> Stream {
-        Stream { message, seed, digest: Sha256::new(), bytes: 0, done: None, closed: false }
+        Stream { message, seed, digest: Xxh3::new(), bytes: 0, done: None, closed: false }
     }
 
     /// Sender: the stream's next `len` bytes (not yet taken).
@@ -72,15 +82,14 @@ impl Stream {
         calls(self.bytes) - before
     }
 
-    /// The first 48 bits of the stream's SHA-256, as a number a report can hold.
+    /// The first 48 bits of the stream's digest, as a number a report can hold.
     pub fn digest48(&self) -> u64 {
-        let d = self.digest.clone().finalize();
-        d[..6].iter().fold(0, |acc, b| acc << 8 | *b as u64)
+        (self.digest.digest128() >> 80) as u64
     }
 
-    /// The stream's SHA-256 so far, in hex, as `sha256sum` writes it.
-    pub fn sha256_hex(&self) -> String {
-        self.digest.clone().finalize().iter().map(|b| format!("{b:02x}")).collect()
+    /// The stream's XXH128 so far, in hex, as `xxhsum -H2` writes it.
+    pub fn xxh128_hex(&self) -> String {
+        format!("{:032x}", self.digest.digest128())
     }
 }
 
@@ -120,6 +129,15 @@ mod tests {
         let whole = content(7, 0, 2100);
         let mut one = Stream::new(1000, 7);
         one.through(&whole);
-        assert_eq!(s.sha256_hex(), one.sha256_hex(), "pieces digest as the whole stream");
+        assert_eq!(s.xxh128_hex(), one.xxh128_hex(), "pieces digest as the whole stream");
+        assert_eq!(s.digest48(), u64::from_str_radix(&s.xxh128_hex()[..12], 16).unwrap(), "the digest's first 48 bits");
+    }
+
+    #[test]
+    fn the_digest_is_xxh128_as_xxhsum_writes_it() {
+        // `printf abc | xxhsum -H2`, and the reference implementation's test vector.
+        let mut s = Stream::new(1000, 0);
+        s.through(b"abc");
+        assert_eq!(s.xxh128_hex(), "06b05ab6733a618578af5f94892f3950");
     }
 }

@@ -55,9 +55,9 @@ impl Sessions {
         Some((s.stream.as_ref()?, matches!(s.cfg.role, Role::Send { .. }), tally, s.cfg.port))
     }
 
-    /// The SHA-256 of the TTCP stream, for the report's text.
+    /// The XXH128 of the TTCP stream, for the report's text.
     pub fn text(&self) -> Vec<(&'static str, String)> {
-        self.sessions.iter().find_map(|s| s.stream.as_ref()).map(|st| vec![("ttcp_sha256", st.sha256_hex())]).unwrap_or_default()
+        self.sessions.iter().find_map(|s| s.stream.as_ref()).map(|st| vec![("ttcp_xxh128", st.xxh128_hex())]).unwrap_or_default()
     }
 
     pub fn stack(&self) -> &Stack {
