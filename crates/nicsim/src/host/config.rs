@@ -160,6 +160,11 @@ pub struct DriverConfig {
     /// deferred work already queued on its processor, which runs first (NDIS miniports on
     /// Windows NT: the ISR queues MiniportHandleInterrupt).
     pub handler: Handler,
+    /// An XDP program the driver runs on every received frame before the stack
+    /// sees it (`[host.driver.xdp]`): its verdict drops the frame, passes it up,
+    /// sends it back out of its adapter or redirects it out of another.
+    #[schemars(with = "Option<crate::host::xdp::XdpKeys>")]
+    pub xdp: Option<crate::host::xdp::Xdp>,
 }
 
 impl Default for DriverConfig {
@@ -175,6 +180,7 @@ impl Default for DriverConfig {
             gro: false,
             deferred: Deferred::Interrupted,
             handler: Handler::Interrupt,
+            xdp: None,
         }
     }
 }

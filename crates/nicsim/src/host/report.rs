@@ -102,6 +102,9 @@ pub fn report(m: &Machine, end: Time) -> Report {
         r.real("interrupts_per_s", per_s(total.get("interrupts").unwrap_or(0.0) as u64));
     }
     m.tally.report(&mut r, whole, m.cfg.driver.gro);
+    if m.cfg.driver.xdp.is_some() {
+        m.tally.xdp.report(&mut r);
+    }
     let total_cpu: f64 = m.procs.cpus.iter().map(|c| c.account.utilization(end)).sum();
     r.real("cpu_utilization", total_cpu / m.procs.cpus.len() as f64);
     m.tally.handler.report(&mut r);

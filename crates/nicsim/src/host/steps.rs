@@ -186,13 +186,18 @@ impl Machine {
             self.tally.latency.taken(frame.meta.arrived, visible, now);
         }
         let copy = if self.cfg.driver.copy { (self.cfg.costs.copy_ns_per_byte * frame.len() as f64).round() as u64 } else { 0 };
-        let cycles = self.driver_frame(p, now);
-        let mut plan = Plan::new(Activity::Interrupt, cycles);
+        let mut cycles = self.driver_frame(p, now);
+        let mut plan = Plan::new(Activity::Interrupt, 0);
         let moved = self.move_frame(p, now + self.cfg.clock.cycles(cycles), frame.len(), true);
         let took = moved.since(now) + Duration::from_ns(copy);
         plan.until = Some(now + took);
         self.tally.handler.frame(frame.len(), took);
-        plan.effects.queue.push(Item::Frame(p, order, frame));
+        if self.cfg.driver.xdp.is_some() {
+            cycles += self.xdp(p, order, frame, now, &mut plan.effects, ctx);
+        } else {
+            plan.effects.queue.push(Item::Frame(p, order, frame));
+        }
+        plan.cycles = cycles;
         let give = self.ports[p].ring().recycle(1, self.cfg.driver.refill_batch);
         if give > 0 {
             plan.effects.refill.push((p, give));
@@ -313,6 +318,10 @@ impl Machine {
             if self.ports[p].moved_by_host() {
                 let at = plan.until.unwrap_or(now).max(now + self.cfg.clock.cycles(plan.cycles));
                 plan.until = Some(self.move_frame(p, at, frame.len(), true));
+            }
+            if self.cfg.driver.xdp.is_some() {
+                plan.cycles += self.xdp(p, order, frame, now, &mut plan.effects, ctx);
+                continue;
             }
             // Written straight into its slot: `push` builds the item on the
             // stack and copies it, and the copy stalls on the item's own stores.

@@ -1,0 +1,244 @@
+//! XDP in the driver: an eBPF program run on every received frame before the
+//! stack sees it, whose verdict drops the frame, passes it up, sends it back
+//! out of the adapter it came in by, or redirects it out of another. Programs
+//! are real eBPF bytecode, assembled from text by rbpf's assembler and run by
+//! its interpreter over the frame's own bytes, which the program may rewrite.
+//!
+//! The context (`xdp_md`) holds the frame's first byte's address at offset 0
+//! and the address after its last at 8, 64 bits each: where Linux's verifier
+//! rewrites a program's `ctx->data` loads into pointer loads, a program here
+//! loads them with `ldxdw`. `bpf_redirect(ifindex, flags)` (helper 23) names
+//! the host's adapter by its index among the host's adapters.
+
+use std::cell::Cell;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// An XDP program's verdicts (`enum xdp_action`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The program failed (a bad return value, an access outside the frame):
+    /// the frame is dropped, as the kernel drops it.
+    Aborted,
+    Drop,
+    Pass,
+    /// Back out of the adapter it came in by.
+    Tx,
+    /// Out of the host's adapter with this index.
+    Redirect(u32),
+}
+
+/// The programs nicsim ships, by name.
+const SHIPPED: [(&str, &str); 3] =
+    [("drop", include_str!("xdp/drop.s")), ("mac-swap", include_str!("xdp/mac-swap.s")), ("port-filter", include_str!("xdp/port-filter.s"))];
+
+/// `bpf_redirect`'s helper number in Linux's `enum bpf_func_id`.
+const BPF_REDIRECT: u32 = 23;
+const XDP_REDIRECT: u64 = 4;
+
+thread_local! {
+    /// The adapter the running program's `bpf_redirect` named.
+    static REDIRECT_TO: Cell<Option<u32>> = const { Cell::new(None) };
+}
+
+fn bpf_redirect(ifindex: u64, _flags: u64, _: u64, _: u64, _: u64) -> u64 {
+    REDIRECT_TO.set(Some(ifindex as u32));
+    XDP_REDIRECT
+}
+
+/// An XDP program the driver runs on each received frame before its stack:
+/// a shipped one by name, or one of your own in eBPF assembly; and its cost.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct XdpKeys {
+    /// A shipped program: "drop" (drops every frame), "mac-swap" (sends each
+    /// frame back out of its adapter with its Ethernet addresses swapped) or
+    /// "port-filter" (drops IPv4 TCP and UDP to `port`, passes the rest).
+    pub program: Option<String>,
+    /// A program of your own in eBPF assembly (rbpf's syntax), instead of
+    /// `program`: one instruction a line, `name:` lines as labels that jumps
+    /// may name (`ja done`, `jeq r5, 17, udp`), comments after `;`. It must
+    /// not jump backwards (so it cannot loop) and must end in `exit`.
+    pub source: Option<String>,
+    /// For "port-filter": the destination port dropped (the word `PORT` in
+    /// the program's text).
+    pub port: Option<u16>,
+    /// Host processor cycles the program costs a frame, whatever its verdict:
+    /// 13.3 ns at 3.6 GHz, an XDP program that only counts and passes
+    /// (Høiland-Jørgensen et al., CoNEXT 2018).
+    #[serde(default = "program_cycles")]
+    pub cycles: u64,
+}
+
+fn program_cycles() -> u64 {
+    48
+}
+
+/// A loaded XDP program and its cost.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(try_from = "XdpKeys")]
+pub struct Xdp {
+    /// What the scenario called it: a shipped program's name, or "source".
+    pub name: String,
+    code: Vec<u8>,
+    pub cycles: u64,
+}
+
+impl TryFrom<XdpKeys> for Xdp {
+    type Error = String;
+
+    fn try_from(k: XdpKeys) -> Result<Self, String> {
+        let (name, text) = match (k.program, k.source) {
+            (Some(_), Some(_)) => return Err("give `program` or `source`, not both".into()),
+            (None, None) => return Err("give `program` (a shipped program) or `source` (eBPF assembly)".into()),
+            (Some(p), None) => match SHIPPED.iter().find(|(n, _)| *n == p) {
+                Some((_, text)) => (p, text.to_string()),
+                None => {
+                    let names: Vec<&str> = SHIPPED.iter().map(|(n, _)| *n).collect();
+                    return Err(format!("program: no shipped program {p:?} (one of {})", names.join(", ")));
+                }
+            },
+            (None, Some(text)) => ("source".to_string(), text),
+        };
+        let text = match (text.contains("PORT"), k.port) {
+            (true, Some(port)) => text.replace("PORT", &port.to_string()),
+            (true, None) => return Err(format!("{name}: give `port`, the destination port it drops")),
+            (false, Some(_)) => return Err(format!("port: {name} takes no port")),
+            (false, None) => text,
+        };
+        let code = assemble(&text).map_err(|e| format!("{name}: {e}"))?;
+        Ok(Xdp { name, code, cycles: k.cycles })
+    }
+}
+
+impl Xdp {
+    /// Run the program over `frame`, which it may rewrite.
+    pub fn run(&self, frame: &mut [u8]) -> Verdict {
+        // A machine a frame: rbpf ties the frame's borrow to the machine's.
+        let Ok(mut vm) = rbpf::EbpfVmFixedMbuff::new(None, 0, 8) else { return Verdict::Aborted };
+        // Checked once, when the program was loaded.
+        let loaded = vm.set_verifier(|_| Ok(())).and_then(|_| vm.set_program(&self.code, 0, 8));
+        let helper = loaded.and_then(|_| vm.register_helper(BPF_REDIRECT, bpf_redirect));
+        if helper.is_err() {
+            return Verdict::Aborted;
+        }
+        REDIRECT_TO.set(None);
+        match vm.execute_program(frame) {
+            Ok(1) => Verdict::Drop,
+            Ok(2) => Verdict::Pass,
+            Ok(3) => Verdict::Tx,
+            Ok(XDP_REDIRECT) => REDIRECT_TO.take().map_or(Verdict::Aborted, Verdict::Redirect),
+            _ => Verdict::Aborted,
+        }
+    }
+}
+
+/// Assemble eBPF assembly with labels and comments into bytecode that rbpf's
+/// verifier takes and that never jumps backwards.
+fn assemble(text: &str) -> Result<Vec<u8>, String> {
+    let mut labels = std::collections::HashMap::new();
+    let mut lines = Vec::new();
+    // The slot each instruction starts at: `lddw` takes two.
+    let mut slot = 0i64;
+    for (n, raw) in text.lines().enumerate() {
+        let line = raw.split(';').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        if let Some(label) = line.strip_suffix(':') {
+            if labels.insert(label.trim().to_string(), slot).is_some() {
+                return Err(format!("line {}: label {label:?} twice", n + 1));
+            }
+            continue;
+        }
+        lines.push((n + 1, slot, line));
+        slot += if line.starts_with("lddw") { 2 } else { 1 };
+    }
+    let mut resolved = String::new();
+    for (n, at, line) in lines {
+        let (op, args) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        let mut args: Vec<String> = args.split(',').map(|a| a.trim().to_string()).filter(|a| !a.is_empty()).collect();
+        if op.starts_with('j') {
+            let target = args.last_mut().ok_or(format!("line {n}: {op} without a target"))?;
+            let offset = match labels.get(target.as_str()) {
+                Some(to) => to - at - 1,
+                None => target.trim_start_matches('+').parse::<i64>().map_err(|_| format!("line {n}: no label {target:?}"))?,
+            };
+            if offset < 0 {
+                return Err(format!("line {n}: jumps backwards (a program may not loop)"));
+            }
+            *target = format!("+{offset}");
+        }
+        resolved.push_str(&format!("{op} {}\n", args.join(", ")));
+    }
+    let code = rbpf::assembler::assemble(&resolved)?;
+    rbpf::EbpfVmFixedMbuff::new(Some(&code), 0, 8).map_err(|e| e.to_string())?;
+    Ok(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shipped(name: &str, port: Option<u16>) -> Xdp {
+        Xdp::try_from(XdpKeys { program: Some(name.into()), port, ..XdpKeys::default() }).unwrap()
+    }
+
+    fn source(text: &str) -> Result<Xdp, String> {
+        Xdp::try_from(XdpKeys { source: Some(text.into()), ..XdpKeys::default() })
+    }
+
+    fn udp(port: u16) -> Vec<u8> {
+        let b = etherparse::PacketBuilder::ethernet2([2, 0, 0, 0, 0, 1], [2, 0, 0, 0, 0, 2]).ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64).udp(4000, port);
+        let mut out = Vec::new();
+        b.write(&mut out, &[7; 18]).unwrap();
+        out
+    }
+
+    #[test]
+    fn each_shipped_program_gives_its_verdict_on_real_frames() {
+        let mut f = udp(9);
+        assert_eq!(shipped("drop", None).run(&mut f), Verdict::Drop);
+        let filter = shipped("port-filter", Some(9));
+        assert_eq!(filter.run(&mut f), Verdict::Drop, "UDP to port 9");
+        assert_eq!(filter.run(&mut udp(53)), Verdict::Pass, "UDP elsewhere");
+        let mut arp = udp(9);
+        arp[12..14].copy_from_slice(&0x0806u16.to_be_bytes());
+        assert_eq!(filter.run(&mut arp), Verdict::Pass, "not IPv4");
+        assert_eq!(filter.run(&mut f[..20].to_vec()), Verdict::Pass, "too short to hold the ports");
+    }
+
+    #[test]
+    fn mac_swap_sends_the_frame_back_with_its_addresses_swapped() {
+        let mut f = udp(9);
+        let before = f.clone();
+        assert_eq!(shipped("mac-swap", None).run(&mut f), Verdict::Tx);
+        assert_eq!((&f[..6], &f[6..12]), (&before[6..12], &before[..6]));
+        assert_eq!(f[12..], before[12..], "the rest untouched");
+        assert_eq!(shipped("mac-swap", None).run(&mut [0u8; 10]), Verdict::Pass, "shorter than an Ethernet header");
+    }
+
+    #[test]
+    fn a_program_of_ones_own_redirects_and_a_bad_one_aborts() {
+        let redirect = source("mov64 r1, 1\nmov64 r2, 0\ncall 23 ; bpf_redirect(1, 0)\nexit").unwrap();
+        assert_eq!(redirect.run(&mut udp(9)), Verdict::Redirect(1));
+        let out_of_frame = source("ldxdw r2, [r1+0]\nldxb r0, [r2+4000]\nexit").unwrap();
+        assert_eq!(out_of_frame.run(&mut udp(9)), Verdict::Aborted, "a read past the frame");
+        assert_eq!(source("mov64 r0, 9\nexit").unwrap().run(&mut udp(9)), Verdict::Aborted, "no such verdict");
+    }
+
+    #[test]
+    fn programs_that_loop_or_do_not_assemble_are_refused_saying_where() {
+        let looped = source("top:\nmov64 r0, 2\nja top\nexit").unwrap_err();
+        assert!(looped.contains("line 3") && looped.contains("backwards"), "{looped}");
+        assert!(source("mov64 r0, 2\nja nowhere\nexit").unwrap_err().contains("no label \"nowhere\""));
+        assert!(source("frobnicate r0\nexit").is_err());
+        assert!(source("mov64 r0, 2").is_err(), "rbpf's verifier wants an exit last");
+        let keys = |program: Option<&str>, port| XdpKeys { program: program.map(String::from), port, ..XdpKeys::default() };
+        assert!(Xdp::try_from(keys(Some("port-filter"), None)).unwrap_err().contains("give `port`"));
+        assert!(Xdp::try_from(keys(Some("drop"), Some(9))).unwrap_err().contains("takes no port"));
+        assert!(Xdp::try_from(keys(Some("nope"), None)).unwrap_err().contains("one of drop, mac-swap, port-filter"));
+        assert!(Xdp::try_from(keys(None, None)).is_err());
+    }
+}

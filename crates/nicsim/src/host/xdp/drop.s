@@ -1,0 +1,3 @@
+; XDP_DROP for every frame.
+mov64 r0, 1
+exit

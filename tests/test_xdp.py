@@ -1,0 +1,97 @@
+"""XDP in the driver (issue 56): an eBPF program runs over every received frame
+before the stack, and its verdict decides where the frame goes. Each verdict is
+checked on real frames: a dropped frame never reaches the stack, a frame sent
+back leaves the port it came in by with its addresses swapped (read back from
+the capture with dpkt), a redirected one leaves by the adapter named, and a
+program that loops or names nothing real is refused before anything runs."""
+
+import dpkt
+import pytest
+
+import nicsim
+
+from frames import check_frame, read_pcap
+
+XDP = "combinations/xdp-in-the-driver.toml"
+TESTER_MAC, SERVER_MAC = bytes.fromhex("020000000001"), bytes.fromhex("020000000002")
+
+
+def server(scenarios, sets, pcap=None):
+    r = nicsim.run(scenarios / XDP, overrides=sets, pcap=pcap)
+    return r.component("server").metrics
+
+
+def with_xdp(scenarios, tmp_path, table, more=""):
+    """The XDP scenario with its `[host.driver.xdp]` table's keys replaced by `table`
+    (TOML), and `more` added at the end."""
+    text = (scenarios / XDP).read_text()
+    start = text.index("[host.driver.xdp]\n") + len("[host.driver.xdp]\n")
+    end = text.index("\n\n", start)
+    path = tmp_path / "xdp.toml"
+    path.write_text(text[:start] + table + text[end:] + more)
+    return path
+
+
+def program(name, **more):
+    return {"host[0].driver.xdp.program": name, **{f"host[0].driver.xdp.{k}": v for k, v in more.items()}}
+
+
+def test_a_dropped_frame_never_reaches_the_stack(scenarios):
+    m = server(scenarios, program("drop"))
+    assert m["rx_frames"] - 64 < m["xdp_drop"] <= m["rx_frames"], "every frame taken but the last poll's"
+    assert m["sink_frames"] == m["rx_unclaimed"] == m["xdp_pass"] == m["tx_frames"] == 0
+
+
+def test_a_port_filter_drops_its_port_and_passes_the_rest_to_the_stack(scenarios):
+    dropped = server(scenarios, program("port-filter", port=9))
+    assert dropped["xdp_drop"] > 1500 and dropped["xdp_pass"] == dropped["sink_frames"] == 0, "the tester's UDP goes to port 9"
+    passed = server(scenarios, program("port-filter", port=53))
+    assert passed["xdp_pass"] > 1500 and passed["xdp_drop"] == 0
+    assert passed["sink_frames"] > 1000, "what passes reaches the stack, counted after the warm-up"
+
+
+def test_mac_swap_sends_each_frame_back_out_of_its_port_addresses_swapped(scenarios, tmp_path):
+    pcap = tmp_path / "x.pcap"
+    m = server(scenarios, program("mac-swap"), pcap=pcap)
+    frames = [dpkt.ethernet.Ethernet(buf) for _, buf in read_pcap(pcap)]
+    back = [f for f in frames if f.src == SERVER_MAC]
+    sent = [f for f in frames if f.src == TESTER_MAC]
+    assert m["xdp_tx"] > 1500 and m["sink_frames"] == 0
+    assert len(back) == m["tx_frames"] >= m["xdp_tx"] - 64, "all sent back but those still in the ring at the end"
+    assert all(f.dst == TESTER_MAC for f in back), "the source's address is now the destination"
+    # The frames come back as they went, but for the addresses: checksums still hold.
+    for f in back:
+        check_frame(bytes(f))
+    assert bytes(back[0].data) == bytes(sent[0].data)
+
+
+def test_a_program_of_ones_own_redirects_out_of_another_adapter(scenarios, tmp_path):
+    redirect = '"""\nmov64 r1, 1   ; adapter 1\nmov64 r2, 0\ncall 23       ; bpf_redirect\nexit\n"""'
+    far = '\n[[sink]]\nname = "far"\n\n[[link]]\nname = "server-far"\na = "server:1"\nb = "far"\nrate = "10Gbps"\n'
+    path = with_xdp(scenarios, tmp_path, f"source = {redirect}\n", far)
+    path.write_text(path.read_text().replace('b = "server"', 'b = "server:0"'))
+    pcap = tmp_path / "r.pcap"
+    r = nicsim.run(path, overrides={"host[0].adapter[0].count": 2}, pcap=pcap, capture=["server-far"])
+    m = r.component("server").metrics
+    assert m["xdp_redirect"] > 1500 and m["xdp_tx"] == m["xdp_pass"] == 0
+    out = [dpkt.ethernet.Ethernet(buf) for _, buf in read_pcap(pcap)]
+    assert len(out) == m["adapter1_tx_frames"] > 1400 and m["adapter0_tx_frames"] == 0, "out of adapter 1 alone"
+    assert all(f.src == TESTER_MAC for f in out), "sent on as they came"
+
+
+@pytest.mark.parametrize(
+    "table, words",
+    [
+        ('source = """\ntop:\nmov64 r0, 2\nja top\nexit\n"""\n', "line 3: jumps backwards (a program may not loop)"),
+        ('program = "nope"\n', 'no shipped program "nope"'),
+        ('program = "port-filter"\n', "give `port`"),
+        ('source = "mov64 r0, 2"\n', "source: "),
+        ('program = "drop"\nsource = "exit"\n', "not both"),
+        ('program = "drop"\nport = 9\n', "drop takes no port"),
+    ],
+)
+def test_a_program_that_loops_or_is_not_a_program_is_refused_naming_the_key(cli, scenarios, tmp_path, table, words):
+    pcap = tmp_path / "x.pcap"
+    r = cli("run", "--pcap", pcap, with_xdp(scenarios, tmp_path, table))
+    assert r.returncode == 2 and "host[0].driver.xdp" in r.stderr and words in r.stderr, r.stderr
+    assert not pcap.exists(), "nothing half-written"
