@@ -95,3 +95,42 @@ def test_a_program_that_loops_or_is_not_a_program_is_refused_naming_the_key(cli,
     r = cli("run", "--pcap", pcap, with_xdp(scenarios, tmp_path, table))
     assert r.returncode == 2 and "host[0].driver.xdp" in r.stderr and words in r.stderr, r.stderr
     assert not pcap.exists(), "nothing half-written"
+
+
+MALTA = "papers/malta2001/receive.toml"
+OFFLOAD = "host[0].adapter[0].programmable.receive.xdp"
+
+
+def adapter(scenarios, sets, pcap=None):
+    return nicsim.run(scenarios / MALTA, overrides=sets, pcap=pcap).component("host").metrics
+
+
+def test_offloaded_xdp_drops_on_the_adapter_before_any_transfer_at_its_own_cycles(scenarios):
+    plain = adapter(scenarios, {})
+    m = adapter(scenarios, {f"{OFFLOAD}.program": "drop"})
+    assert m["xdp_offload_drop"] == m["rx_frames"] > 1000
+    assert m["rx_delivered_frames"] == m["host_bus_bytes"] == 0, "nothing crosses the bus to the host"
+    assert plain["rx_delivered_frames"] > 500 and plain["host_bus_bytes"] > 1_000_000, "without it, frames go to the host"
+    costly = adapter(scenarios, {f"{OFFLOAD}.program": "drop", f"{OFFLOAD}.cycles": 1048})
+    # 1,000 more of the receiving processor's cycles a frame.
+    assert costly["adapter_cpu1_cycles"] - m["adapter_cpu1_cycles"] == 1000 * m["rx_frames"]
+
+
+def test_offloaded_mac_swap_sends_frames_back_from_the_adapter(scenarios, tmp_path):
+    pcap = tmp_path / "o.pcap"
+    m = adapter(scenarios, {f"{OFFLOAD}.program": "mac-swap"}, pcap=pcap)
+    frames = [dpkt.ethernet.Ethernet(buf) for _, buf in read_pcap(pcap)]
+    tester = frames[0].src
+    back = [f for f in frames if f.dst == tester]
+    assert m["xdp_offload_tx"] == m["rx_frames"] and len(back) >= m["xdp_offload_tx"] - 2, "all but any still on the wire"
+    assert all(f.src == frames[0].dst for f in back) and m["host_bus_bytes"] == 0
+    for f in back:
+        check_frame(bytes(f))
+
+
+def test_an_adapter_cannot_redirect_so_its_redirects_abort(scenarios, tmp_path):
+    path = tmp_path / "r.toml"
+    text = (scenarios / MALTA).read_text()
+    path.write_text(text.replace("rx_buffers = 256", 'rx_buffers = 256\n\n[host.adapter.programmable.receive.xdp]\nsource = """\nmov64 r1, 1\nmov64 r2, 0\ncall 23\nexit\n"""'))
+    m = nicsim.run(path).component("host").metrics
+    assert m["xdp_offload_aborted"] == m["rx_frames"] > 1000 and m["xdp_offload_redirect"] == 0

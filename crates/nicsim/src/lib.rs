@@ -37,5 +37,6 @@ pub mod time;
 pub mod toe;
 pub(crate) mod units;
 pub mod wire;
+pub mod xdp;
 
 pub use run::{run, Progress, ProgressReport, RunError, RunOptions, RunResult, StopCheck};

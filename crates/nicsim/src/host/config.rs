@@ -163,8 +163,8 @@ pub struct DriverConfig {
     /// An XDP program the driver runs on every received frame before the stack
     /// sees it (`[host.driver.xdp]`): its verdict drops the frame, passes it up,
     /// sends it back out of its adapter or redirects it out of another.
-    #[schemars(with = "Option<crate::host::xdp::XdpKeys>")]
-    pub xdp: Option<crate::host::xdp::Xdp>,
+    #[schemars(with = "Option<crate::xdp::XdpKeys>")]
+    pub xdp: Option<crate::xdp::Xdp>,
 }
 
 impl Default for DriverConfig {

@@ -29,5 +29,4 @@ mod tag;
 mod timers;
 mod trace_tracks;
 pub mod transfer;
-pub mod xdp;
 mod xdp_steps;

@@ -103,7 +103,7 @@ pub fn report(m: &Machine, end: Time) -> Report {
     }
     m.tally.report(&mut r, whole, m.cfg.driver.gro);
     if m.cfg.driver.xdp.is_some() {
-        m.tally.xdp.report(&mut r);
+        m.tally.xdp.report(&mut r, "xdp_");
     }
     let total_cpu: f64 = m.procs.cpus.iter().map(|c| c.account.utilization(end)).sum();
     r.real("cpu_utilization", total_cpu / m.procs.cpus.len() as f64);

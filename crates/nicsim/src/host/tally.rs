@@ -5,7 +5,7 @@
 
 use crate::host::handler_runs::HandlerRuns;
 use crate::host::latency::Latency;
-use crate::host::xdp::Verdict;
+use crate::xdp::Verdicts;
 use crate::observe::Report;
 
 #[derive(Debug, Default)]
@@ -28,33 +28,6 @@ pub(super) struct Tally {
     pub latency: Latency,
     /// The XDP program's verdicts.
     pub xdp: Verdicts,
-}
-
-/// How many frames got each XDP verdict.
-#[derive(Debug, Default)]
-pub(super) struct Verdicts {
-    pub pass: u64,
-    pub drop: u64,
-    pub tx: u64,
-    pub redirect: u64,
-    pub aborted: u64,
-}
-
-impl Verdicts {
-    pub fn count(&mut self, v: Verdict) {
-        *match v {
-            Verdict::Pass => &mut self.pass,
-            Verdict::Drop => &mut self.drop,
-            Verdict::Tx => &mut self.tx,
-            Verdict::Redirect(_) => &mut self.redirect,
-            Verdict::Aborted => &mut self.aborted,
-        } += 1;
-    }
-
-    pub fn report(&self, r: &mut Report) {
-        r.count("xdp_pass", self.pass).count("xdp_drop", self.drop).count("xdp_tx", self.tx);
-        r.count("xdp_redirect", self.redirect).count("xdp_aborted", self.aborted);
-    }
 }
 
 impl Tally {

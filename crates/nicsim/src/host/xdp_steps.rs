@@ -4,7 +4,7 @@
 use crate::engine::Ctx;
 use crate::host::cpu::{Effects, Item};
 use crate::host::machine::Machine;
-use crate::host::xdp::Verdict;
+use crate::xdp::Verdict;
 use crate::time::Time;
 use crate::wire::Frame;
 

@@ -147,11 +147,17 @@ pub struct ReceiveSpec {
     pub lro_timeout: Option<TimeSpan>,
     /// GRO in the host driver, with this timeout.
     pub gro_timeout: Option<TimeSpan>,
+    /// An XDP program the firmware runs on every received frame, on the
+    /// receiving processor (offloaded XDP): its verdict drops the frame on
+    /// the adapter, passes it on, or sends it back out of the adapter. Its
+    /// `cycles` are the adapter processor's.
+    #[schemars(with = "Option<crate::xdp::XdpKeys>")]
+    pub xdp: Option<crate::xdp::Xdp>,
 }
 
 impl Default for ReceiveSpec {
     fn default() -> Self {
-        ReceiveSpec { to_host: true, coalesce_frames: None, coalesce_timeout: hundred_us(), lro_timeout: None, gro_timeout: None }
+        ReceiveSpec { to_host: true, coalesce_frames: None, coalesce_timeout: hundred_us(), lro_timeout: None, gro_timeout: None, xdp: None }
     }
 }
 

@@ -149,7 +149,7 @@ fn receive(r: &ReceiveSpec, path: &str) -> Result<Receive, ScenarioError> {
             "LRO segments of up to 64 KB do not pack into 64 KB coalescing buffers: use one or the other",
         );
     }
-    Ok(Receive { to_host: r.to_host, coalesce, lro: r.lro_timeout.map(|t| t.0), gro: r.gro_timeout.map(|t| t.0) })
+    Ok(Receive { to_host: r.to_host, coalesce, lro: r.lro_timeout.map(|t| t.0), gro: r.gro_timeout.map(|t| t.0), xdp: r.xdp.clone() })
 }
 
 /// A programmable adapter at `path` (its `programmable` table), on a link of

@@ -191,6 +191,8 @@ pub struct Receive {
     /// LRO in the firmware, or GRO in the host driver, with the flush timeout.
     pub lro: Option<Duration>,
     pub gro: Option<Duration>,
+    /// Offloaded XDP: the program the receiving processor runs on each frame.
+    pub xdp: Option<crate::xdp::Xdp>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

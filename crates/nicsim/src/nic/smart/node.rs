@@ -97,6 +97,8 @@ pub(super) struct SendState {
 #[derive(Debug, Default)]
 pub(super) struct RecvState {
     pub frames_in: u64,
+    /// Offloaded XDP's verdicts.
+    pub xdp: crate::xdp::Verdicts,
     /// Frames in adapter memory not yet moved to the host.
     pub held: u64,
     pub overruns: u64,

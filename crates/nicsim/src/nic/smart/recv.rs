@@ -15,7 +15,9 @@ use crate::nic::smart::layout::*;
 use crate::nic::smart::node::{Due, HostStep, Programmable};
 use crate::observe::Report;
 use crate::time::Time;
-use crate::wire::verify_checksums;
+use crate::engine::Msg;
+use crate::wire::{verify_checksums, Frame, FrameMeta};
+use crate::xdp::Verdict;
 
 /// Receive work runs on the second processor where there is one.
 const RX_CPU: usize = 1;
@@ -40,7 +42,7 @@ impl Programmable {
     }
 
     /// A frame's last bit has arrived from the wire.
-    pub(super) fn arrive(&mut self, bytes: Vec<u8>, bus: &mut HostBus, ctx: &mut Ctx) {
+    pub(super) fn arrive(&mut self, mut bytes: Vec<u8>, bus: &mut HostBus, ctx: &mut Ctx) {
         let now = ctx.now();
         self.recv.frames_in += 1;
         self.recv.first.get_or_insert(now);
@@ -62,6 +64,28 @@ impl Programmable {
             self.recv.bad_checksums += 1;
         }
         t = self.hw.run(RX_CPU, t, cycles);
+        if let Some(xdp) = &self.cfg.receive.xdp {
+            t = self.hw.run(RX_CPU, t, xdp.cycles);
+            // An adapter has no other port to redirect to.
+            let verdict = match xdp.run(&mut bytes) {
+                Verdict::Redirect(_) => Verdict::Aborted,
+                v => v,
+            };
+            self.recv.xdp.count(verdict);
+            match verdict {
+                Verdict::Pass => {}
+                Verdict::Tx => {
+                    self.recv.held -= 1;
+                    let start = self.hw.transmit(t, bytes.len());
+                    ctx.send_at(self.wire(), start, Msg::frame(Frame { bytes, meta: FrameMeta { created: t, ..FrameMeta::default() } }));
+                    return;
+                }
+                _ => {
+                    self.recv.held -= 1;
+                    return;
+                }
+            }
+        }
         if !self.cfg.receive.to_host {
             // Counted as a sink counts: Ethernet payload, arrival times, the
             // first frame only opening the interval.
@@ -244,6 +268,9 @@ impl Programmable {
 
     pub(super) fn recv_report(&self, r: &mut Report) {
         let s = &self.recv;
+        if self.cfg.receive.xdp.is_some() {
+            s.xdp.report(r, "xdp_offload_");
+        }
         let Some(first) = s.first else { return };
         let secs = s.last.since(first).as_secs_f64().max(1e-12);
         r.count("rx_frames", s.frames_in);

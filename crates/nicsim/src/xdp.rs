@@ -1,6 +1,7 @@
-//! XDP in the driver: an eBPF program run on every received frame before the
-//! stack sees it, whose verdict drops the frame, passes it up, sends it back
-//! out of the adapter it came in by, or redirects it out of another. Programs
+//! XDP: an eBPF program run on every received frame before a stack sees it,
+//! in the host's driver or on a programmable adapter's processor (offloaded),
+//! whose verdict drops the frame, passes it up, sends it back out of the
+//! adapter it came in by, or (in the driver) redirects it out of another. Programs
 //! are real eBPF bytecode, assembled from text by rbpf's assembler and run by
 //! its interpreter over the frame's own bytes, which the program may rewrite.
 //!
@@ -175,6 +176,35 @@ fn assemble(text: &str) -> Result<Vec<u8>, String> {
     let code = rbpf::assembler::assemble(&resolved)?;
     rbpf::EbpfVmFixedMbuff::new(Some(&code), 0, 8).map_err(|e| e.to_string())?;
     Ok(code)
+}
+
+/// How many frames got each verdict.
+#[derive(Debug, Default)]
+pub struct Verdicts {
+    pub pass: u64,
+    pub drop: u64,
+    pub tx: u64,
+    pub redirect: u64,
+    pub aborted: u64,
+}
+
+impl Verdicts {
+    pub fn count(&mut self, v: Verdict) {
+        *match v {
+            Verdict::Pass => &mut self.pass,
+            Verdict::Drop => &mut self.drop,
+            Verdict::Tx => &mut self.tx,
+            Verdict::Redirect(_) => &mut self.redirect,
+            Verdict::Aborted => &mut self.aborted,
+        } += 1;
+    }
+
+    /// The counts, each named `{prefix}pass` and so on.
+    pub fn report(&self, r: &mut crate::observe::Report, prefix: &str) {
+        for (name, n) in [("pass", self.pass), ("drop", self.drop), ("tx", self.tx), ("redirect", self.redirect), ("aborted", self.aborted)] {
+            r.count(&format!("{prefix}{name}"), n);
+        }
+    }
 }
 
 #[cfg(test)]
