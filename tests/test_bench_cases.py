@@ -33,3 +33,15 @@ def test_kernel_costs_drop_most_frames_at_the_fifo():
     r = nicsim.run(BENCH / "10g-rx-flood.toml", overrides={"duration": "2ms"})
     taken, dropped = r.metric("server", "rx_frames"), r.metric("server", "rx_fifo_overruns")
     assert dropped > 2 * taken
+
+
+def test_the_tcp_case_is_ns3s_work_and_counts_its_data_packets():
+    """The same work as ns-3's BulkSend at 10 Gb/s with 1 MiB buffers: the link
+    nearly full in 20 ms, the receiver given every byte, and the case counting the
+    sender's data packets (an ideal host has no adapter to count frames at)."""
+    from nicsim.bench.cases import host_frames
+
+    r = nicsim.run(BENCH / "tcp-10g.toml", overrides={"duration": "20ms"})
+    sent, got = r.component("server").metrics, r.component("receiver").metrics
+    assert sent["tcp_retransmits"] == 0 and got["ttcp_bytes"] > 0.8 * 10e9 / 8 * 0.019, "near line rate after the 1 ms start"
+    assert host_frames(r) == sent["tcp_data_out"] > 10_000

@@ -23,12 +23,13 @@ def add_parser(sub) -> None:
         "path on a shipped scenario (full-path: IBM 2001 at 700 MHz with 8 clients; 10g-flood: a "
         "10 GbE 64-byte receive flood with NAPI and kernel costs; 10g-napi: the same flood with costs "
         "the host keeps up with; 10g-poll: the same flood taken whole by a poll-mode "
-        "driver; direct-tso: 64 MB of direct segmentation) and report host frames per wall second, "
+        "driver; direct-tso: 64 MB of direct segmentation; tcp-10g: one TCP transfer at 10 Gb/s "
+        "between ideal hosts, counting its data packets) and report host frames per wall second, "
         "events per frame, wall seconds per simulated second and peak memory; --case scale: "
         "generated networks of growing size; --case goals: every speed goal measured in one run, "
         "each beside its target; --compare-peers: ns-3 and SimPy beside the flood.",
     )
-    b.add_argument("--case", default="link", help="link (default), full-path, 10g-flood, 10g-napi, 10g-poll, direct-tso, store-and-forward-tso, scale or goals")
+    b.add_argument("--case", default="link", help="link (default), full-path, 10g-flood, 10g-napi, 10g-poll, direct-tso, store-and-forward-tso, tcp-10g, scale or goals")
     b.add_argument("--hosts", help="with --case scale: network sizes, comma-separated (default 2,10,100,1000); with --case goals: the smallest and largest are compared (default 10,1000)")
     b.add_argument("--duration", help="with --case scale or goals: simulated time of each size (default 10ms; 100ms for goals)")
     b.add_argument("--frames", type=int, default=2_000_000, help="frames per repetition (default 2,000,000)")

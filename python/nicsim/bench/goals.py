@@ -1,6 +1,7 @@
 """`nicsim bench --case goals`: the speed goals (docs/benchmarks.md) measured in one
 run, each figure beside its target with their ratio (1 or more: met). The link flood
-against ns-3 (skipped, saying why, where ns-3 is not installed), the IBM 2001 full
+and a 10 Gb/s TCP transfer against ns-3 (each skipped, saying why, where ns-3 is not
+installed), the IBM 2001 full
 path, the 10 GbE NAPI flood against real time, and the growth of wall time per frame
 from the smallest generated network to the largest, with memory per host."""
 
@@ -22,7 +23,7 @@ DURATION = "100ms"
 def measure(args, sizes: tuple, duration: str) -> dict:
     """Every goal's figure, target and ratio; `args` as `nicsim bench` parsed them,
     the networks of `sizes` (smallest, largest) run for `duration` each."""
-    rows = [_link(args)]
+    rows = [_link(args), _tcp(args)]
     say = _progress(args)
     say("IBM full path")
     ibm = benchcases.measure("full-path", args.repeat)
@@ -71,6 +72,29 @@ def _link(args) -> dict:
         return {"goal": goal, "figure": None, "target": 100.0, "ratio": None, "nicsim_frames_per_second": fps, "skipped": skipped}
     row = _row(goal, fps / max(peer), 100.0)
     row.update(nicsim_frames_per_second=fps, ns3_frames_per_second=max(peer))
+    return row
+
+
+def _tcp(args) -> dict:
+    """One TCP bulk transfer, nicsim's data packets a wall second against ns-3's
+    BulkSend on the same work, each the best of `--repeat` runs taken in turn."""
+    _progress(args)("TCP transfer and ns-3's")
+    goal = "TCP transfer at 10 Gb/s, nicsim against ns-3 (times)"
+    try:
+        folder, skipped = benchpeers.folder(args.peers), None
+    except _core.ScenarioError as e:
+        folder, skipped = None, str(e)
+    best, peer = 0.0, []
+    for _ in range(args.repeat):
+        best = max(best, benchcases.measure("tcp-10g", 1)["frames_per_second"])
+        if skipped is None:
+            run = benchpeers.one("ns-3 TCP", folder, args.peers_python)
+            skipped = run.get("skipped")
+            peer.append(run.get("frames_per_second", 0.0))
+    if skipped is not None:
+        return {"goal": goal, "figure": None, "target": 20.0, "ratio": None, "nicsim_packets_per_second": best, "skipped": skipped}
+    row = _row(goal, best / max(peer), 20.0)
+    row.update(nicsim_packets_per_second=best, ns3_packets_per_second=max(peer))
     return row
 
 

@@ -19,6 +19,9 @@ PEERS = {
     "ns-3": ("ns3_p2p.py", ["18", "10Gbps", "0.005"], "ns", r"pkts_per_wall_s=(\d+)"),
     "SimPy": ("simpy_link.py", ["200000"], "simpy", r"frames_per_wall_s=(\d+)"),
 }
+# ns-3's TCP bulk transfer, the same work as `nicsim bench --case tcp-10g`: data
+# packets delivered a wall second (`--case goals` only).
+TCP = {"ns-3 TCP": ("ns3_tcp.py", ["10Gbps", "50us", "1", "--buf", "1048576"], "ns", r"pkts_per_wall_s=(\d+)")}
 
 
 def default_dir() -> Path:
@@ -35,7 +38,7 @@ def folder(given: str | None) -> Path:
 
 def one(name: str, path: Path, python: str, repeat: int = 1) -> dict:
     """Peer `name`'s best of `repeat` runs, or why it was skipped."""
-    script, args, module, pattern = PEERS[name]
+    script, args, module, pattern = {**PEERS, **TCP}[name]
     if not (path / script).is_file():
         return {"peer": name, "skipped": f"{path / script} is missing"}
     probe = subprocess.run([python, "-c", f"import {module}"], capture_output=True, text=True)
