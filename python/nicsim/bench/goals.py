@@ -52,49 +52,45 @@ def _progress(args):
 
 
 def _link(args) -> dict:
-    """nicsim's link flood against ns-3's in the same run: each the best of
-    `--repeat` runs, taken in turn, so that both see the machine alike."""
+    """nicsim's link flood against ns-3's."""
     _progress(args)("link flood and ns-3")
-    goal = "link flood, nicsim against ns-3 (times)"
-    try:
-        folder, skipped = benchpeers.folder(args.peers), None
-    except _core.ScenarioError as e:
-        folder, skipped = None, str(e)
-    walls, peer = [], []
-    for _ in range(args.repeat):
-        walls.append(_core.bench_flood(args.frames, 64, "10Gbps")[2])
-        if skipped is None:
-            run = benchpeers.one("ns-3", folder, args.peers_python)
-            skipped = run.get("skipped")
-            peer.append(run.get("frames_per_second", 0.0))
-    fps = args.frames / min(walls)
-    if skipped is not None:
-        return {"goal": goal, "figure": None, "target": 100.0, "ratio": None, "nicsim_frames_per_second": fps, "skipped": skipped}
-    row = _row(goal, fps / max(peer), 100.0)
-    row.update(nicsim_frames_per_second=fps, ns3_frames_per_second=max(peer))
-    return row
+
+    def flood():
+        return args.frames / _core.bench_flood(args.frames, 64, "10Gbps")[2]
+
+    return _against_ns3(args, "link flood, nicsim against ns-3 (times)", 100.0, flood, "ns-3", "frames")
 
 
 def _tcp(args) -> dict:
     """One TCP bulk transfer, nicsim's data packets a wall second against ns-3's
-    BulkSend on the same work, each the best of `--repeat` runs taken in turn."""
+    BulkSend on the same work."""
     _progress(args)("TCP transfer and ns-3's")
-    goal = "TCP transfer at 10 Gb/s, nicsim against ns-3 (times)"
+
+    def transfer():
+        return benchcases.measure("tcp-10g", 1)["frames_per_second"]
+
+    return _against_ns3(args, "TCP transfer at 10 Gb/s, nicsim against ns-3 (times)", 20.0, transfer, "ns-3 TCP", "packets")
+
+
+def _against_ns3(args, goal: str, target: float, ours, peer_name: str, unit: str) -> dict:
+    """`ours()` (nicsim's rate in one run) against peer `peer_name`'s, each the
+    best of `--repeat` runs, taken in turn so that both see the machine alike;
+    the ratio is the goal's figure, or the row says why the peer was skipped."""
     try:
         folder, skipped = benchpeers.folder(args.peers), None
     except _core.ScenarioError as e:
         folder, skipped = None, str(e)
     best, peer = 0.0, []
     for _ in range(args.repeat):
-        best = max(best, benchcases.measure("tcp-10g", 1)["frames_per_second"])
+        best = max(best, ours())
         if skipped is None:
-            run = benchpeers.one("ns-3 TCP", folder, args.peers_python)
+            run = benchpeers.one(peer_name, folder, args.peers_python)
             skipped = run.get("skipped")
             peer.append(run.get("frames_per_second", 0.0))
     if skipped is not None:
-        return {"goal": goal, "figure": None, "target": 20.0, "ratio": None, "nicsim_packets_per_second": best, "skipped": skipped}
-    row = _row(goal, best / max(peer), 20.0)
-    row.update(nicsim_packets_per_second=best, ns3_packets_per_second=max(peer))
+        return {"goal": goal, "figure": None, "target": target, "ratio": None, f"nicsim_{unit}_per_second": best, "skipped": skipped}
+    row = _row(goal, best / max(peer), target)
+    row.update({f"nicsim_{unit}_per_second": best, f"ns3_{unit}_per_second": max(peer)})
     return row
 
 
