@@ -181,8 +181,11 @@ def test_an_nt_handler_runs_as_a_dpc_behind_the_deferred_work(scenarios):
     assert 3.5 < per_frame < 4.5, per_frame
     interrupt = server("interrupt")
     assert interrupt["frames_per_handler_run"] < 0.25 * dpc["frames_per_handler_run"]
-    # One processor does all of it either way: the same throughput within 3%.
-    assert interrupt["app_goodput_mbps"] == pytest.approx(dpc["app_goodput_mbps"], rel=0.03)
+    # One processor does all of it either way: the same throughput within 4%
+    # (in the interrupt, the handler pays some 18 times the interrupts' entries
+    # and exits: 889 against 51 in 300 ms).
+    assert interrupt["interrupts"] > 10 * dpc["interrupts"]
+    assert interrupt["app_goodput_mbps"] == pytest.approx(dpc["app_goodput_mbps"], rel=0.04)
 
 
 def test_deferred_work_on_any_processor_overlaps_the_next_handler_run(scenarios):

@@ -143,7 +143,7 @@ impl Machine {
         if let Some(t) = port.irq.disable() {
             self.timers.cancel(t);
         }
-        port.irq.acknowledge();
+        port.irq.acknowledge(now);
         let costs = &self.cfg.costs;
         let mut plan = Plan::new(Activity::Interrupt, costs.interrupt_entry);
         plan.until = Some(self.buses[port.bus].register_read(now + self.cfg.clock.cycles(costs.interrupt_entry)));

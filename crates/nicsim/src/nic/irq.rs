@@ -3,6 +3,8 @@
 //! the moderation rule allows. Its timer is set and taken back through an
 //! `Alarm`, the host's timers.
 
+use std::collections::VecDeque;
+
 use crate::engine::timers::TimerHandle;
 use crate::nic::Moderation;
 use crate::time::Time;
@@ -18,9 +20,11 @@ pub trait Alarm {
 pub struct Irq {
     moderation: Moderation,
     enabled: bool,
-    /// First completion not yet signalled, and how many since.
-    first: Option<Time>,
-    count: u32,
+    /// Causes not yet signalled, in time order: when each becomes visible to
+    /// the host, and the completions in it. A cause is reported when the
+    /// adapter books its write-back, so it may lie ahead of the present: an
+    /// interrupt raised before it does not signal it.
+    causes: VecDeque<(Time, u32)>,
     /// The timer in flight: when, and its handle.
     timer: Option<(Time, TimerHandle)>,
     last_raised: Option<Time>,
@@ -32,19 +36,21 @@ pub struct Irq {
 
 impl Irq {
     pub fn new(moderation: Moderation) -> Self {
-        Irq { moderation, enabled: true, first: None, count: 0, timer: None, last_raised: None, send_wait: None, raised: 0 }
+        Irq { moderation, enabled: true, causes: VecDeque::new(), timer: None, last_raised: None, send_wait: None, raised: 0 }
     }
 
     fn due(&self, latest: Time) -> Option<Time> {
-        let first = self.first?;
+        let first = self.causes.front()?.0;
         if !self.enabled {
             return None;
         }
+        // Not before the cause is set.
+        let latest = latest.max(first);
         Some(match self.moderation {
             Moderation::PerFrame => latest,
             Moderation::MinInterval(gap) => self.last_raised.map_or(latest, |l| (l + gap).max(latest)),
             Moderation::Coalesce { frames, time } => {
-                if self.count >= frames {
+                if self.count() >= frames {
                     latest
                 } else {
                     first + time
@@ -73,19 +79,35 @@ impl Irq {
 
     /// `n` completions became visible to the host at `at`.
     pub fn completed(&mut self, at: Time, n: u32, alarm: &mut impl Alarm) {
-        self.first.get_or_insert(at);
-        self.count += n;
+        self.cause(at, n);
         self.arm(self.due(at), alarm)
+    }
+
+    /// Set a cause at `at` for `n` completions, in time order.
+    fn cause(&mut self, at: Time, n: u32) {
+        let i = self.causes.iter().rposition(|c| c.0 <= at).map_or(0, |i| i + 1);
+        self.causes.insert(i, (at, n));
+    }
+
+    /// Completions not yet signalled.
+    fn count(&self) -> u32 {
+        self.causes.iter().map(|c| c.1).sum()
+    }
+
+    /// The causes set by `now` are signalled (or read); later ones stay.
+    fn clear_until(&mut self, now: Time) {
+        while self.causes.front().is_some_and(|c| c.0 <= now) {
+            self.causes.pop_front();
+        }
     }
 
     /// The timer set last fell due at `now`: true if the interrupt is raised.
     pub fn fire(&mut self, now: Time) -> bool {
         self.timer = None;
-        if !self.enabled || self.first.is_none() {
+        if !self.enabled || self.causes.front().is_none_or(|c| c.0 > now) {
             return false;
         }
-        self.first = None;
-        self.count = 0;
+        self.clear_until(now);
         self.last_raised = Some(now);
         self.raised += 1;
         true
@@ -109,8 +131,8 @@ impl Irq {
         self.enabled = true;
         let due = self.due(now);
         let owed = self.send_wait.take();
-        if let Some(sent) = owed {
-            self.first.get_or_insert(sent);
+        if let Some(sent) = owed.filter(|_| self.causes.is_empty()) {
+            self.cause(sent, 0);
         }
         self.arm([due, owed.map(|s| self.throttled(s.max(now)))].into_iter().flatten().min(), alarm)
     }
@@ -123,8 +145,10 @@ impl Irq {
             return;
         }
         self.cancel(alarm);
-        self.count = 0;
-        self.first = left.then_some(now);
+        self.causes.clear();
+        if left {
+            self.cause(now, 0);
+        }
         self.arm(self.due(now), alarm)
     }
 
@@ -132,7 +156,7 @@ impl Irq {
     /// backup, few enough raise the interrupt at once.
     pub fn buffers_left(&mut self, now: Time, free: u32, alarm: &mut impl Alarm) {
         match self.moderation {
-            Moderation::Backup { low_buffers, .. } if free <= low_buffers && self.first.is_some() && self.enabled => {
+            Moderation::Backup { low_buffers, .. } if free <= low_buffers && !self.causes.is_empty() && self.enabled => {
                 self.arm(Some(now), alarm)
             }
             _ => {}
@@ -147,7 +171,9 @@ impl Irq {
             self.send_wait = Some(sent);
             return;
         }
-        self.first.get_or_insert(sent);
+        if self.causes.is_empty() {
+            self.cause(sent, 0);
+        }
         self.arm(Some(self.throttled(sent)), alarm)
     }
 
@@ -161,10 +187,10 @@ impl Irq {
         }
     }
 
-    /// The driver has taken every completion so far (it read the cause register).
-    pub fn acknowledge(&mut self) {
-        self.first = None;
-        self.count = 0;
+    /// The driver read the cause register at `now`: it takes every
+    /// completion visible by then.
+    pub fn acknowledge(&mut self, now: Time) {
+        self.clear_until(now);
     }
 }
 
@@ -229,6 +255,24 @@ mod tests {
         assert_eq!(t, us(1));
         assert!(i.fire(t));
         assert!(a.next().is_none(), "a timer fires once");
+    }
+
+    #[test]
+    fn a_completion_booked_ahead_survives_an_interrupt_raised_before_it() {
+        // An intelligent adapter's processor makes its completions visible late:
+        // the second is booked (at 1 us) to be visible at 30 us.
+        let (mut a, mut i) = (Alarms::new(), Irq::new(Moderation::PerFrame));
+        i.completed(us(1), 1, &mut a);
+        i.completed(us(30), 1, &mut a);
+        let t = a.next().unwrap();
+        assert!(i.fire(t) && t == us(1));
+        // The driver masks it, reads the cause register at 2 us and unmasks it.
+        a.off(&mut i);
+        i.acknowledge(us(2));
+        i.enable(us(2), &mut a);
+        assert_eq!(a.pending(), [us(30)], "raised again once the second is visible, not lost");
+        assert!(i.fire(a.next().unwrap()));
+        assert_eq!(i.raised, 2);
     }
 
     #[test]
@@ -325,7 +369,7 @@ mod tests {
         assert!(i.fire(t));
         a.off(&mut i);
         i.completed(us(6), 1, &mut a);
-        i.acknowledge();
+        i.acknowledge(us(7));
         i.enable(us(7), &mut a);
         assert!(a.pending().is_empty(), "the driver took them while masked");
     }
@@ -347,7 +391,7 @@ mod tests {
                     if i.fire(t) {
                         raised.push(t);
                         a.off(&mut i);
-                        i.acknowledge();
+                        i.acknowledge(t);
                         i.enable(t, &mut a);
                     }
                 }
