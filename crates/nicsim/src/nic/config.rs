@@ -64,6 +64,16 @@ pub struct NicConfig {
     /// Descriptors written back in one write.
     pub rx_writeback: u32,
     pub tx_writeback: u32,
+    /// Bytes of one receive completion written back: the descriptor itself
+    /// (16, the 8254x's) or a completion queue entry (64, mlx5's).
+    pub rx_completion_bytes: u64,
+    /// Completions written back together are compressed: the first whole,
+    /// the others as 8-byte mini completions, eight to each 64-byte entry
+    /// (mlx5's compressed completion sessions).
+    pub cqe_compression: bool,
+    /// Frames one posted receive buffer takes (multi-packet receive buffers,
+    /// mlx5's striding receive queue): one descriptor fetched for that many.
+    pub rx_buffer_frames: u32,
     /// Target wait states on each descriptor write-back (PCI).
     pub status_wait_clocks: u64,
     /// Whether the FCS is stripped before DMA (else its 4 bytes cross the bus).
@@ -107,6 +117,9 @@ impl NicConfig {
             tx_desc_fetch: 16,
             rx_writeback: 1,
             tx_writeback: 1,
+            rx_completion_bytes: DESCRIPTOR_BYTES,
+            cqe_compression: false,
+            rx_buffer_frames: 1,
             status_wait_clocks: 0,
             strip_crc: false,
             moderation: Moderation::PerFrame,
@@ -137,6 +150,7 @@ impl NicConfig {
             ("rx_writeback", self.rx_writeback),
             ("tx_writeback", self.tx_writeback),
             ("rx_desc_cache", self.rx_desc_cache),
+            ("rx_buffer_frames", self.rx_buffer_frames),
         ];
         for (name, n) in groups {
             if n == 0 {
@@ -153,6 +167,12 @@ impl NicConfig {
             if fifo < 2048 {
                 return Err(format!("{name}: must hold at least one full frame (2 KB), got {fifo} bytes"));
             }
+        }
+        if !(8..=256).contains(&self.rx_completion_bytes) || self.rx_completion_bytes % 8 != 0 {
+            return Err(format!("rx_completion_bytes: a multiple of 8 from 8 to 256, got {}", self.rx_completion_bytes));
+        }
+        if self.rx_buffer_frames > 512 {
+            return Err(format!("rx_buffer_frames: at most 512 frames a buffer, got {}", self.rx_buffer_frames));
         }
         if self.rx_dma_threshold > self.rx_fifo {
             return Err(format!("rx_dma_threshold: {} bytes is more than the receive FIFO", self.rx_dma_threshold));

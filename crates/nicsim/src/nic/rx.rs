@@ -49,6 +49,8 @@ pub struct Rx {
     fifo_bytes: u64,
     /// Descriptors the driver posted that the adapter has not fetched.
     posted: u32,
+    /// Frame slots fetched so far, for multi-packet buffers' descriptors.
+    slots_fetched: u64,
     /// Fetched descriptors, each usable from the time its fetch completes.
     cache: VecDeque<Time>,
     /// Frames moved whose status is not yet written back, and when the first
@@ -81,6 +83,7 @@ impl Rx {
             draining: VecDeque::new(),
             fifo_bytes: 0,
             posted: 0,
+            slots_fetched: 0,
             cache: VecDeque::new(),
             unwritten: Vec::new(),
             unwritten_since: Time::ZERO,
@@ -150,7 +153,7 @@ impl Rx {
             return;
         }
         let n = self.posted.min(self.cfg.rx_desc_fetch).min(room as u32);
-        let ready = bus.read(now, n as u64 * DESCRIPTOR_BYTES, Purpose::RxDescFetch);
+        let ready = bus.read(now, self.descriptor_bytes(n), Purpose::RxDescFetch);
         self.posted -= n;
         self.cache.extend(std::iter::repeat_n(ready, n as usize));
     }
@@ -207,7 +210,7 @@ impl Rx {
         // A status says the frame came in whole (its FCS checked): not before
         // the last frame of the group has.
         let start = self.unwritten.last().map_or(start, |f| start.max(f.meta.arrived));
-        let mut at = bus.write_parts(start, n * DESCRIPTOR_BYTES, Fill::Ready, Purpose::RxStatus, self.cfg.status_wait_clocks);
+        let mut at = bus.write_parts(start, self.completion_bytes(n), Fill::Ready, Purpose::RxStatus, self.cfg.status_wait_clocks);
         self.dma_free = at;
         if let Some(p) = &mut self.processor {
             at = p.run(at, n as u32);
@@ -216,6 +219,30 @@ impl Rx {
             ring.complete(frame, at);
         }
         (at, n as u32)
+    }
+
+    /// Bytes read to fetch `n` frames' descriptors: one a frame, or one for
+    /// each multi-packet buffer begun (which a real adapter fetches once and
+    /// fills frame after frame; counted here as the frames come).
+    fn descriptor_bytes(&mut self, n: u32) -> u64 {
+        let per = self.cfg.rx_buffer_frames as u64;
+        if per == 1 {
+            return n as u64 * DESCRIPTOR_BYTES;
+        }
+        let before = self.slots_fetched;
+        self.slots_fetched += n as u64;
+        (self.slots_fetched.div_ceil(per) - before.div_ceil(per)) * DESCRIPTOR_BYTES
+    }
+
+    /// Bytes written back for `n` completions at once: each whole, or, with
+    /// completion compression, the first whole and the rest eight to an entry.
+    fn completion_bytes(&self, n: u64) -> u64 {
+        let whole = self.cfg.rx_completion_bytes;
+        match (self.cfg.cqe_compression, n) {
+            (_, 0) => 0,
+            (true, n) => whole + (n - 1).div_ceil(8) * 64,
+            (false, n) => n * whole,
+        }
     }
 
     /// When a partial write-back group falls due (with a write-back delay).

@@ -44,7 +44,7 @@ mod ring {
         };
     }
     from_gigabit!(rx_fifo, tx_fifo, rx_dma_threshold, rx_ring, tx_ring, rx_desc_cache, rx_desc_fetch, tx_desc_fetch);
-    from_gigabit!(rx_writeback, tx_writeback, status_wait_clocks);
+    from_gigabit!(rx_writeback, tx_writeback, status_wait_clocks, rx_completion_bytes, rx_buffer_frames);
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -98,6 +98,19 @@ pub struct AdapterSpec {
     /// Transmit descriptors written back in one write.
     #[serde(default = "ring::tx_writeback")]
     pub tx_writeback: i64,
+    /// Bytes of one receive completion written back: 16, the descriptor
+    /// itself (the 8254x's); 64, a completion queue entry (mlx5's).
+    #[serde(default = "ring::rx_completion_bytes")]
+    pub rx_completion_bytes: i64,
+    /// Completions written back together are compressed: the first whole,
+    /// the others as 8-byte mini completions, eight to each 64-byte entry
+    /// (mlx5's compressed completion sessions).
+    #[serde(default)]
+    pub cqe_compression: bool,
+    /// Frames one posted receive buffer takes (multi-packet receive buffers,
+    /// mlx5's striding receive queue): one descriptor fetched for that many.
+    #[serde(default = "ring::rx_buffer_frames")]
+    pub rx_buffer_frames: i64,
     /// PCI target wait states on each descriptor write-back.
     #[serde(default = "ring::status_wait_clocks")]
     pub status_wait_clocks: i64,
