@@ -131,7 +131,7 @@ impl Irq {
         self.enabled = true;
         let due = self.due(now);
         let owed = self.send_wait.take();
-        if let Some(sent) = owed.filter(|_| self.causes.is_empty()) {
+        if let Some(sent) = owed {
             self.cause(sent, 0);
         }
         self.arm([due, owed.map(|s| self.throttled(s.max(now)))].into_iter().flatten().min(), alarm)
@@ -171,9 +171,9 @@ impl Irq {
             self.send_wait = Some(sent);
             return;
         }
-        if self.causes.is_empty() {
-            self.cause(sent, 0);
-        }
+        // A cause of its own: one of a receive completion still ahead would
+        // not let the interrupt rise at `sent`.
+        self.cause(sent, 0);
         self.arm(Some(self.throttled(sent)), alarm)
     }
 
