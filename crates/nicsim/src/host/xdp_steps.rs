@@ -1,5 +1,5 @@
 //! The driver's XDP stage: each received frame's verdict, and where the frame
-//! goes by it (`host::xdp` runs the program).
+//! goes by it (`crate::xdp` runs the program).
 
 use crate::engine::Ctx;
 use crate::host::cpu::{Effects, Item};
