@@ -16,6 +16,8 @@ NOVELL = "papers/novell1995/server.toml"
 CERN = "papers/cern2007/receive.toml"
 POLL = {"host[0].driver.mode": "os-poll"}
 BACKUP = {**POLL, "host[0].adapter[0].interrupt": "backup", "host[0].adapter[0].backup_timeout": "1ms"}
+# The dumb PRO/100's driver hands its adapter one packet at a time; the Smart's a queue.
+SMART = {"host[0].adapter[0].intelligent": True, "host[0].adapter[0].tx_in_flight": 255}
 # NCP burst writes are not modelled: the writing clients run over TCP.
 WRITES = {"host[0].file_serve.transport": "tcp", "host[0].file_serve.request_bytes": 65536, "host[0].file_serve.read_bytes": 64, "duration": "400ms", "host[0].warmup": "100ms"}
 
@@ -38,7 +40,7 @@ def test_novell_calibration_points(scenarios):
     # An interrupt per packet received and sent, but for those the handler finds on its way out.
     frames = m["rx_frames"] + m["tx_frames"]
     assert 0.95 * frames < m["interrupts"] <= frames
-    smart = server(scenarios, NOVELL, **POLL, **{"host[0].adapter[0].intelligent": True})
+    smart = server(scenarios, NOVELL, **POLL, **SMART)
     assert 100 * smart["cpu_utilization"] / smart["app_sent_mbytes_per_s"] == pytest.approx(13 / 10.4, rel=0.01)
     assert smart["interrupts"] == 0
 
@@ -61,8 +63,9 @@ def test_frames_wait_for_transmit_descriptors_and_backup_fires_when_they_do(scen
     polling behind a busy run queue leaves them waiting; with interrupt backup
     the adapter interrupts when a sent frame frees room (the AppNote's transmit
     buffers trigger). Nothing is dropped either way."""
-    small = {"host[0].adapter[0].tx_ring": 16, "duration": "400ms", "host[0].warmup": "100ms", **busy(4)}
-    roomy = server(scenarios, NOVELL, **POLL, **busy(4), duration="400ms", **{"host[0].warmup": "100ms"})
+    short = {"duration": "400ms", "host[0].warmup": "100ms", **busy(4)}
+    small = {**short, "host[0].adapter[0].tx_ring": 16, "host[0].adapter[0].tx_in_flight": 15}
+    roomy = server(scenarios, NOVELL, **POLL, **short, **{"host[0].adapter[0].tx_in_flight": 255})
     polled = server(scenarios, NOVELL, **POLL, **small)
     backed = server(scenarios, NOVELL, **BACKUP, **small)
     assert roomy["tx_waited_for_descriptor"] == 0
@@ -79,7 +82,7 @@ def test_frames_wait_for_transmit_descriptors_and_backup_fires_when_they_do(scen
 
 def test_os_polling_rate_falls_as_the_run_queue_grows(scenarios):
     rates = [server(scenarios, NOVELL, **WRITES, **POLL, **busy(n))["polls_per_s"] for n in (0, 1, 4, 8)]
-    assert rates == sorted(rates, reverse=True) and rates[0] > 100 * rates[-1], rates
+    assert rates == sorted(rates, reverse=True) and rates[0] > 10 * rates[-1], rates
     # With nothing else ready the idle loop polls, and that time is idle, not busy.
     idle = server(scenarios, NOVELL, **POLL)
     assert idle["cpu0_idle_poll"] > 0.3 and idle["cpu_utilization"] + idle["cpu0_idle_poll"] == pytest.approx(1.0, abs=0.01)
@@ -87,7 +90,7 @@ def test_os_polling_rate_falls_as_the_run_queue_grows(scenarios):
 
 def test_backup_fires_only_when_polls_are_late(scenarios):
     # An intelligent adapter leaves the server room to spare between its polls.
-    smart = {**WRITES, **BACKUP, "host[0].adapter[0].intelligent": True}
+    smart = {**WRITES, **BACKUP, **SMART}
     assert server(scenarios, NOVELL, **smart)["interrupts"] == 0, "an idle poller is never late"
     late = server(scenarios, NOVELL, **smart, **busy(2))
     assert late["interrupts"] > 0 and late["preemptions"] > 0
@@ -148,7 +151,7 @@ def test_cern_bus_trace_shows_the_smooth_and_the_stumble_regimes(scenarios, tmp_
 
 def test_an_intelligent_adapter_takes_the_media_work_off_the_host(scenarios):
     dumb = server(scenarios, NOVELL)
-    smart = server(scenarios, NOVELL, **{"host[0].adapter[0].intelligent": True})
+    smart = server(scenarios, NOVELL, **SMART)
     assert smart["adapter_cpu_frames"] == smart["rx_frames"] + smart["tx_frames"]
     # Host processor time per megabyte served: the media work per frame has gone.
     per_mb = lambda m: m["cpu_utilization"] / m["app_sent_mbytes_per_s"]  # noqa: E731

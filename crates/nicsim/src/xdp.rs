@@ -31,8 +31,11 @@ pub enum Verdict {
 }
 
 /// The programs nicsim ships, by name.
-const SHIPPED: [(&str, &str); 3] =
-    [("drop", include_str!("xdp/drop.s")), ("mac-swap", include_str!("xdp/mac-swap.s")), ("port-filter", include_str!("xdp/port-filter.s"))];
+const SHIPPED: [(&str, &str); 3] = [
+    ("drop", include_str!("xdp/drop.s")),
+    ("mac-swap", include_str!("xdp/mac-swap.s")),
+    ("port-filter", include_str!("xdp/port-filter.s")),
+];
 
 /// `bpf_redirect`'s helper number in Linux's `enum bpf_func_id`.
 const BPF_REDIRECT: u32 = 23;
@@ -201,7 +204,8 @@ impl Verdicts {
 
     /// The counts, each named `{prefix}pass` and so on.
     pub fn report(&self, r: &mut crate::observe::Report, prefix: &str) {
-        for (name, n) in [("pass", self.pass), ("drop", self.drop), ("tx", self.tx), ("redirect", self.redirect), ("aborted", self.aborted)] {
+        for (name, n) in [("pass", self.pass), ("drop", self.drop), ("tx", self.tx), ("redirect", self.redirect), ("aborted", self.aborted)]
+        {
             r.count(&format!("{prefix}{name}"), n);
         }
     }
@@ -220,7 +224,9 @@ mod tests {
     }
 
     fn udp(port: u16) -> Vec<u8> {
-        let b = etherparse::PacketBuilder::ethernet2([2, 0, 0, 0, 0, 1], [2, 0, 0, 0, 0, 2]).ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64).udp(4000, port);
+        let b = etherparse::PacketBuilder::ethernet2([2, 0, 0, 0, 0, 1], [2, 0, 0, 0, 0, 2])
+            .ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64)
+            .udp(4000, port);
         let mut out = Vec::new();
         b.write(&mut out, &[7; 18]).unwrap();
         out

@@ -58,6 +58,8 @@ impl RxRing {
 #[derive(Debug, Default)]
 pub struct TxRing {
     size: u32,
+    /// The most descriptors the driver keeps filled at once.
+    limit: u32,
     /// Frames behind descriptors the driver filled, not yet fetched.
     posted: VecDeque<Frame>,
     /// Descriptors the driver has filled and not reclaimed.
@@ -68,12 +70,17 @@ pub struct TxRing {
 
 impl TxRing {
     pub fn new(size: u32) -> Self {
-        TxRing { size, ..TxRing::default() }
+        TxRing { size, limit: size - 1, ..TxRing::default() }
+    }
+
+    /// The driver keeps at most `n` descriptors filled at once.
+    pub fn keep_at_most(&mut self, n: u32) {
+        self.limit = n.min(self.size - 1);
     }
 
     /// Free descriptors, as the driver sees them (one slot stays empty).
     pub fn room(&self) -> u32 {
-        self.size - 1 - self.in_ring
+        self.limit.saturating_sub(self.in_ring)
     }
 
     /// The driver fills a descriptor (its tail write comes separately).
@@ -111,5 +118,32 @@ impl TxRing {
     /// The adapter wrote back `n` descriptors' status at `at`.
     pub fn written_back(&mut self, at: Time, n: u32) {
         self.completions.extend(std::iter::repeat_n(at, n as usize));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame() -> Frame {
+        Frame { bytes: vec![0; 60], meta: Default::default() }
+    }
+
+    #[test]
+    fn a_driver_that_keeps_one_frame_in_flight_waits_for_its_status() {
+        let mut ring = TxRing::new(256);
+        assert_eq!(ring.room(), 255, "one slot stays empty");
+        ring.keep_at_most(1);
+        assert_eq!(ring.room(), 1);
+        ring.fill(frame());
+        assert_eq!(ring.room(), 0, "the one frame is out");
+        ring.fetch();
+        ring.written_back(Time(5_000), 1);
+        assert_eq!(ring.reclaim(Time(4_999)), 0, "not before its status is written");
+        assert_eq!(ring.room(), 0);
+        assert_eq!(ring.reclaim(Time(5_000)), 1);
+        assert_eq!(ring.room(), 1);
+        ring.keep_at_most(1000);
+        assert_eq!(ring.room(), 255, "never more than the ring holds");
     }
 }

@@ -19,6 +19,9 @@ pub enum Item {
     Handler(usize),
     /// A NAPI poll of an adapter's receive ring, with the budget it has left.
     Poll(usize, u32),
+    /// The rest of a send call on dumb adapter `p`: frames handed down found
+    /// a descriptor freed while the step ran, and the driver builds them.
+    Send(usize),
     /// The sessions' timer fell due (the stack's, or a request's).
     SessionTimer,
     /// The next application in turn makes its next call (one is queued at a time).

@@ -19,8 +19,8 @@ use crate::host::port::{Adapter, Port, Ring};
 use crate::host::processors::{Processors, RunQueue};
 use crate::host::send_queue::SendOrder;
 use crate::host::sessions::Sessions;
-use crate::host::tally::Tally;
 pub(super) use crate::host::tag::{IrqAlarm, Tag, HOST_TIMERS};
+use crate::host::tally::Tally;
 use crate::host::trace_tracks::trace_parts;
 use crate::host::transfer::Wires;
 use crate::nic::smart::Programmable;
@@ -79,7 +79,11 @@ impl Machine {
                     (None, Some(c)) => Adapter::Events(Box::new(Programmable::new(c.clone(), i))),
                     (None, None) => Adapter::Ring(Box::new(Ring::new(&a.nic, i, a.device.as_ref()))),
                 };
-                Port::new(&a.nic, a.bus, adapter)
+                let mut port = Port::new(&a.nic, a.bus, adapter);
+                if let Some(n) = a.nic.tx_in_flight {
+                    port.rings.tx.keep_at_most(n);
+                }
+                port
             })
             .collect::<Vec<Port>>();
         let rings = (0..ports.len()).filter(|p| ports[*p].ring_ref().is_some()).collect();
@@ -239,7 +243,7 @@ impl Machine {
             self.write_register(p, Register::RxTail(n), now, ctx);
         }
         self.send_order.in_turn(step.send_turn, &mut effects.transmit);
-        self.send_frames(&mut effects.transmit, now, ctx);
+        let unbuilt = self.send_frames(&mut effects.transmit, now, ctx);
         if let Some(p) = enable_irq {
             let at = self.buses[self.ports[p].bus].register_write(now);
             self.ports[p].irq.enable(at, &mut IrqAlarm { timers: &mut self.timers, ctx, port: p });
@@ -247,6 +251,9 @@ impl Machine {
         let released = self.procs.queue_deferred(k, &mut effects.queue);
         if let Some(item) = effects.first.take() {
             self.procs.cpus[k].queue.push_front(item);
+        }
+        if let Some(p) = unbuilt {
+            self.procs.cpus[k].queue.push_front(Item::Send(p));
         }
         Effects::recycle(effects);
         // A step that must follow keeps the stack lock.

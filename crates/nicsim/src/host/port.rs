@@ -41,6 +41,9 @@ pub struct Ring {
     pub device: Box<dyn Device>,
     /// Frames the driver holds for want of a free transmit descriptor.
     pub waiting: VecDeque<Frame>,
+    /// Frames of running steps a dumb adapter's driver has built ahead of
+    /// their send, each sure of a free descriptor (`host::send_queue`).
+    pub built_ahead: u32,
     /// Receive buffers the driver has taken and not yet handed back.
     pub refill_pending: u32,
     /// An intelligent adapter (its processor does the per-frame media work).
@@ -165,6 +168,7 @@ impl Ring {
         Ring {
             device: make.map_or_else(|| Box::new(RingAdapter::new(nic, port)) as Box<dyn Device>, |f| (f.0)(port)),
             waiting: VecDeque::new(),
+            built_ahead: 0,
             refill_pending: 0,
             smart: nic.processor.is_some(),
             tso: nic.tso,

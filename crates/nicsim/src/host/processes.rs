@@ -104,7 +104,9 @@ impl Machine {
         for i in 0..self.rings.len() {
             let p = self.rings[i];
             plan.cycles += self.cfg.costs.poll;
-            n += self.reclaim_sends(p, now, ctx);
+            let (posted, built) = self.reclaim_sends(p, now, ctx);
+            n += posted;
+            plan.cycles += built;
             n += self.poll_ring(p, now, self.cfg.driver.budget, &mut plan, ctx);
         }
         self.tally.polls += 1;

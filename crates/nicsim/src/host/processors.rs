@@ -208,7 +208,11 @@ mod tests {
 
     #[test]
     fn a_processor_with_a_process_always_has_something_queued() {
-        let p = Processors::new(Clock::from_hz(1_000_000_000), vec![RunQueue::default(), RunQueue { poller: true, ..RunQueue::default() }], Deferred::Interrupted);
+        let p = Processors::new(
+            Clock::from_hz(1_000_000_000),
+            vec![RunQueue::default(), RunQueue { poller: true, ..RunQueue::default() }],
+            Deferred::Interrupted,
+        );
         assert!(p.nothing_queued(0));
         assert!(!p.nothing_queued(1), "the poller is always there to run");
         assert_eq!(p.run_queue(1).at(0), Process::Poller);

@@ -5,6 +5,13 @@
 //! interrupts when the oldest outstanding frame is sent: a transmit-complete
 //! interrupt, and under NetWare's polling the AppNote's backup interrupt on
 //! transmit buffers full. Reclaiming itself costs no cycles of its own.
+//!
+//! A dumb adapter's driver builds each frame's media header and transmit
+//! command (`media_frame`) as it hands the frame to the adapter: in the send
+//! call when a descriptor is free, else in the pass that frees one (the
+//! AppNote's dumb bus master: "the ISR performs packet processing and
+//! coordinates the receive or transmit operation"). The work is the host's,
+//! and the adapter sees the frame only when it is done.
 
 use std::collections::BTreeMap;
 
@@ -16,30 +23,75 @@ use crate::time::Time;
 use crate::wire::Frame;
 
 impl Machine {
+    /// Cycles a dumb adapter `p`'s driver spends building `n` frames' media
+    /// headers and transmit commands as it hands them over.
+    pub(super) fn build_cycles(&self, p: usize, n: u32) -> u64 {
+        match self.ports[p].ring_ref() {
+            Some(r) if !r.smart => u64::from(n) * self.cfg.costs.media_frame,
+            _ => 0,
+        }
+    }
+
+    /// At the start of a step that sends `transmit`: the frames that will find
+    /// a free descriptor on a dumb adapter, whose driver builds them in the
+    /// step's send calls; returns its cycles. The others wait for a pass that
+    /// frees a descriptor, which builds them then.
+    pub(super) fn build_ahead(&mut self, transmit: &[(usize, Frame)], now: Time) -> u64 {
+        if self.cfg.costs.media_frame == 0 || transmit.is_empty() {
+            return 0;
+        }
+        let mut cycles = 0;
+        for p in 0..self.ports.len() {
+            let n = transmit.iter().filter(|(q, _)| *q == p).count() as u32;
+            let Port { rings, adapter: Adapter::Ring(ring), .. } = &mut self.ports[p] else { continue };
+            if n == 0 || ring.smart || !ring.waiting.is_empty() {
+                continue;
+            }
+            rings.tx.reclaim(now);
+            let built = n.min(rings.tx.room().saturating_sub(ring.built_ahead));
+            ring.built_ahead += built;
+            cycles += u64::from(built) * self.cfg.costs.media_frame;
+        }
+        cycles
+    }
+
     /// Send the frames a step built: each behind a free descriptor, or into
-    /// its adapter's send queue; then one tail write per batch.
-    pub(super) fn send_frames(&mut self, transmit: &mut Vec<(usize, Frame)>, now: Time, ctx: &mut Ctx) {
+    /// its adapter's send queue; then one tail write per batch. A dumb
+    /// adapter's frame goes behind a descriptor only if the step built it
+    /// (`build_ahead`). Returns whether a frame waits on an adapter with a
+    /// free descriptor (a descriptor freed during the step): the send call
+    /// goes on to build it (`Item::Send`).
+    pub(super) fn send_frames(&mut self, transmit: &mut Vec<(usize, Frame)>, now: Time, ctx: &mut Ctx) -> Option<usize> {
+        let builds = self.cfg.costs.media_frame > 0;
         let mut filled = std::mem::take(&mut self.tx_filled);
         filled.clear();
         filled.resize(self.ports.len(), 0);
+        let mut unbuilt = None;
         for (p, f) in transmit.drain(..) {
             if let Adapter::Events(_) = self.ports[p].adapter {
                 self.event_ring_send(p, f, ctx);
                 continue;
             }
             let Port { rings, adapter, .. } = &mut self.ports[p];
-            let waiting = &mut adapter.ring().waiting;
-            if waiting.is_empty() {
+            let ring = adapter.ring();
+            let built = !builds || ring.smart || ring.built_ahead > 0;
+            if ring.waiting.is_empty() && built {
                 if rings.tx.room() == 0 {
                     rings.tx.reclaim(now);
                 }
                 if rings.tx.room() > 0 {
                     rings.tx.fill(f);
+                    if builds && !ring.smart {
+                        ring.built_ahead -= 1;
+                    }
                     filled[p] += 1;
                     continue;
                 }
             }
-            waiting.push_back(f);
+            if !built {
+                unbuilt = Some(p);
+            }
+            ring.waiting.push_back(f);
             self.tally.tx_waited += 1;
         }
         // Every step re-arms the wait of ports with frames waiting: an interrupt
@@ -51,15 +103,21 @@ impl Machine {
             }
         }
         self.tx_filled = filled;
+        // Frames this step handed down unbuilt, with a descriptor free by now.
+        let p = unbuilt?;
+        let tx = &mut self.ports[p].rings.tx;
+        tx.reclaim(now);
+        (tx.room() > 0).then_some(p)
     }
 
     /// A pass of the driver over adapter `p`: reclaim sent descriptors and put
-    /// waiting frames behind them. Returns how many it posted.
-    pub(super) fn reclaim_sends(&mut self, p: usize, now: Time, ctx: &mut Ctx) -> u32 {
+    /// waiting frames behind them, building a dumb adapter's (the tail write
+    /// follows the work). Returns how many it posted and the cycles it spent.
+    pub(super) fn reclaim_sends(&mut self, p: usize, now: Time, ctx: &mut Ctx) -> (u32, u64) {
         let Port { rings, adapter, .. } = &mut self.ports[p];
-        let Adapter::Ring(ring) = adapter else { return 0 };
+        let Adapter::Ring(ring) = adapter else { return (0, 0) };
         if ring.waiting.is_empty() {
-            return 0;
+            return (0, 0);
         }
         rings.tx.reclaim(now);
         let mut n = 0;
@@ -69,11 +127,12 @@ impl Machine {
             n += 1;
         }
         let still = !ring.waiting.is_empty();
-        self.tail_writes(p, n, now, ctx);
+        let cycles = self.build_cycles(p, n);
+        self.tail_writes(p, n, now + self.cfg.clock.cycles(cycles), ctx);
         if still {
             self.arm_send_wait(p, ctx);
         }
-        n
+        (n, cycles)
     }
 
     /// When the next waiting frame could go: the first outstanding one sent.
@@ -103,8 +162,12 @@ impl Machine {
     }
 
     /// Frames wait on adapter `p`: it interrupts when its oldest outstanding
-    /// frame is sent (if its interrupt is unmasked).
+    /// frame is sent (if its interrupt is unmasked). One that interrupts for
+    /// every frame sent does so already, where the driver takes interrupts.
     fn arm_send_wait(&mut self, p: usize, ctx: &mut Ctx) {
+        if self.cfg.adapters[p].nic.tx_interrupt && !self.polling() {
+            return;
+        }
         let port = &mut self.ports[p];
         let Some(at) = port.rings.tx.next_reclaim() else { return };
         port.irq.sends_waiting(at, &mut IrqAlarm { timers: &mut self.timers, ctx, port: p });

@@ -90,8 +90,7 @@ impl Machine {
     /// Start a planned step on processor `k`, with its turn in the send order.
     fn start_planned(&mut self, k: usize, mut plan: Plan, send_turn: Option<u64>, ctx: &mut Ctx) {
         let now = ctx.now();
-        let dumb = plan.effects.transmit.iter().filter(|(p, _)| !self.ports[*p].smart()).count() as u64;
-        plan.cycles += dumb * self.cfg.costs.media_frame;
+        plan.cycles += self.build_ahead(&plan.effects.transmit, now);
         let mut end = now + self.cfg.clock.cycles(plan.cycles);
         if let Some(t) = plan.until {
             end = end.max(t);
@@ -175,9 +174,9 @@ impl Machine {
             return self.offload_handler_step(p);
         }
         let Some((order, frame, visible)) = self.ports[p].take(now) else {
-            self.reclaim_sends(p, now, ctx);
+            let (_, built) = self.reclaim_sends(p, now, ctx);
             let exit = self.cfg.driver.loop_exit_cycles(self.cfg.costs.interrupt_exit);
-            let mut plan = Plan::new(Activity::Interrupt, exit);
+            let mut plan = Plan::new(Activity::Interrupt, built + exit);
             plan.effects.enable_irq = Some(p);
             plan.effects.leave_handler = true;
             return plan;
@@ -262,8 +261,7 @@ impl Machine {
                 let piece = self.cfg.driver.refill_batch.min(left);
                 if left == budget {
                     self.tally.polls += 1;
-                    plan.cycles = self.cfg.costs.poll;
-                    self.reclaim_sends(p, now, ctx);
+                    plan.cycles = self.cfg.costs.poll + self.reclaim_sends(p, now, ctx).1;
                 }
                 let n = self.poll_ring(p, now, piece, &mut plan, ctx);
                 if n < piece {
@@ -280,6 +278,7 @@ impl Machine {
                     plan.effects.queue.push(Item::Poll(p, budget));
                 }
             }
+            Item::Send(p) => plan.cycles = self.reclaim_sends(p, now, ctx).1,
             Item::Handler(p) => {
                 self.enter_handler(k, p, now);
                 return self.handler_step(p, now, ctx);

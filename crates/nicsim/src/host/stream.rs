@@ -58,7 +58,12 @@ pub struct Stream {
 
 impl std::fmt::Debug for Stream {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Stream").field("message", &self.message).field("seed", &self.seed).field("bytes", &self.bytes).field("digest", &self.xxh128_hex()).finish()
+        f.debug_struct("Stream")
+            .field("message", &self.message)
+            .field("seed", &self.seed)
+            .field("bytes", &self.bytes)
+            .field("digest", &self.xxh128_hex())
+            .finish()
     }
 }
 

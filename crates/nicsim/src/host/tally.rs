@@ -5,8 +5,8 @@
 
 use crate::host::handler_runs::HandlerRuns;
 use crate::host::latency::Latency;
-use crate::xdp::Verdicts;
 use crate::observe::Report;
+use crate::xdp::Verdicts;
 
 #[derive(Debug, Default)]
 pub(super) struct Tally {

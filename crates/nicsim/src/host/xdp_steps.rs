@@ -4,9 +4,9 @@
 use crate::engine::Ctx;
 use crate::host::cpu::{Effects, Item};
 use crate::host::machine::Machine;
-use crate::xdp::Verdict;
 use crate::time::Time;
 use crate::wire::Frame;
+use crate::xdp::Verdict;
 
 impl Machine {
     /// Frame `order` of adapter `p`, just taken by the driver at `now`: run the

@@ -42,6 +42,16 @@ pub enum Transfer {
     SystemDma { rate_bps: u64 },
 }
 
+/// When an adapter writes a sent frame's status back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TxDone {
+    /// Once it has read the frame into its FIFO (the 8254x's descriptor done).
+    Read,
+    /// Once the frame's last bit is on the wire: the status reports how the
+    /// transmission went (collisions, underrun), as a command block's does.
+    Sent,
+}
+
 /// I/O writes that program an 8237 DMA channel for one transfer: clear the
 /// byte flip-flop, mode, address low and high, page, count low and high, unmask.
 pub const DMA_PROGRAM_WRITES: u64 = 8;
@@ -90,6 +100,11 @@ pub struct NicConfig {
     /// Each frame sent raises the interrupt when it is done (its transmit
     /// completion), as each frame received does.
     pub tx_interrupt: bool,
+    /// Frames its driver keeps handed to it at once, sent or not yet
+    /// reclaimed (`None`: as many as the transmit ring holds).
+    pub tx_in_flight: Option<u32>,
+    /// When it writes a sent frame's status back.
+    pub tx_done: TxDone,
     /// The processor of an intelligent adapter (`None`: a dumb bus master).
     pub processor: Option<ProcessorConfig>,
     /// Segmentation offload: the adapter cuts a send's data into segments, so
@@ -126,6 +141,8 @@ impl NicConfig {
             rx_writeback_delay: None,
             rx_writeback_data_only: false,
             tx_interrupt: false,
+            tx_in_flight: None,
+            tx_done: TxDone::Read,
             processor: None,
             tso: false,
             transfer: Transfer::BusMaster,
@@ -173,6 +190,13 @@ impl NicConfig {
         }
         if self.rx_buffer_frames > 512 {
             return Err(format!("rx_buffer_frames: at most 512 frames a buffer, got {}", self.rx_buffer_frames));
+        }
+        if self.tx_in_flight.is_some_and(|n| n == 0 || n >= self.tx_ring) {
+            return Err(format!(
+                "tx_in_flight: 1 to {} frames (below the transmit ring), got {}",
+                self.tx_ring - 1,
+                self.tx_in_flight.unwrap_or(0)
+            ));
         }
         if self.rx_dma_threshold > self.rx_fifo {
             return Err(format!("rx_dma_threshold: {} bytes is more than the receive FIFO", self.rx_dma_threshold));

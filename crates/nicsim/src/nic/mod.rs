@@ -14,7 +14,7 @@ mod rx;
 pub mod smart;
 mod tx;
 
-pub use config::{Moderation, NicConfig, Transfer, DESCRIPTOR_BYTES, DMA_PROGRAM_WRITES, ITR_UNIT, RDTR_UNIT};
+pub use config::{Moderation, NicConfig, Transfer, TxDone, DESCRIPTOR_BYTES, DMA_PROGRAM_WRITES, ITR_UNIT, RDTR_UNIT};
 pub use irq::{Alarm, Irq};
 pub use processor::{FrameProcessor, ProcessorConfig};
 pub use ring::RingAdapter;

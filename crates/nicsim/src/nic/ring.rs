@@ -5,6 +5,7 @@
 use crate::device::{Device, DeviceCx, Register};
 use crate::engine::timers::{part_space, Earliest, Timers};
 use crate::engine::{Msg, PortId};
+use crate::nic::tx::Sent;
 use crate::nic::{NicConfig, Rx, Tx};
 use crate::observe::Report;
 use crate::processor::Account;
@@ -69,10 +70,12 @@ impl RingAdapter {
     /// the adapter processor's work on an intelligent one.
     fn transmit(&mut self, cx: &mut DeviceCx) {
         let now = cx.now();
-        for (at, frame) in self.tx.tail(now, cx.bus, &mut cx.rings.tx) {
-            let at = self.rx.process_before(now, at);
+        for Sent { start, frame, status } in self.tx.tail(now, cx.bus, &mut cx.rings.tx) {
+            let at = self.rx.process_before(now, start);
             if self.tx_interrupt {
-                self.timers.arm(cx.ctx, at + wire_time(frame.len(), self.link_rate_bps), RingDue::TxDone);
+                // Done once it is on the wire and its status is written.
+                let done = (at + wire_time(frame.len(), self.link_rate_bps)).max(status);
+                self.timers.arm(cx.ctx, done, RingDue::TxDone);
             }
             cx.ctx.send_at(self.port as PortId, at, Msg::frame(frame));
         }

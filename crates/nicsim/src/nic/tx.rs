@@ -1,8 +1,9 @@
 //! Transmit: the driver puts frames in host buffers behind descriptors and writes
 //! the tail; the adapter fetches descriptors in groups, reads each frame into its
 //! FIFO when there is room, sends it when the wire is free, and writes status back
-//! in groups, after which the driver may reclaim the descriptors. An adapter the
-//! host moves frames for has them in its packet memory already.
+//! in groups (once the frames are read, or once they are sent: `tx_done`), after
+//! which the driver may reclaim the descriptors. An adapter the host moves
+//! frames for has them in its packet memory already.
 
 use std::collections::VecDeque;
 
@@ -10,11 +11,20 @@ use crate::bus::{Fill, HostBus, Purpose};
 use crate::device::rings::TxRing;
 use crate::nic::firmware::headers::Layout;
 use crate::nic::firmware::tso::cut;
-use crate::nic::{NicConfig, DESCRIPTOR_BYTES};
+use crate::nic::{NicConfig, TxDone, DESCRIPTOR_BYTES};
 use crate::observe::Report;
 use crate::time::Time;
 use crate::wire::ethernet::{wire_time, FCS};
 use crate::wire::{Frame, FrameMeta};
+
+/// A frame the adapter sends: when its first bit goes on the wire, and when
+/// its status is written back (the driver may reclaim it from then).
+#[derive(Debug)]
+pub struct Sent {
+    pub start: Time,
+    pub frame: Frame,
+    pub status: Time,
+}
 
 #[derive(Debug)]
 pub struct Tx {
@@ -46,8 +56,9 @@ impl Tx {
     }
 
     /// The tail write reached the adapter at `now`: move every frame posted
-    /// in `ring`. Returns each frame with the time its first bit goes on the wire.
-    pub fn tail(&mut self, now: Time, bus: &mut HostBus, ring: &mut TxRing) -> Vec<(Time, Frame)> {
+    /// in `ring`. Returns each frame with the times its first bit goes on the
+    /// wire and its status is written back.
+    pub fn tail(&mut self, now: Time, bus: &mut HostBus, ring: &mut TxRing) -> Vec<Sent> {
         let mut out = Vec::with_capacity(ring.posted());
         if self.cfg.host_moves() {
             // The host already moved each frame into packet memory: the tail
@@ -59,7 +70,10 @@ impl Tx {
                     self.mac_free = start + wire_time(f.len(), self.cfg.link_rate_bps);
                     self.frames += 1;
                     self.bytes += f.len() as u64;
-                    out.push((start, f));
+                    out.push(Sent { start, frame: f, status: Time::ZERO });
+                }
+                for s in out.iter_mut().rev().take_while(|s| s.status == Time::ZERO) {
+                    s.status = self.mac_free;
                 }
                 ring.written_back(self.mac_free, 1);
             }
@@ -80,7 +94,7 @@ impl Tx {
     /// Move one descriptor's frame to the wire, into `out`. With TSO the
     /// adapter cuts a large send into segments, reading its headers once and
     /// each segment's data as FIFO room allows, and sums TCP checksums.
-    fn send(&mut self, frame: Frame, desc_ready: Time, bus: &mut HostBus, ring: &mut TxRing, out: &mut Vec<(Time, Frame)>) {
+    fn send(&mut self, frame: Frame, desc_ready: Time, bus: &mut HostBus, ring: &mut TxRing, out: &mut Vec<Sent>) {
         let ready = if self.cfg.tso {
             let frames = self.segments(frame);
             let header = if frames.len() > 1 { Layout::of(&frames[0].bytes).map_or(0, |l| l.header_len()) } else { 0 };
@@ -89,19 +103,26 @@ impl Tx {
                 let read = if i == 0 { f.len() } else { f.len() - header };
                 let (start, done) = self.onto_wire(f.len(), read, desc_ready, bus);
                 ready = done;
-                out.push((start, f));
+                out.push(Sent { start, frame: f, status: Time::ZERO });
             }
             ready
         } else {
             let (start, ready) = self.onto_wire(frame.len(), frame.len(), desc_ready, bus);
-            out.push((start, frame));
+            out.push(Sent { start, frame, status: Time::ZERO });
             ready
+        };
+        let ready = match self.cfg.tx_done {
+            TxDone::Read => ready,
+            TxDone::Sent => self.mac_free,
         };
         self.unwritten += 1;
         if self.unwritten >= self.cfg.tx_writeback || ring.posted() == 0 {
             let n = self.unwritten as u64;
             let done = bus.write_parts(ready, n * DESCRIPTOR_BYTES, Fill::Ready, Purpose::TxStatus, self.cfg.status_wait_clocks);
             ring.written_back(done, n as u32);
+            for s in out.iter_mut().rev().take_while(|s| s.status == Time::ZERO) {
+                s.status = done;
+            }
             self.unwritten = 0;
         }
     }
@@ -169,8 +190,8 @@ mod tests {
         let sent = tx.tail(Time::ZERO, &mut bus, &mut ring);
         assert_eq!(sent.len(), 64);
         // Descriptor fetch then data read: two round trips before the first bit.
-        assert!(sent[0].0 > Time::ZERO + Duration::from_ns(1000));
-        let gaps: Vec<u64> = sent.windows(2).map(|w| w[1].0.ps() - w[0].0.ps()).collect();
+        assert!(sent[0].start > Time::ZERO + Duration::from_ns(1000));
+        let gaps: Vec<u64> = sent.windows(2).map(|w| w[1].start.ps() - w[0].start.ps()).collect();
         assert!(gaps.iter().all(|g| *g >= 67_200), "never faster than 64-byte frames at 10 Gb/s");
         assert!(gaps.iter().filter(|g| **g == 67_200).count() > 32, "mostly back to back: {gaps:?}");
         assert_eq!(ring.reclaim(Time::ZERO + Duration::from_ms(1)), 64);
@@ -191,14 +212,32 @@ mod tests {
         send.extend_from_slice(&data);
         ring.fill(Frame { bytes: send, meta: FrameMeta { gso: 1460, ..Default::default() } });
         let sent = tx.tail(Time::ZERO, &mut bus, &mut ring);
-        let frames: Vec<Vec<u8>> = sent.iter().map(|(_, f)| f.bytes.clone()).collect();
+        let frames: Vec<Vec<u8>> = sent.iter().map(|s| s.frame.bytes.clone()).collect();
         assert_eq!(frames.len(), 7, "ceil(10000 / 1460) segments");
         assert!(frames.iter().all(|f| !csum::verify(f).bad()), "each with its checksums");
         assert!(tso::reassemble(&frames).unwrap() == data, "the send's data, in order");
-        assert!(sent.windows(2).all(|w| w[1].0 > w[0].0), "one after another on the wire");
+        assert!(sent.windows(2).all(|w| w[1].start > w[0].start), "one after another on the wire");
         assert_eq!(ring.reclaim(Time::ZERO + Duration::from_ms(1)), 1, "one descriptor, one status");
         let mut r = Report::default();
         tx.report(&mut r);
         assert_eq!(r.get("tx_frames"), Some(7.0));
+    }
+
+    #[test]
+    fn a_command_block_completes_once_its_frame_is_on_the_wire() {
+        let mut statuses = Vec::new();
+        for done in [TxDone::Read, TxDone::Sent] {
+            let cfg = NicConfig { tx_done: done, ..NicConfig::gigabit() };
+            let mut tx = Tx::new(cfg.clone());
+            let mut ring = TxRing::new(cfg.tx_ring);
+            ring.fill(Frame { bytes: vec![0; 1514], meta: Default::default() });
+            let sent = tx.tail(Time::ZERO, &mut bus(), &mut ring);
+            let wire_end = sent[0].start + wire_time(1514, cfg.link_rate_bps);
+            statuses.push((sent[0].status, wire_end));
+            assert_eq!(ring.reclaim(sent[0].status), 1, "reclaimable from its status");
+        }
+        let [(read, wire_end), (sent, _)] = statuses[..] else { unreachable!() };
+        assert!(read < wire_end, "the 8254x's status: once the frame is read ({read:?} before {wire_end:?})");
+        assert!(sent > wire_end, "a command block's: after the last bit ({sent:?} after {wire_end:?})");
     }
 }

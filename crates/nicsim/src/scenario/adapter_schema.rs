@@ -145,6 +145,16 @@ pub struct AdapterSpec {
     /// completion sets the cause register), not only for received frames.
     #[serde(default)]
     pub tx_interrupt: bool,
+    /// Frames its driver keeps handed to it at once, sent or not yet reclaimed
+    /// (default: as many as the transmit ring holds). 1: the driver starts each
+    /// frame from the pass that reclaims the one before, as a driver that
+    /// transmits from its interrupt handler does.
+    pub tx_in_flight: Option<i64>,
+    /// When it writes a sent frame's status back: "read" (once the frame is in
+    /// its FIFO, the 8254x's) or "sent" (once its last bit is on the wire, the
+    /// status reporting how the transmission went, as a command block's does).
+    #[serde(default)]
+    pub tx_done: TxDoneSpec,
     /// An intelligent adapter: its processor does the per-frame media work.
     #[serde(default)]
     pub intelligent: bool,
@@ -166,6 +176,15 @@ pub struct AdapterSpec {
     /// With "system-dma": the controller's rate (default: an 8237 at 4.77 MHz, two bytes per
     /// four-clock transfer, 19.08 Mb/s).
     pub dma_rate: Option<BitRate>,
+}
+
+/// When an adapter writes a sent frame's status back (`tx_done`).
+#[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum TxDoneSpec {
+    #[default]
+    Read,
+    Sent,
 }
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]

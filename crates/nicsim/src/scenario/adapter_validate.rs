@@ -4,8 +4,8 @@
 use crate::host::config::{AdapterSlot, OffloadConfig};
 use crate::host::offload_files::FileApp;
 use crate::host::sessions::{Role, SessionConfig};
-use crate::nic::{Moderation, NicConfig, ProcessorConfig, Transfer, ITR_UNIT, RDTR_UNIT};
-use crate::scenario::adapter_schema::{TransferSpec, BACKUP_LOW_BUFFERS};
+use crate::nic::{Moderation, NicConfig, ProcessorConfig, Transfer, TxDone, ITR_UNIT, RDTR_UNIT};
+use crate::scenario::adapter_schema::{TransferSpec, TxDoneSpec, BACKUP_LOW_BUFFERS};
 use crate::scenario::checks::within;
 use crate::scenario::host_schema::{AdapterKindSpec, AdapterSpec, HostSpec, InterruptSpec};
 use crate::scenario::smart_validate::programmable_config;
@@ -54,6 +54,8 @@ fn foreign_key(a: &AdapterSpec) -> Option<(&'static str, &'static str)> {
         rx_writeback_delay,
         rx_writeback_data_only,
         tx_interrupt,
+        tx_in_flight,
+        tx_done,
         intelligent,
         processor_clock,
         processor_frame_cycles,
@@ -232,6 +234,11 @@ fn nic_config(a: &AdapterSpec, path: &str, link_rate: u64) -> Result<NicConfig, 
         rx_writeback_delay: a.rx_writeback_delay.map(|t| in_units(t.0, RDTR_UNIT)),
         rx_writeback_data_only: a.rx_writeback_data_only,
         tx_interrupt: a.tx_interrupt,
+        tx_in_flight: a.tx_in_flight.map(|v| within(format!("{path}.tx_in_flight"), v, 1, 65_535)).transpose()?.map(|v| v as u32),
+        tx_done: match a.tx_done {
+            TxDoneSpec::Read => TxDone::Read,
+            TxDoneSpec::Sent => TxDone::Sent,
+        },
         processor,
         tso: a.tso,
         transfer: transfer(a, path)?,

@@ -157,7 +157,14 @@ pub struct ReceiveSpec {
 
 impl Default for ReceiveSpec {
     fn default() -> Self {
-        ReceiveSpec { to_host: true, coalesce_frames: None, coalesce_timeout: hundred_us(), lro_timeout: None, gro_timeout: None, xdp: None }
+        ReceiveSpec {
+            to_host: true,
+            coalesce_frames: None,
+            coalesce_timeout: hundred_us(),
+            lro_timeout: None,
+            gro_timeout: None,
+            xdp: None,
+        }
     }
 }
 

@@ -7,6 +7,7 @@
 
 use crate::bus::{HostBus, Purpose};
 use crate::engine::Ctx;
+use crate::engine::Msg;
 use crate::nic::firmware::gro::Out;
 use crate::nic::firmware::headers::Layout;
 use crate::nic::firmware::{chunk, csum};
@@ -15,7 +16,6 @@ use crate::nic::smart::layout::*;
 use crate::nic::smart::node::{Due, HostStep, Programmable};
 use crate::observe::Report;
 use crate::time::Time;
-use crate::engine::Msg;
 use crate::wire::{verify_checksums, Frame, FrameMeta};
 use crate::xdp::Verdict;
 
