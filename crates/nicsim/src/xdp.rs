@@ -10,6 +10,11 @@
 //! rewrites a program's `ctx->data` loads into pointer loads, a program here
 //! loads them with `ldxdw`. `bpf_redirect(ifindex, flags)` (helper 23) names
 //! the host's adapter by its index among the host's adapters.
+//! `bpf_redirect_map(map, key, flags)` (helper 51) with map 0, the host's
+//! AF_XDP sockets by receive queue (Linux's `xsks_map`), hands the frame to
+//! the socket of queue `key`, an application's ring in user space; where the
+//! map has no such entry it returns the low two bits of `flags`, as Linux's
+//! does. An adapter has one receive queue, so the one socket is key 0.
 
 use std::cell::Cell;
 
@@ -28,26 +33,42 @@ pub enum Verdict {
     Tx,
     /// Out of the host's adapter with this index.
     Redirect(u32),
+    /// To the AF_XDP socket of this receive queue.
+    User(u32),
 }
 
 /// The programs nicsim ships, by name.
-const SHIPPED: [(&str, &str); 3] = [
+const SHIPPED: [(&str, &str); 4] = [
     ("drop", include_str!("xdp/drop.s")),
     ("mac-swap", include_str!("xdp/mac-swap.s")),
     ("port-filter", include_str!("xdp/port-filter.s")),
+    ("to-socket", include_str!("xdp/to-socket.s")),
 ];
 
-/// `bpf_redirect`'s helper number in Linux's `enum bpf_func_id`.
+/// `bpf_redirect`'s and `bpf_redirect_map`'s helper numbers in Linux's `enum bpf_func_id`.
 const BPF_REDIRECT: u32 = 23;
+const BPF_REDIRECT_MAP: u32 = 51;
 const XDP_REDIRECT: u64 = 4;
+/// The one map a program may name: the host's AF_XDP sockets, by queue.
+const XSKS_MAP: u64 = 0;
+/// Receive queues an adapter has, each with its socket.
+const QUEUES: u64 = 1;
 
 thread_local! {
-    /// The adapter the running program's `bpf_redirect` named.
-    static REDIRECT_TO: Cell<Option<u32>> = const { Cell::new(None) };
+    /// Where the running program's redirect helper sent the frame.
+    static REDIRECT_TO: Cell<Option<Verdict>> = const { Cell::new(None) };
 }
 
 fn bpf_redirect(ifindex: u64, _flags: u64, _: u64, _: u64, _: u64) -> u64 {
-    REDIRECT_TO.set(Some(ifindex as u32));
+    REDIRECT_TO.set(Some(Verdict::Redirect(ifindex as u32)));
+    XDP_REDIRECT
+}
+
+fn bpf_redirect_map(map: u64, key: u64, flags: u64, _: u64, _: u64) -> u64 {
+    if map != XSKS_MAP || key >= QUEUES {
+        return flags & 3;
+    }
+    REDIRECT_TO.set(Some(Verdict::User(key as u32)));
     XDP_REDIRECT
 }
 
@@ -57,8 +78,9 @@ fn bpf_redirect(ifindex: u64, _flags: u64, _: u64, _: u64, _: u64) -> u64 {
 #[serde(deny_unknown_fields)]
 pub struct XdpKeys {
     /// A shipped program: "drop" (drops every frame), "mac-swap" (sends each
-    /// frame back out of its adapter with its Ethernet addresses swapped) or
-    /// "port-filter" (drops IPv4 TCP and UDP to `port`, passes the rest).
+    /// frame back out of its adapter with its Ethernet addresses swapped),
+    /// "port-filter" (drops IPv4 TCP and UDP to `port`, passes the rest) or
+    /// "to-socket" (hands every frame to its queue's AF_XDP socket).
     pub program: Option<String>,
     /// A program of your own in eBPF assembly (rbpf's syntax), instead of
     /// `program`: one instruction a line, `name:` lines as labels that jumps
@@ -73,6 +95,11 @@ pub struct XdpKeys {
     /// (Høiland-Jørgensen et al., CoNEXT 2018).
     #[serde(default = "program_cycles")]
     pub cycles: u64,
+    /// Host processor cycles the application behind an AF_XDP socket spends
+    /// on each frame it takes from its ring (on the processor that ran the
+    /// program): assumed as the counting program's.
+    #[serde(default = "program_cycles")]
+    pub socket_cycles: u64,
 }
 
 fn program_cycles() -> u64 {
@@ -87,6 +114,7 @@ pub struct Xdp {
     pub name: String,
     code: Vec<u8>,
     pub cycles: u64,
+    pub socket_cycles: u64,
 }
 
 impl TryFrom<XdpKeys> for Xdp {
@@ -112,7 +140,7 @@ impl TryFrom<XdpKeys> for Xdp {
             (false, None) => text,
         };
         let code = assemble(&text).map_err(|e| format!("{name}: {e}"))?;
-        Ok(Xdp { name, code, cycles: k.cycles })
+        Ok(Xdp { name, code, cycles: k.cycles, socket_cycles: k.socket_cycles })
     }
 }
 
@@ -123,7 +151,9 @@ impl Xdp {
         let Ok(mut vm) = rbpf::EbpfVmFixedMbuff::new(None, 0, 8) else { return Verdict::Aborted };
         // Checked once, when the program was loaded.
         let loaded = vm.set_verifier(|_| Ok(())).and_then(|_| vm.set_program(&self.code, 0, 8));
-        let helper = loaded.and_then(|_| vm.register_helper(BPF_REDIRECT, bpf_redirect));
+        let helper = loaded
+            .and_then(|_| vm.register_helper(BPF_REDIRECT, bpf_redirect))
+            .and_then(|_| vm.register_helper(BPF_REDIRECT_MAP, bpf_redirect_map));
         if helper.is_err() {
             return Verdict::Aborted;
         }
@@ -132,7 +162,7 @@ impl Xdp {
             Ok(1) => Verdict::Drop,
             Ok(2) => Verdict::Pass,
             Ok(3) => Verdict::Tx,
-            Ok(XDP_REDIRECT) => REDIRECT_TO.take().map_or(Verdict::Aborted, Verdict::Redirect),
+            Ok(XDP_REDIRECT) => REDIRECT_TO.take().unwrap_or(Verdict::Aborted),
             _ => Verdict::Aborted,
         }
     }
@@ -197,7 +227,7 @@ impl Verdicts {
             Verdict::Pass => &mut self.pass,
             Verdict::Drop => &mut self.drop,
             Verdict::Tx => &mut self.tx,
-            Verdict::Redirect(_) => &mut self.redirect,
+            Verdict::Redirect(_) | Verdict::User(_) => &mut self.redirect,
             Verdict::Aborted => &mut self.aborted,
         } += 1;
     }
@@ -265,6 +295,18 @@ mod tests {
     }
 
     #[test]
+    fn a_redirect_to_a_socket_names_its_queue_and_a_missing_one_falls_back_on_the_flags() {
+        assert_eq!(shipped("to-socket", None).run(&mut udp(9)), Verdict::User(0));
+        let to = |map: u64, key: u64, flags: u64| {
+            source(&format!("mov64 r1, {map}\nmov64 r2, {key}\nmov64 r3, {flags}\ncall 51\nexit")).unwrap().run(&mut udp(9))
+        };
+        assert_eq!(to(0, 0, 0), Verdict::User(0));
+        assert_eq!(to(0, 1, 2), Verdict::Pass, "no socket for queue 1: XDP_PASS from the flags");
+        assert_eq!(to(0, 1, 1), Verdict::Drop);
+        assert_eq!(to(7, 0, 0), Verdict::Aborted, "no map 7, and flags 0 is XDP_ABORTED");
+    }
+
+    #[test]
     fn programs_that_loop_or_do_not_assemble_are_refused_saying_where() {
         let looped = source("top:\nmov64 r0, 2\nja top\nexit").unwrap_err();
         assert!(looped.contains("line 3") && looped.contains("backwards"), "{looped}");
@@ -274,7 +316,7 @@ mod tests {
         let keys = |program: Option<&str>, port| XdpKeys { program: program.map(String::from), port, ..XdpKeys::default() };
         assert!(Xdp::try_from(keys(Some("port-filter"), None)).unwrap_err().contains("give `port`"));
         assert!(Xdp::try_from(keys(Some("drop"), Some(9))).unwrap_err().contains("takes no port"));
-        assert!(Xdp::try_from(keys(Some("nope"), None)).unwrap_err().contains("one of drop, mac-swap, port-filter"));
+        assert!(Xdp::try_from(keys(Some("nope"), None)).unwrap_err().contains("one of drop, mac-swap, port-filter, to-socket"));
         assert!(Xdp::try_from(keys(None, None)).is_err());
     }
 }

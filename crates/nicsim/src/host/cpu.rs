@@ -19,6 +19,8 @@ pub enum Item {
     Handler(usize),
     /// A NAPI poll of an adapter's receive ring, with the budget it has left.
     Poll(usize, u32),
+    /// An AF_XDP socket's application takes a frame the XDP program handed it.
+    Socket(Box<Frame>),
     /// The rest of a send call on dumb adapter `p`: frames handed down found
     /// a descriptor freed while the step ran, and the driver builds them.
     Send(usize),

@@ -104,6 +104,9 @@ pub fn report(m: &Machine, end: Time) -> Report {
     m.tally.report(&mut r, whole, m.cfg.driver.gro);
     if m.cfg.driver.xdp.is_some() {
         m.tally.xdp.report(&mut r, "xdp_");
+        r.count("xdp_socket_frames", m.tally.socket_frames);
+        r.count("xdp_socket_bytes", m.tally.socket_bytes);
+        r.real("xdp_socket_frames_per_s", per_s(m.tally.socket_frames));
     }
     let total_cpu: f64 = m.procs.cpus.iter().map(|c| c.account.utilization(end)).sum();
     r.real("cpu_utilization", total_cpu / m.procs.cpus.len() as f64);

@@ -279,6 +279,13 @@ impl Machine {
                 }
             }
             Item::Send(p) => plan.cycles = self.reclaim_sends(p, now, ctx).1,
+            Item::Socket(frame) => {
+                plan.activity = Activity::App;
+                plan.cycles = self.cfg.driver.xdp.as_ref().map_or(0, |x| x.socket_cycles);
+                self.tally.socket_frames += 1;
+                self.tally.socket_bytes += frame.len() as u64;
+                ctx.give_frame(frame);
+            }
             Item::Handler(p) => {
                 self.enter_handler(k, p, now);
                 return self.handler_step(p, now, ctx);

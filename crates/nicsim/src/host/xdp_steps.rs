@@ -11,9 +11,10 @@ use crate::xdp::Verdict;
 impl Machine {
     /// Frame `order` of adapter `p`, just taken by the driver at `now`: run the
     /// XDP program over it; a frame that passes is queued for the stack, one
-    /// sent back out or redirected goes to the step's transmit list, and one
-    /// dropped is freed (and counts as gone up, so the frames behind it may
-    /// go). Returns the program's cycles.
+    /// sent back out or redirected goes to the step's transmit list, one for
+    /// an AF_XDP socket to its application's ring, and one dropped is freed.
+    /// Any but a passed frame counts as gone up, so the frames behind it may
+    /// go. Returns the program's cycles.
     pub(super) fn xdp(&mut self, p: usize, order: u64, mut frame: Box<Frame>, now: Time, effects: &mut Effects, ctx: &mut Ctx) -> u64 {
         let xdp = self.cfg.driver.xdp.as_ref().expect("called with a program");
         let cycles = xdp.cycles;
@@ -28,6 +29,11 @@ impl Machine {
         let out = match verdict {
             Verdict::Pass => {
                 effects.queue.push(Item::Frame(p, order, frame));
+                return cycles;
+            }
+            Verdict::User(_) => {
+                self.ports[p].ring().delivered.went_up(order);
+                effects.queue.push(Item::Socket(frame));
                 return cycles;
             }
             Verdict::Tx => Some(p),

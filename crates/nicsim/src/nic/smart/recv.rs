@@ -66,9 +66,9 @@ impl Programmable {
         t = self.hw.run(RX_CPU, t, cycles);
         if let Some(xdp) = &self.cfg.receive.xdp {
             t = self.hw.run(RX_CPU, t, xdp.cycles);
-            // An adapter has no other port to redirect to.
+            // An adapter has no other port to redirect to, nor sockets.
             let verdict = match xdp.run(&mut bytes) {
-                Verdict::Redirect(_) => Verdict::Aborted,
+                Verdict::Redirect(_) | Verdict::User(_) => Verdict::Aborted,
                 v => v,
             };
             self.recv.xdp.count(verdict);
