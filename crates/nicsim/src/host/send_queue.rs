@@ -74,16 +74,19 @@ impl Machine {
             }
             let Port { rings, adapter, .. } = &mut self.ports[p];
             let ring = adapter.ring();
+            // A frame built ahead takes its credit whatever befalls it: one
+            // that must wait after all (another processor filled the ring) is
+            // built again when it goes.
             let built = !builds || ring.smart || ring.built_ahead > 0;
+            if builds && !ring.smart && built {
+                ring.built_ahead -= 1;
+            }
             if ring.waiting.is_empty() && built {
                 if rings.tx.room() == 0 {
                     rings.tx.reclaim(now);
                 }
                 if rings.tx.room() > 0 {
                     rings.tx.fill(f);
-                    if builds && !ring.smart {
-                        ring.built_ahead -= 1;
-                    }
                     filled[p] += 1;
                     continue;
                 }
