@@ -85,8 +85,15 @@ impl Irq {
 
     /// Set a cause at `at` for `n` completions, in time order.
     fn cause(&mut self, at: Time, n: u32) {
-        let i = self.causes.iter().rposition(|c| c.0 <= at).map_or(0, |i| i + 1);
-        self.causes.insert(i, (at, n));
+        // Almost always the latest: kept with one at the same time, else last.
+        match self.causes.back_mut() {
+            Some(last) if last.0 == at => last.1 += n,
+            Some(last) if last.0 > at => {
+                let i = self.causes.iter().rposition(|c| c.0 <= at).map_or(0, |i| i + 1);
+                self.causes.insert(i, (at, n));
+            }
+            _ => self.causes.push_back((at, n)),
+        }
     }
 
     /// Completions not yet signalled.

@@ -147,6 +147,7 @@ impl Rx {
         self.pump(now, bus, written);
     }
 
+    #[inline]
     fn fetch(&mut self, now: Time, bus: &mut HostBus) {
         let room = self.cfg.rx_desc_cache as usize - self.cache.len();
         if self.posted == 0 || (room < self.cfg.rx_desc_fetch as usize && !self.cache.is_empty()) {
