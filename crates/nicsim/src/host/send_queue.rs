@@ -58,9 +58,9 @@ impl Machine {
     /// Send the frames a step built: each behind a free descriptor, or into
     /// its adapter's send queue; then one tail write per batch. A dumb
     /// adapter's frame goes behind a descriptor only if the step built it
-    /// (`build_ahead`). Returns whether a frame waits on an adapter with a
-    /// free descriptor (a descriptor freed during the step): the send call
-    /// goes on to build it (`Item::Send`).
+    /// (`build_ahead`). Returns the adapter, if any, where a frame the step
+    /// handed down unbuilt waits beside a free descriptor (one freed while the
+    /// step ran): the send call goes on to build it (`Item::Send`).
     pub(super) fn send_frames(&mut self, transmit: &mut Vec<(usize, Frame)>, now: Time, ctx: &mut Ctx) -> Option<usize> {
         let builds = self.cfg.costs.media_frame > 0;
         let mut filled = std::mem::take(&mut self.tx_filled);
