@@ -79,11 +79,7 @@ impl Machine {
                     (None, Some(c)) => Adapter::Events(Box::new(Programmable::new(c.clone(), i))),
                     (None, None) => Adapter::Ring(Box::new(Ring::new(&a.nic, i, a.device.as_ref()))),
                 };
-                let mut port = Port::new(&a.nic, a.bus, adapter);
-                if let Some(n) = a.nic.tx_in_flight {
-                    port.rings.tx.keep_at_most(n);
-                }
-                port
+                Port::new(&a.nic, a.bus, adapter)
             })
             .collect::<Vec<Port>>();
         let rings = (0..ports.len()).filter(|p| ports[*p].ring_ref().is_some()).collect();

@@ -62,7 +62,11 @@ pub struct Ring {
 
 impl Port {
     pub fn new(nic: &NicConfig, bus: usize, adapter: Adapter) -> Self {
-        Port { irq: Irq::new(nic.moderation), bus, rings: Rings::new(nic.tx_ring), adapter }
+        let mut rings = Rings::new(nic.tx_ring);
+        if let Some(n) = nic.tx_in_flight {
+            rings.tx.keep_at_most(n);
+        }
+        Port { irq: Irq::new(nic.moderation), bus, rings, adapter }
     }
 
     /// The ring adapter of a port that has one.

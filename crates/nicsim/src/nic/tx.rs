@@ -72,9 +72,7 @@ impl Tx {
                     self.bytes += f.len() as u64;
                     out.push(Sent { start, frame: f, status: Time::ZERO });
                 }
-                for s in out.iter_mut().rev().take_while(|s| s.status == Time::ZERO) {
-                    s.status = self.mac_free;
-                }
+                written(&mut out, self.mac_free);
                 ring.written_back(self.mac_free, 1);
             }
             return out;
@@ -120,9 +118,7 @@ impl Tx {
             let n = self.unwritten as u64;
             let done = bus.write_parts(ready, n * DESCRIPTOR_BYTES, Fill::Ready, Purpose::TxStatus, self.cfg.status_wait_clocks);
             ring.written_back(done, n as u32);
-            for s in out.iter_mut().rev().take_while(|s| s.status == Time::ZERO) {
-                s.status = done;
-            }
+            written(out, done);
             self.unwritten = 0;
         }
     }
@@ -162,6 +158,13 @@ impl Tx {
     pub fn report(&self, r: &mut Report) {
         r.count("tx_frames", self.frames);
         r.count("tx_bytes", self.bytes);
+    }
+}
+
+/// The frames at the end of `out` not yet written back get their status at `at`.
+fn written(out: &mut [Sent], at: Time) {
+    for s in out.iter_mut().rev().take_while(|s| s.status == Time::ZERO) {
+        s.status = at;
     }
 }
 
