@@ -14,7 +14,6 @@ pub mod ideal;
 mod latency;
 pub mod machine;
 mod offload;
-pub mod offload_files;
 mod offload_steps;
 mod port;
 mod processes;

@@ -5,12 +5,12 @@
 //! the adapter's completions and received data come back as messages the
 //! interrupt handler takes, one at a time, and the application then reads and
 //! posts its buffers again. Each socket on the engine serves one application:
-//! the TTCP transfer (`Ttcp`) or a file session (`host::offload_files`).
+//! the TTCP transfer (`Ttcp`) or a file session (`host::sessions::FileApp`,
+//! the same as over the host's own stack).
 
 use crate::bus::HostBus;
 use crate::device::{Device, Message};
-use crate::host::offload_files::FileApp;
-use crate::host::sessions::Role;
+use crate::host::sessions::{FileApp, Role};
 use crate::host::stream::Stream;
 use crate::observe::Report;
 use crate::time::{Clock, Duration, Time};
@@ -189,7 +189,10 @@ impl Offload {
             self.message(call, c, Message::PostReceive(s, depth));
         }
         let now = call.until;
-        if let Some(bytes) = self.file(s).and_then(|f| f.asks().then(|| f.request(now))) {
+        if let Some(bytes) = self.file(s).filter(|f| f.asks()).map(|f| {
+            let len = f.ask(now);
+            f.write_whole(len)
+        }) {
             self.send_bytes(call, c, s, bytes);
         }
     }
@@ -254,11 +257,13 @@ impl Offload {
                     call.cycles = c.syscall * buffers as u64;
                     call.until = now + c.clock.cycles(call.cycles) + copy_time(c.copy_ns_per_byte, bytes.len());
                     let f = self.file(s).expect("a socket serves an application");
-                    let (replies, think) = f.read(&bytes, call.until, measuring);
-                    for reply in replies {
-                        self.send_bytes(&mut call, c, s, reply);
+                    f.take(&bytes);
+                    let reply = f.turn(call.until, measuring);
+                    let replies: Vec<Vec<u8>> = (0..reply.writes).map(|_| f.write_whole(reply.each)).collect();
+                    for r in replies {
+                        self.send_bytes(&mut call, c, s, r);
                     }
-                    call.asks.extend(think.map(|t| (s, call.until + t)));
+                    call.asks.extend(reply.think.map(|t| (s, call.until + t)));
                     self.message(&mut call, c, Message::PostReceive(s, buffers));
                     return call;
                 };

@@ -9,12 +9,14 @@
 mod answer_times;
 mod calls;
 mod figures;
+mod file_app;
 mod ncp;
 #[cfg(test)]
 mod tests;
 mod turns;
 
 pub use answer_times::AnswerTimes;
+pub use file_app::FileApp;
 pub use turns::Turns;
 
 use rustc_hash::FxHashMap;
@@ -58,21 +60,34 @@ pub struct SessionConfig {
 struct Session {
     cfg: SessionConfig,
     sock: Sock,
-    /// Bytes handed to the socket, and bytes the application wants sent that
-    /// the socket has not taken yet.
-    sent: u64,
-    owed: u64,
-    /// Bytes read, and bytes of the request or answer now arriving.
-    read: u64,
-    partial: u64,
     /// The socket's send queue after the last run (what it drops is acknowledged).
     queued: usize,
     /// An asking session's next request (a sender's start) is due then.
     ask_at: Option<Time>,
-    /// A TTCP end's stream.
-    stream: Option<Stream>,
-    /// An asking session's waits for its answers.
-    waits: AnswerTimes,
+    app: App,
+}
+
+/// What runs on a session's socket.
+enum App {
+    File(FileApp),
+    /// A TTCP end's stream, and the bytes a sender has still to hand its socket.
+    Ttcp { stream: Box<Stream>, owed: u64 },
+}
+
+impl Session {
+    fn stream(&self) -> Option<&Stream> {
+        match &self.app {
+            App::Ttcp { stream, .. } => Some(stream),
+            App::File(_) => None,
+        }
+    }
+
+    fn file(&self) -> Option<&FileApp> {
+        match &self.app {
+            App::File(f) => Some(f),
+            App::Ttcp { .. } => None,
+        }
+    }
 }
 
 /// What a run of the sessions did, for the caller's cost model.
@@ -117,11 +132,8 @@ pub struct Sessions {
     segments: Vec<Option<bool>>,
     /// The first adapter that carries the stack.
     first: usize,
-    answers_read: u64,
-    requests_answered: u64,
     measured_read: u64,
     measured_acked: u64,
-    bad_payload: u64,
 }
 
 impl Sessions {
@@ -143,21 +155,29 @@ impl Sessions {
         for cfg in sessions {
             let sock = s.open(&cfg.socket);
             debug_assert_eq!(sock.0, list.len(), "session i has socket i");
-            let stream = match cfg.role {
-                Role::Ask { ip, port, start, .. } if start == Duration::ZERO => s.connect(sock, ip, port, cfg.port).map(|_| None)?,
+            let app = match cfg.role {
+                Role::Ask { ip, port, start, .. } if start == Duration::ZERO => {
+                    s.connect(sock, ip, port, cfg.port)?;
+                    App::File(FileApp::new(&cfg.role))
+                }
                 // A sender, or a session that asks later, connects at its start.
-                Role::Ask { .. } => None,
-                Role::Send { message, seed, .. } => Some(Stream::new(message, seed)),
-                Role::Answer { .. } => s.listen(sock, cfg.port).map(|_| None)?,
-                Role::Receive { message } => s.listen(sock, cfg.port).map(|_| Some(Stream::new(message, 0)))?,
+                Role::Ask { .. } => App::File(FileApp::new(&cfg.role)),
+                Role::Send { message, seed, .. } => App::Ttcp { stream: Box::new(Stream::new(message, seed)), owed: 0 },
+                Role::Answer { .. } => {
+                    s.listen(sock, cfg.port)?;
+                    App::File(FileApp::new(&cfg.role))
+                }
+                Role::Receive { message } => {
+                    s.listen(sock, cfg.port)?;
+                    App::Ttcp { stream: Box::new(Stream::new(message, 0)), owed: 0 }
+                }
             };
-            let waits = AnswerTimes::default();
-            list.push(Session { cfg, sock, sent: 0, owed: 0, read: 0, partial: 0, queued: 0, ask_at: None, stream, waits });
+            list.push(Session { cfg, sock, queued: 0, ask_at: None, app });
         }
         // A TTCP transfer's figures count its own connection's frames: those
         // of the whole stack, unless other sessions share it.
         if list.len() > 1 {
-            s.watched = list.iter().find(|x| x.stream.is_some()).map(|x| Tally::of_port(x.cfg.port));
+            s.watched = list.iter().find(|x| x.stream().is_some()).map(|x| Tally::of_port(x.cfg.port));
         }
         let list_len = list.len();
         Ok(Sessions {
@@ -173,11 +193,8 @@ impl Sessions {
             asks_waiting: 0,
             first: segments.iter().position(Option::is_some).unwrap_or(0),
             segments: if segments.is_empty() { vec![Some(false)] } else { segments },
-            answers_read: 0,
-            requests_answered: 0,
             measured_read: 0,
             measured_acked: 0,
-            bad_payload: 0,
         })
     }
 
@@ -231,18 +248,17 @@ impl Sessions {
             if s.ask_at.is_some_and(|at| at <= now) {
                 s.ask_at = None;
                 self.asks_waiting -= 1;
-                match s.cfg.role {
-                    Role::Ask { ip, port, request, .. } => {
+                match (&s.cfg.role, &mut s.app) {
+                    (&Role::Ask { ip, port, .. }, App::File(f)) => {
                         if self.stack.closed(s.sock) {
                             self.stack.connect(s.sock, ip, port, s.cfg.port).expect("addresses are checked with the scenario");
                         }
-                        s.owed += request as u64;
-                        s.waits.asked(now);
+                        f.ask(now);
                         work.requests += 1;
                     }
-                    Role::Send { ip, port, bytes, .. } => {
+                    (&Role::Send { ip, port, bytes, .. }, App::Ttcp { owed, .. }) => {
                         self.stack.connect(s.sock, ip, port, s.cfg.port).expect("addresses are checked with the scenario");
-                        s.owed += bytes;
+                        *owed += bytes;
                     }
                     _ => {}
                 }
@@ -280,7 +296,7 @@ impl Sessions {
             // once; a TTCP end waits its turn for its next call, the first
             // in turn makes it now.
             for i in visit {
-                if self.sessions[i].stream.is_some() {
+                if self.sessions[i].stream().is_some() {
                     self.make_due(i);
                 } else {
                     acted |= self.act(i, now, measuring, &mut work, &mut frames);
@@ -310,7 +326,7 @@ impl Sessions {
     /// its bytes are written, the receiver once it has read the sender's FIN.
     /// Returns whether it closed.
     fn end_stream(stack: &mut Stack, s: &mut Session, now: Time) -> bool {
-        let Some(st) = s.stream.as_mut() else { return false };
+        let App::Ttcp { stream: st, .. } = &mut s.app else { return false };
         let finished = match s.cfg.role {
             Role::Send { bytes, .. } => {
                 if st.closed && st.done.is_none() && stack.send_queue(s.sock) == 0 {

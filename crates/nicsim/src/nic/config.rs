@@ -185,7 +185,7 @@ impl NicConfig {
                 return Err(format!("{name}: must hold at least one full frame (2 KB), got {fifo} bytes"));
             }
         }
-        if !(8..=256).contains(&self.rx_completion_bytes) || self.rx_completion_bytes % 8 != 0 {
+        if !(8..=256).contains(&self.rx_completion_bytes) || !self.rx_completion_bytes.is_multiple_of(8) {
             return Err(format!("rx_completion_bytes: a multiple of 8 from 8 to 256, got {}", self.rx_completion_bytes));
         }
         if self.rx_buffer_frames > 512 {

@@ -2,7 +2,7 @@
 //! moderation, each offload engine's, and the TTCP session an engine carries.
 
 use crate::host::config::{AdapterSlot, OffloadConfig};
-use crate::host::offload_files::FileApp;
+use crate::host::sessions::FileApp;
 use crate::host::sessions::{Role, SessionConfig};
 use crate::nic::{Moderation, NicConfig, ProcessorConfig, Transfer, TxDone, ITR_UNIT, RDTR_UNIT};
 use crate::scenario::adapter_schema::{TransferSpec, TxDoneSpec, BACKUP_LOW_BUFFERS};

@@ -117,20 +117,23 @@ pub struct Tally {
     /// Connections this end opened or answered: its first SYN on each (a SYN
     /// sent again is not a new one).
     pub connections: u64,
-    opened: FxHashSet<(u16, [u8; 4], u16)>,
+    opened: FxHashSet<Conn>,
     /// Data segments sent again: they end at or before data already sent on
     /// their connection.
     pub retransmits: u64,
     /// Per connection (source port, destination address and port), the end of
     /// the data sent so far.
-    sent_end: FxHashMap<(u16, [u8; 4], u16), u32>,
+    sent_end: FxHashMap<Conn, u32>,
     /// Data segments that arrived beyond a gap in their connection's data.
     pub out_of_order: u64,
     /// Per connection, the end of the data received in order so far (a
     /// connection's first data segment starts it), and the ranges received
     /// beyond it, which join it once the gap before them is filled.
-    received_end: FxHashMap<(u16, [u8; 4], u16), (u32, Vec<(u32, u32)>)>,
+    received_end: FxHashMap<Conn, (u32, Vec<(u32, u32)>)>,
 }
+
+/// A connection as this end sees it: its local port, the far address and port.
+type Conn = (u16, [u8; 4], u16);
 
 fn after(a: u32, b: u32) -> bool {
     (a.wrapping_sub(b) as i32) > 0

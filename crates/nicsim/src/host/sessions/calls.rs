@@ -5,9 +5,10 @@
 //! its process does, so frames that come in between two calls are taken up (and
 //! answered) between them; on an ideal host it makes every call it can at once.
 
-use super::{Role, Sessions, Work};
+use super::{App, FileApp, Sessions, Work};
+use crate::host::stream::Stream;
+use crate::stack::{Sock, Stack};
 use crate::time::Time;
-use crate::wire::endpoint::{matches_pattern, pattern};
 use crate::wire::Frame;
 
 impl Sessions {
@@ -60,7 +61,10 @@ impl Sessions {
     /// Session `i` made a call: it waits its turn again if it has another to make.
     fn due_again(&mut self, i: usize) {
         let s = &self.sessions[i];
-        let more = s.stream.is_some() && (self.stack.readable(s.sock) > 0 || s.owed > 0 && self.stack.send_room(s.sock) > 0);
+        let more = match s.app {
+            App::Ttcp { owed, .. } => self.stack.readable(s.sock) > 0 || owed > 0 && self.stack.send_room(s.sock) > 0,
+            App::File(_) => false,
+        };
         if more {
             self.make_due(i);
         }
@@ -71,85 +75,91 @@ impl Sessions {
     /// it did something (the stack may then have more to send).
     #[allow(clippy::vec_box, reason = "frames travel boxed from the stack to the wire: a move is a pointer")]
     pub(super) fn act(&mut self, i: usize, now: Time, measuring: bool, work: &mut Work, frames: &mut Vec<Box<Frame>>) -> bool {
-        let one_call = self.one_call;
         let s = &mut self.sessions[i];
         let queue = self.stack.send_queue(s.sock);
         if measuring {
             self.measured_acked += s.queued.saturating_sub(queue) as u64;
         }
-        let most = match &s.stream {
-            Some(st) if one_call => st.message as usize - (st.bytes % st.message as u64) as usize,
-            _ => usize::MAX,
-        };
-        let (mut read, mut bad, stream) = (s.read, false, &mut s.stream);
-        let n = self.stack.drain(s.sock, most, |bytes| {
-            match stream {
-                Some(st) => work.requests += st.through(bytes),
-                None => bad |= !matches_pattern(read, bytes),
+        let (stack, sock) = (&mut self.stack, s.sock);
+        let (n, acted) = match &mut s.app {
+            App::File(f) => {
+                let (n, acted, think) = Self::act_file(stack, sock, f, now, measuring, work);
+                if let Some(think) = think {
+                    self.asks_waiting += s.ask_at.is_none() as usize;
+                    s.ask_at = Some(now + think);
+                }
+                (n, acted)
             }
-            read += bytes.len() as u64;
-        }) as u64;
-        self.bad_payload += bad as u64;
-        if s.stream.is_some() {
-            work.copied += n;
-        }
-        let mut acted = n > 0;
-        s.read += n;
-        s.partial += n;
+            App::Ttcp { stream, owed } => Self::act_ttcp(stack, sock, (stream, owed), self.one_call, now, work, frames),
+        };
         if measuring {
             self.measured_read += n;
         }
-        let turns = s.cfg.role.turns(&mut s.partial);
-        match s.cfg.role {
-            Role::Answer { .. } => self.requests_answered += turns.whole,
-            _ => self.answers_read += turns.whole,
-        }
-        if matches!(s.cfg.role, Role::Ask { .. }) && turns.whole > 0 {
-            s.waits.answered(now, measuring);
-            if turns.writes > 0 {
-                s.waits.asked(now);
-            }
-        }
-        s.owed += turns.writes * turns.each as u64;
-        work.requests += turns.writes;
-        if let Some(think) = turns.think {
-            self.asks_waiting += s.ask_at.is_none() as usize;
-            s.ask_at = Some(now + think);
-        }
-        // Without Nagle a stack outputs at every send call, so each call's
-        // bytes leave as their own segment when the window allows.
-        let per_call = !self.stack.nagle(s.sock);
-        // A TTCP end's call reads or writes, not both.
-        let calls = one_call && s.stream.is_some();
-        while s.owed > 0 && !(calls && n > 0) {
-            // The pattern is laid out 64 KB at a time.
-            let room = self.stack.send_room(s.sock).min(s.owed as usize).min(65_536);
-            let n = match &mut s.stream {
-                Some(st) => {
-                    let m = st.message as usize;
-                    let room = if per_call || calls { room.min(m - (st.bytes % m as u64) as usize) } else { room };
-                    let data = st.next(room);
-                    let n = self.stack.send(s.sock, &data);
-                    work.requests += st.through(&data[..n]);
-                    work.copied += n as u64;
-                    if per_call && n > 0 {
-                        frames.extend(self.stack.poll(now));
-                    }
-                    n
-                }
-                None => self.stack.send(s.sock, pattern(s.sent, room)),
-            };
+        s.queued = self.stack.send_queue(s.sock);
+        acted | Self::end_stream(&mut self.stack, s, now)
+    }
+
+    /// A file session reads all there is and writes what it owes as the socket
+    /// takes it. Returns the bytes read, whether it did something, and the
+    /// think time before it asks again.
+    fn act_file(stack: &mut Stack, sock: Sock, f: &mut FileApp, now: Time, measuring: bool, work: &mut Work) -> (u64, bool, Option<crate::time::Duration>) {
+        let n = stack.drain(sock, usize::MAX, |bytes| f.take(bytes)) as u64;
+        let reply = f.turn(now, measuring);
+        work.requests += reply.writes;
+        let mut acted = n > 0;
+        while f.owed() > 0 {
+            let n = stack.send(sock, f.next_bytes(stack.send_room(sock)));
             if n == 0 {
                 break;
             }
-            s.sent += n as u64;
-            s.owed -= n as u64;
+            f.wrote(n);
             acted = true;
-            if calls {
+        }
+        (n, acted, reply.think)
+    }
+
+    /// A TTCP end reads, or writes the stream's next bytes: one call of its
+    /// message size when `one_call`, else all it can. Returns the bytes read
+    /// and whether it did something.
+    #[allow(clippy::vec_box, reason = "frames travel boxed from the stack to the wire: a move is a pointer")]
+    fn act_ttcp(
+        stack: &mut Stack,
+        sock: Sock,
+        (st, owed): (&mut Stream, &mut u64),
+        one_call: bool,
+        now: Time,
+        work: &mut Work,
+        frames: &mut Vec<Box<Frame>>,
+    ) -> (u64, bool) {
+        let most = if one_call { st.message as usize - (st.bytes % st.message as u64) as usize } else { usize::MAX };
+        let n = stack.drain(sock, most, |bytes| work.requests += st.through(bytes)) as u64;
+        work.copied += n;
+        let mut acted = n > 0;
+        // Without Nagle a stack outputs at every send call, so each call's
+        // bytes leave as their own segment when the window allows.
+        let per_call = !stack.nagle(sock);
+        // A call reads or writes, not both.
+        while *owed > 0 && !(one_call && n > 0) {
+            // The stream is laid out 64 KB at a time.
+            let room = stack.send_room(sock).min(*owed as usize).min(65_536);
+            let m = st.message as usize;
+            let room = if per_call || one_call { room.min(m - (st.bytes % m as u64) as usize) } else { room };
+            let data = st.next(room);
+            let sent = stack.send(sock, &data);
+            work.requests += st.through(&data[..sent]);
+            work.copied += sent as u64;
+            if per_call && sent > 0 {
+                frames.extend(stack.poll(now));
+            }
+            if sent == 0 {
+                break;
+            }
+            *owed -= sent as u64;
+            acted = true;
+            if one_call {
                 break;
             }
         }
-        s.queued = self.stack.send_queue(s.sock);
-        acted | Self::end_stream(&mut self.stack, s, now)
+        (n, acted)
     }
 }

@@ -82,10 +82,10 @@ fn a_file_session_reads_whole_answers_and_asks_again() {
     exchange(&mut client, &mut server, Time::ZERO + Duration::from_ms(50));
     // A request and its answer (14 segments, within one window) take a hop each:
     // at most one exchange every 20 µs.
-    assert!((2_000..=2_500).contains(&client.answers_read), "answers read: {}", client.answers_read);
-    assert!(server.requests_answered >= client.answers_read, "every answer read was a request answered");
-    assert!(server.requests_answered <= client.answers_read + 1, "one answer at most on its way");
-    assert_eq!((client.bad_payload, server.bad_payload), (0, 0), "every byte read is the pattern's");
+    assert!((2_000..=2_500).contains(&client.answers_read()), "answers read: {}", client.answers_read());
+    assert!(server.requests_answered() >= client.answers_read(), "every answer read was a request answered");
+    assert!(server.requests_answered() <= client.answers_read() + 1, "one answer at most on its way");
+    assert_eq!((client.bad_payload(), server.bad_payload()), (0, 0), "every byte read is the pattern's");
 }
 
 #[test]
@@ -96,7 +96,7 @@ fn a_think_time_spaces_the_requests() {
     let mut server = sessions(2, vec![session(Role::Answer { request: 100, answer: 1_000 }, 80)]);
     exchange(&mut client, &mut server, Time::ZERO + Duration::from_ms(52));
     // Each exchange takes well under a millisecond, then 5 ms of thinking: about 10 in 52 ms.
-    assert!((9..=11).contains(&client.answers_read), "answers read: {}", client.answers_read);
+    assert!((9..=11).contains(&client.answers_read()), "answers read: {}", client.answers_read());
 }
 
 #[test]

@@ -1,5 +1,5 @@
 //! The request-and-answer turns of a file session, the same over the host's
-//! stack (`host::sessions`) and over an offload engine (`host::offload_files`).
+//! stack (`host::sessions`) and over an offload engine (`host::offload`).
 
 use super::Role;
 use crate::time::Duration;
