@@ -13,6 +13,9 @@ use crate::wire::{Frame, FrameMeta};
 /// A component's port number. Ports are wired in pairs at assembly.
 pub type PortId = u16;
 
+/// The one port of a station on one wire: a source, a sink, a tap, an ideal host.
+pub const WIRE: PortId = 0;
+
 /// The typed messages components exchange.
 #[derive(Debug)]
 pub enum Msg {

@@ -8,7 +8,7 @@ mod rng;
 mod simulator;
 pub mod timers;
 
-pub use component::{Component, Ctx, Inline, Msg, Outgoing, PortId};
+pub use component::{Component, Ctx, Inline, Msg, Outgoing, PortId, WIRE};
 pub use paced::{PaceStats, Pacing};
 pub use queue::{EventQueue, Scheduled};
 pub use rng::{component_rng, SimRng};

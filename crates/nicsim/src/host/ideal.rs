@@ -7,7 +7,7 @@
 //! byte of the previous (a NetWare client of the Novell study). Its only costs
 //! are its link's and its think time.
 
-use crate::engine::{Component, Ctx, Msg, PortId};
+use crate::engine::{Component, Ctx, Msg, PortId, WIRE};
 use crate::host::sessions::{SessionConfig, Sessions, Work};
 use crate::observe::Report;
 use crate::stack::{Stack, StackConfig};
@@ -43,7 +43,7 @@ impl IdealHost {
 
     fn send(&mut self, work: Work, ctx: &mut Ctx) {
         for (_, f) in work.out {
-            ctx.send_after(0, Duration::ZERO, Msg::Frame(f));
+            ctx.send_after(WIRE, Duration::ZERO, Msg::Frame(f));
         }
         if let Some(t) = self.sessions.next_timer(ctx.now()) {
             if self.armed.is_none_or(|a| t < a || a < ctx.now()) {

@@ -11,6 +11,11 @@ use crate::observe::Report;
 use crate::time::{Duration, Time};
 use crate::wire::ethernet::{bytes_until_received, wire_time};
 
+/// A link's ends, `a` and `b` as the scenario names them: a frame that comes in
+/// at one leaves at the other.
+pub const END_A: PortId = 0;
+pub const END_B: PortId = 1;
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct LinkConfig {
     pub rate_bps: u64,
@@ -61,7 +66,7 @@ impl Component for EthernetLink {
 
     fn handle(&mut self, port: PortId, msg: Msg, ctx: &mut Ctx) {
         let Msg::Frame(frame) = msg else { return };
-        let side = port as usize & 1;
+        let (side, far) = if port == END_A { (0, END_B) } else { (1, END_A) };
         let now = ctx.now();
         if self.last_len.0 != frame.len() {
             let until_received = Duration::for_bits(bytes_until_received(frame.len()) as u64 * 8, self.cfg.rate_bps);
@@ -83,7 +88,7 @@ impl Component for EthernetLink {
         dir.frames += 1;
         dir.bytes += frame.len() as u64;
         dir.busy = dir.busy + occupancy;
-        ctx.send_at(1 - side as PortId, start + until_received + self.cfg.propagation, Msg::Frame(frame));
+        ctx.send_at(far, start + until_received + self.cfg.propagation, Msg::Frame(frame));
     }
 
     fn report(&self, end: Time) -> Report {

@@ -13,7 +13,7 @@ mod tap;
 
 pub use captured::Captured;
 pub use edge::{classify, EdgeClass, EdgeCounts};
-pub use ethernet::{EthernetLink, LinkConfig};
+pub use ethernet::{EthernetLink, LinkConfig, END_A, END_B};
 pub use impair::{Impaired, Impairment};
 pub use sink::Sink;
 pub use source::{Fill, Pattern, Rate, Source, SourceConfig};

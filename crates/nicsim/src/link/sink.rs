@@ -6,7 +6,7 @@ use rustc_hash::FxHashMap;
 
 use rand::Rng;
 
-use crate::engine::{Component, Ctx, Inline, Msg, PortId};
+use crate::engine::{Component, Ctx, Inline, Msg, PortId, WIRE};
 use crate::link::stamp::Stamp;
 use crate::observe::Report;
 use crate::time::{Duration, Time};
@@ -117,7 +117,7 @@ impl Component for Sink {
         if let Some((mac, ip)) = self.station.filter(|_| self.announce) {
             let at = ctx.now() + Duration(ctx.rng().random_range(0..ANNOUNCE_WITHIN.ps()));
             let meta = FrameMeta { created: at, ..Default::default() };
-            ctx.send_at(0, at, Msg::frame(Frame { bytes: arp::announcement(mac, ip), meta }));
+            ctx.send_at(WIRE, at, Msg::frame(Frame { bytes: arp::announcement(mac, ip), meta }));
         }
     }
 

@@ -8,7 +8,7 @@
 
 use rand::{Rng, RngCore};
 
-use crate::engine::{Component, Ctx, Msg, PortId, SimRng};
+use crate::engine::{Component, Ctx, Msg, PortId, SimRng, WIRE};
 use crate::link::stamp::{Stamp, STAMP_LEN};
 use crate::observe::Report;
 use crate::time::{Duration, Time};
@@ -220,7 +220,7 @@ impl Source {
         self.bytes += frame.len() as u64;
         self.first.get_or_insert(at);
         self.last = at;
-        ctx.send_at(0, at, Msg::Frame(frame));
+        ctx.send_at(WIRE, at, Msg::Frame(frame));
     }
 
     /// Send what is due now; then wake when the next frame is.

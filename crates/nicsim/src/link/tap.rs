@@ -11,7 +11,7 @@
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd};
 
-use crate::engine::{Component, Ctx, Msg, PortId};
+use crate::engine::{Component, Ctx, Msg, PortId, WIRE};
 use crate::link::edge::{classify, EdgeCounts};
 use crate::observe::Report;
 use crate::time::{Duration, Time};
@@ -132,7 +132,7 @@ impl Component for TapBridge {
             self.inbound.add(class, len);
             if class.passes() {
                 let frame = Frame { bytes: bytes.to_vec(), meta: FrameMeta { created: ctx.now(), ..Default::default() } };
-                ctx.send_after(0, Duration::ZERO, Msg::frame(frame));
+                ctx.send_after(WIRE, Duration::ZERO, Msg::frame(frame));
             }
         }
     }
@@ -209,7 +209,7 @@ mod tests {
         let mut sim = Simulator::new(1);
         let t = sim.add("tap", Box::new(tap));
         let s = sim.add("sink", Box::new(Sink::new()));
-        sim.connect(Endpoint { component: t, port: 0 }, Endpoint { component: s, port: 0 }).unwrap();
+        sim.connect(Endpoint { component: t, port: WIRE }, Endpoint { component: s, port: WIRE }).unwrap();
         let pacing = crate::engine::Pacing {
             idle: Some(std::time::Duration::from_millis(20)),
             late_after: Duration::from_ms(1),

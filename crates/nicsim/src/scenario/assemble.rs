@@ -8,7 +8,7 @@ use crate::engine::{Component, Endpoint, PortId, Simulator};
 use crate::host::ideal::IdealHost;
 use crate::host::machine::Machine;
 use crate::link::Captured;
-use crate::link::{EthernetLink, Impaired, Sink, Source, Switch, TapBridge, TapDevice};
+use crate::link::{EthernetLink, Impaired, Sink, Source, Switch, TapBridge, TapDevice, END_A, END_B};
 use crate::observe::{CaptureFile, LinkInterface, SharedTrace};
 use crate::scenario::plan::{PartPlan, Plan};
 
@@ -70,5 +70,5 @@ fn link_interface<'a>(plan: &Plan, i: usize, name: &'a str, rate_bps: u64) -> Li
             other.name.clone()
         }
     };
-    LinkInterface { name, a: end(0), b: end(1), rate_bps }
+    LinkInterface { name, a: end(END_A), b: end(END_B), rate_bps }
 }

@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
-use crate::engine::PortId;
-use crate::link::{Impairment, LinkConfig, Rate, SourceConfig, SwitchConfig};
+use crate::engine::{PortId, WIRE};
+use crate::link::{Impairment, LinkConfig, Rate, SourceConfig, SwitchConfig, END_A, END_B};
 use crate::scenario::checks::positive;
 use crate::scenario::endless::{check_source_ends, check_switch_loops};
 use crate::scenario::host_plans::hosts;
@@ -33,7 +33,7 @@ fn endpoint(text: &str, path: &str, index: &Index) -> Result<(usize, PortId), Sc
         return err(path, format!("no source, sink, host, tap or switch is named {name:?}"));
     };
     match (switch_ports, port) {
-        (None, None) => Ok((part, 0)),
+        (None, None) => Ok((part, WIRE)),
         (None, Some(_)) => err(path, format!("{name:?} has one port; write just its name")),
         (Some(n), None) => err(path, format!("{name:?} has ports 0 to {}; write \"{name}:PORT\"", n - 1)),
         (Some(n), Some(p)) => match p.parse::<u16>() {
@@ -212,7 +212,7 @@ pub fn validate(sc: &Scenario) -> Result<Plan, ScenarioError> {
         let (cfg, impairment) = link_config(l, &path)?;
         let me = parts.len();
         parts.push(Part { name: l.name.clone(), plan: PartPlan::Link(cfg, impairment) });
-        for (end, text, port) in [("a", &l.a, 0), ("b", &l.b, 1)] {
+        for (end, text, port) in [("a", &l.a, END_A), ("b", &l.b, END_B)] {
             let end_path = format!("{path}.{end}");
             let target = endpoint(text, &end_path, &index)?;
             if let Some(other) = used.insert(target, end_path.clone()) {
