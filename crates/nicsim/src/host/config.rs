@@ -211,6 +211,11 @@ pub struct BlastConfig {
 #[derive(Clone, Debug, PartialEq)]
 pub struct AdapterSlot {
     pub nic: NicConfig,
+    /// Its port on the wire (a multi-queue adapter's queues share one), and
+    /// which of the adapter's `queues` it is.
+    pub wire: usize,
+    pub queue: u16,
+    pub queues: u16,
     pub bus: usize,
     /// The processor that takes its interrupt (its affinity).
     pub irq_cpu: usize,

@@ -121,10 +121,11 @@ impl Machine {
         (out, then_plan): (&mut Vec<(usize, Frame)>, &mut Option<Plan>),
     ) -> u64 {
         let measuring = self.measuring(at);
+        let by = self.stack_port(p);
         if let Some(s) = self.apps.sessions.as_mut().filter(|s| s.claims(&frame.bytes)) {
-            s.input(p, frame);
+            s.input(by, frame);
             for f in merged.drain(..) {
-                s.input(p, f);
+                s.input(by, f);
             }
             let (answer, apps) = s.run_apart(at, measuring, Work::default());
             let due = s.calls_due();

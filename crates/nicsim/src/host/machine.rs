@@ -1,8 +1,9 @@
 //! A modelled host as one component: its processors, its buses, its adapters,
 //! and the driver, stack and applications that run on the processors. The parts
 //! share the bus calendars and the processors, contended resources whose timing
-//! is booked directly; so a host is one component, and its port `i` is adapter
-//! `i`'s wire. Internal events are timers whose tag says what falls due (`Tag`;
+//! is booked directly; so a host is one component, and its port `i` is its
+//! `i`-th adapter's wire (an adapter with several queues is one adapter of the
+//! host's list per queue, all on its wire: `Steer` says which takes a frame). Internal events are timers whose tag says what falls due (`Tag`;
 //! what each does is in `timers.rs`). Its parts: the processors and what they
 //! may take next (`Processors`), the applications (`Apps`), the ports and
 //! buses, the timers, and what it counts for its results (`Tally`).
@@ -19,11 +20,13 @@ use crate::host::port::{Adapter, Port, Ring};
 use crate::host::processors::{Processors, RunQueue};
 use crate::host::send_queue::SendOrder;
 use crate::host::sessions::Sessions;
+use crate::host::steer::Steer;
 pub(super) use crate::host::tag::{IrqAlarm, Tag, HOST_TIMERS};
 use crate::host::tally::Tally;
 use crate::host::trace_tracks::trace_parts;
 use crate::host::transfer::Wires;
 use crate::nic::smart::Programmable;
+use crate::nic::RingAdapter;
 use crate::observe::{Report, SharedTrace, TrackId};
 use crate::stack::Stack;
 use crate::time::{Duration, Time};
@@ -45,6 +48,8 @@ pub struct Machine {
     /// The data frames of a TTCP transfer, when the host runs one.
     pub(super) wires: Option<Wires>,
     wire_tracks: Vec<TrackId>,
+    /// Per wire port, the queue that takes each frame.
+    steer: Vec<Steer>,
     pub(super) send_order: SendOrder,
     /// Frames a step put in each adapter's ring, and what a device told the
     /// host (kept to save an allocation a step and a frame).
@@ -67,29 +72,42 @@ impl Machine {
             reach_back = reach_back.max(Duration::from_ms(10));
         }
         let mut buses: Vec<HostBus> = (0..cfg.buses).map(|_| HostBus::new(cfg.bus.clone(), reach_back)).collect();
+        // Each queue of a multi-queue adapter is a device on the same wire,
+        // sharing the first queue's MAC.
+        let mut mac = None;
         let mut ports = cfg
             .adapters
             .iter()
             .enumerate()
             .map(|(i, a)| {
-                let adapter = match (&a.offload, &a.programmable) {
-                    (Some(o), _) => Adapter::Offload(Box::new(Offload::new(o.engine.clone(), &o.roles, |watch| {
-                        Box::new(toe::adapter::Adapter::new(Engine::new(o.engine.clone()), i, watch))
+                let adapter = match (&a.offload, &a.programmable, &a.device) {
+                    (Some(o), ..) => Adapter::Offload(Box::new(Offload::new(o.engine.clone(), &o.roles, |watch| {
+                        Box::new(toe::adapter::Adapter::new(Engine::new(o.engine.clone()), i, watch).on_wire(a.wire))
                     }))),
-                    (None, Some(c)) => Adapter::Events(Box::new(Programmable::new(c.clone(), i))),
-                    (None, None) => Adapter::Ring(Box::new(Ring::new(&a.nic, i, a.device.as_ref()))),
+                    (None, Some(c), _) => Adapter::Events(Box::new(Programmable::new(c.clone(), i).on_wire(a.wire))),
+                    (None, None, Some(_)) => Adapter::Ring(Box::new(Ring::new(&a.nic, i, a.device.as_ref()))),
+                    (None, None, None) => {
+                        let dev = RingAdapter::new(&a.nic, i).queue_of(a.wire, mac.clone().filter(|_| a.queue > 0));
+                        if a.queue == 0 {
+                            mac = Some(dev.tx.mac());
+                        }
+                        Adapter::Ring(Box::new(Ring::with_device(&a.nic, Box::new(dev))))
+                    }
                 };
                 Port::new(&a.nic, a.bus, adapter)
             })
             .collect::<Vec<Port>>();
+        let steer = Steer::of(&cfg.adapters);
         let rings = (0..ports.len()).filter(|p| ports[*p].ring_ref().is_some()).collect();
         let mut procs = Processors::new(cfg.clock, run_queues(&cfg), cfg.driver.deferred);
-        let wire_tracks = trace.as_ref().map_or(Vec::new(), |t| trace_parts(t, name, &mut buses, &mut procs.cpus, &mut ports));
+        let wire_tracks =
+            trace.as_ref().map_or(Vec::new(), |t| trace_parts(t, name, &mut buses, &mut procs.cpus, (&mut ports, &cfg.adapters)));
         let sessions = match &cfg.sessions {
             list if list.is_empty() => None,
             list => {
-                let mut s =
-                    Sessions::new(&cfg.stack, cfg.seed, list.clone(), ports.iter().map(|p| p.stack_segments()).collect(), &cfg.routes)?;
+                // The stack sends by an adapter's first queue.
+                let segments = ports.iter().zip(&cfg.adapters).map(|(p, a)| if a.queue > 0 { None } else { p.stack_segments() });
+                let mut s = Sessions::new(&cfg.stack, cfg.seed, list.clone(), segments.collect(), &cfg.routes)?;
                 s.one_call_a_step();
                 Some(s)
             }
@@ -109,6 +127,7 @@ impl Machine {
             trace,
             wires,
             wire_tracks,
+            steer,
             send_order: SendOrder::default(),
             tx_filled: Vec::new(),
             device_out: DeviceOut::default(),
@@ -116,6 +135,12 @@ impl Machine {
             tally: Tally::default(),
             cfg,
         })
+    }
+
+    /// The adapter the stack answers a frame of adapter `p` by: its first queue.
+    #[inline]
+    pub(super) fn stack_port(&self, p: usize) -> usize {
+        self.steer[self.cfg.adapters[p].wire].first
     }
 
     /// Hand adapter `p`'s device an input (`f`), then do what it tells the
@@ -328,7 +353,8 @@ impl Component for Machine {
                 if let Some(w) = &mut self.wires {
                     w.received(&frame.bytes, now);
                 }
-                self.tell_device(p, ctx, |d, cx| d.frame_in(frame, cx));
+                let q = self.steer[p].queue(&frame.bytes);
+                self.tell_device(q, ctx, |d, cx| d.frame_in(frame, cx));
             }
             Msg::Timer(tag) => self.timer(tag, ctx),
         }

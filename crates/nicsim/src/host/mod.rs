@@ -21,6 +21,7 @@ mod processors;
 mod report;
 mod send_queue;
 pub mod sessions;
+mod steer;
 mod steps;
 pub mod stream;
 mod tag;

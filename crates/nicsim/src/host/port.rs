@@ -169,8 +169,13 @@ impl Ring {
     /// The ring adapter of port `port`: the model its configuration
     /// describes, or the device `make` makes.
     pub fn new(nic: &NicConfig, port: usize, make: Option<&DeviceFactory>) -> Self {
+        Self::with_device(nic, make.map_or_else(|| Box::new(RingAdapter::new(nic, port)) as Box<dyn Device>, |f| (f.0)(port)))
+    }
+
+    /// The ring adapter `device`, configured as `nic` says.
+    pub fn with_device(nic: &NicConfig, device: Box<dyn Device>) -> Self {
         Ring {
-            device: make.map_or_else(|| Box::new(RingAdapter::new(nic, port)) as Box<dyn Device>, |f| (f.0)(port)),
+            device,
             waiting: VecDeque::new(),
             built_ahead: 0,
             refill_pending: 0,

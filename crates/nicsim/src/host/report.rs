@@ -4,6 +4,7 @@
 use crate::host::cpu::Activity;
 use crate::host::machine::Machine;
 use crate::host::port::Adapter;
+use crate::host::steer::label;
 use crate::host::transfer::{self, Transfer, Wires};
 use crate::observe::{Report, Value};
 use crate::time::{Duration, Time};
@@ -62,7 +63,7 @@ pub fn report(m: &Machine, end: Time) -> Report {
         let mut e = Report::default();
         o.report(&mut e, end);
         e.count("engine_interrupts", p.irq.raised);
-        let prefix = if engines > 1 || m.apps.sessions.is_some() { format!("adapter{i}_") } else { String::new() };
+        let prefix = if engines > 1 || m.apps.sessions.is_some() { format!("adapter{}_", m.cfg.adapters[i].wire) } else { String::new() };
         prefixed(&mut r, &prefix, &e);
     }
     if let Some(w) = &m.wires {
@@ -74,10 +75,10 @@ pub fn report(m: &Machine, end: Time) -> Report {
     let host_busy = m.procs.cpus.iter().map(|c| c.account.busy()).fold(Duration::ZERO, |a, b| a + b);
     for (i, p) in m.ports.iter().enumerate() {
         let Adapter::Events(dev) = &p.adapter else { continue };
-        if m.ports.len() > 1 {
+        if let Some(name) = label(&m.cfg.adapters, i) {
             let mut a = Report::default();
             dev.report(&mut a, end, host_busy);
-            prefixed(&mut r, &format!("adapter{i}_"), &a);
+            prefixed(&mut r, &format!("{name}_"), &a);
         } else {
             dev.report(&mut r, end, host_busy);
         }
@@ -119,10 +120,11 @@ pub fn report(m: &Machine, end: Time) -> Report {
     }
     if m.ports.len() > 1 {
         for (a, (i, _, ring)) in adapters.iter().zip(&rings) {
-            prefixed(&mut r, &format!("adapter{i}_"), a);
+            let name = label(&m.cfg.adapters, *i).map_or(String::new(), |l| l + "_");
+            prefixed(&mut r, &name, a);
             let mut pr = Report::default();
             ring.device.report_processor(&mut pr, end);
-            prefixed(&mut r, &format!("adapter{i}_"), &pr);
+            prefixed(&mut r, &name, &pr);
         }
     } else if let Some((_, _, ring)) = rings.first() {
         ring.device.report_processor(&mut r, end);

@@ -71,7 +71,10 @@ struct Session {
 enum App {
     File(FileApp),
     /// A TTCP end's stream, and the bytes a sender has still to hand its socket.
-    Ttcp { stream: Box<Stream>, owed: u64 },
+    Ttcp {
+        stream: Box<Stream>,
+        owed: u64,
+    },
 }
 
 impl Session {

@@ -2,12 +2,20 @@
 //! processors and private buses, and each adapter's frames in from the wire.
 
 use crate::bus::HostBus;
+use crate::host::config::AdapterSlot;
 use crate::host::cpu::Cpu;
 use crate::host::port::Port;
+use crate::host::steer::label;
 use crate::observe::{SharedTrace, TrackId};
 
 /// Draw every part of host `name` into `t`; returns each adapter's wire track.
-pub(super) fn trace_parts(t: &SharedTrace, name: &str, buses: &mut [HostBus], cpus: &mut [Cpu], ports: &mut [Port]) -> Vec<TrackId> {
+pub(super) fn trace_parts(
+    t: &SharedTrace,
+    name: &str,
+    buses: &mut [HostBus],
+    cpus: &mut [Cpu],
+    (ports, adapters): (&mut [Port], &[AdapterSlot]),
+) -> Vec<TrackId> {
     let several_buses = buses.len() > 1;
     for (i, b) in buses.iter_mut().enumerate() {
         b.trace_into(t.clone(), &if several_buses { format!("{name} bus{i}") } else { name.to_string() });
@@ -15,13 +23,14 @@ pub(super) fn trace_parts(t: &SharedTrace, name: &str, buses: &mut [HostBus], cp
     for (i, c) in cpus.iter_mut().enumerate() {
         c.account.trace_into(t, name, &format!("cpu{i}"));
     }
-    let adapter = |i: usize| if ports.len() > 1 { format!("adapter{i}") } else { "adapter".into() };
-    let labels: Vec<String> = (0..ports.len()).map(adapter).collect();
+    let labels: Vec<String> = (0..ports.len()).map(|i| label(adapters, i).map_or("adapter".into(), |l| l.replace('_', " "))).collect();
     for (p, label) in ports.iter_mut().zip(&labels) {
         p.device().trace_into(t, &format!("{name} {label}"));
         for (k, a) in p.device().processors().into_iter().enumerate() {
             a.trace_into(t, name, &format!("{label} cpu{k}"));
         }
     }
-    labels.iter().map(|label| t.borrow_mut().track(name, &format!("{label} wire (frames in)"))).collect()
+    let wires = adapters.iter().filter(|a| a.queue == 0).count();
+    let wire = |w: usize| if wires > 1 { format!("adapter{w}") } else { "adapter".into() };
+    (0..wires).map(|w| t.borrow_mut().track(name, &format!("{} wire (frames in)", wire(w)))).collect()
 }

@@ -50,6 +50,9 @@ pub struct SourceConfig {
     pub count: Option<u64>,
     pub start: Duration,
     pub flow: u32,
+    /// UDP or TCP source ports its frames take in turn, from the template's:
+    /// frame n leaves port + n mod `ports` (a receiver's RSS spreads them).
+    pub ports: u16,
     /// The rate of the link the source sends on, bits per second.
     pub link_bps: u64,
     /// The end of the run, if it has one: no frame starts after it.
@@ -173,6 +176,12 @@ impl Source {
         if random {
             let from = l.payload_at + STAMP_LEN.min(self.cfg.payload_len);
             rng.fill_bytes(&mut b[from..payload_end]);
+        }
+        if self.cfg.ports > 1 && l.l4_csum.is_some() {
+            let at = l.l4_at;
+            let port = u16::from_be_bytes([t[at], t[at + 1]]).wrapping_add((n % self.cfg.ports as u64) as u16);
+            l4_delta += checksum::changes(&t[at..at + 2], &port.to_be_bytes());
+            b[at..at + 2].copy_from_slice(&port.to_be_bytes());
         }
         if let Some(at) = l.tcp_seq_at {
             let seq = match &self.cfg.headers.l3 {
@@ -305,6 +314,7 @@ mod tests {
             fill,
             count: None,
             start: Duration::ZERO,
+            ports: 1,
             flow: 3,
             link_bps: 1_000_000_000,
             until: None,
@@ -316,9 +326,10 @@ mod tests {
         fn every_generated_frame_has_valid_checksums_and_its_stamp(
             l3 in prop::sample::select(vec![0u8, 4, 6]), l4 in 0u8..2, vlan in proptest::option::of(0u16..4096),
             payload_len in 0usize..1400, random in any::<bool>(), n in prop::sample::select(vec![0u64, 1, 2, 65_535, 65_536, 3_000_000, u32::MAX as u64 + 7]),
+            ports in prop::sample::select(vec![1u16, 7, 1000]),
         ) {
             let fill = if random { Fill::Random } else { Fill::Counter };
-            let src = Source::new(config(l3, l4, vlan, payload_len, fill)).unwrap();
+            let src = Source::new(SourceConfig { ports, ..config(l3, l4, vlan, payload_len, fill) }).unwrap();
             let (mut out, mut rng) = (Vec::new(), component_rng(1, "s"));
             let mut ctx = Ctx::new(Time::ZERO, &mut out, &mut rng);
             let bytes = src.make_frame(n, ctx.rng());
@@ -328,6 +339,10 @@ mod tests {
             }
             if l3 == 4 {
                 prop_assert_eq!(u16::from_be_bytes([bytes[view.l3_offset + 4], bytes[view.l3_offset + 5]]), n as u16);
+            }
+            if l3 != 0 {
+                let at = view.l4.unwrap().0;
+                prop_assert_eq!(u16::from_be_bytes([bytes[at], bytes[at + 1]]) as u64, 1 + n % ports as u64, "the source port of frame n");
             }
         }
     }

@@ -2,6 +2,9 @@
 //! transmit sides, the tail writes that reach it, its write-back delay and the
 //! completions of its sends, on timers of its own.
 
+use std::cell::Cell;
+use std::rc::Rc;
+
 use crate::device::{Device, DeviceCx, Register};
 use crate::engine::timers::{part_space, Earliest, Timers};
 use crate::engine::{Msg, PortId};
@@ -20,7 +23,8 @@ pub struct RingAdapter {
     timers: Timers<RingDue>,
     /// The write-back delay timer in flight.
     flush_timer: Earliest,
-    port: usize,
+    /// Its port on the wire (a multi-queue adapter's queues share one).
+    wire: PortId,
     /// Each send done raises its interrupt.
     tx_interrupt: bool,
     link_rate_bps: u64,
@@ -43,10 +47,20 @@ impl RingAdapter {
             tx: Tx::new(nic.clone()),
             timers: Timers::new(part_space(port)),
             flush_timer: Earliest::default(),
-            port,
+            wire: port as PortId,
             tx_interrupt: nic.tx_interrupt,
             link_rate_bps: nic.link_rate_bps,
         }
+    }
+
+    /// A queue of an adapter on wire port `wire`, sending through `mac`, its
+    /// first queue's MAC, if it is another (`Tx::mac`).
+    pub fn queue_of(mut self, wire: usize, mac: Option<Rc<Cell<Time>>>) -> Self {
+        self.wire = wire as PortId;
+        if let Some(m) = mac {
+            self.tx.share_mac(m);
+        }
+        self
     }
 
     /// `n` more buffers posted (a receive tail write reached it).
@@ -77,7 +91,7 @@ impl RingAdapter {
                 let done = (at + wire_time(frame.len(), self.link_rate_bps)).max(status);
                 self.timers.arm(cx.ctx, done, RingDue::TxDone);
             }
-            cx.ctx.send_at(self.port as PortId, at, Msg::frame(frame));
+            cx.ctx.send_at(self.wire, at, Msg::frame(frame));
         }
         cx.out.took_sends = true;
     }

@@ -5,7 +5,9 @@
 //! which the driver may reclaim the descriptors. An adapter the host moves
 //! frames for has them in its packet memory already.
 
+use std::cell::Cell;
 use std::collections::VecDeque;
+use std::rc::Rc;
 
 use crate::bus::{Fill, HostBus, Purpose};
 use crate::device::rings::TxRing;
@@ -32,7 +34,8 @@ pub struct Tx {
     unwritten: u32,
     fetch_free: Time,
     dma_free: Time,
-    mac_free: Time,
+    /// When the MAC is free: one adapter's queues share it.
+    mac: Rc<Cell<Time>>,
     /// Frames in the FIFO: (when their last bit leaves, bytes), and their bytes.
     fifo: VecDeque<(Time, u64)>,
     fifo_bytes: u64,
@@ -41,13 +44,23 @@ pub struct Tx {
 }
 
 impl Tx {
+    /// When its MAC is free, a clock another queue of the adapter may share.
+    pub fn mac(&self) -> Rc<Cell<Time>> {
+        self.mac.clone()
+    }
+
+    /// Send through `mac`, another queue's MAC.
+    pub fn share_mac(&mut self, mac: Rc<Cell<Time>>) {
+        self.mac = mac;
+    }
+
     pub fn new(cfg: NicConfig) -> Self {
         Tx {
             cfg,
             unwritten: 0,
             fetch_free: Time::ZERO,
             dma_free: Time::ZERO,
-            mac_free: Time::ZERO,
+            mac: Rc::new(Cell::new(Time::ZERO)),
             fifo: VecDeque::new(),
             fifo_bytes: 0,
             frames: 0,
@@ -66,14 +79,14 @@ impl Tx {
             // TSO, a send's segments are cut from packet memory).
             while let Some(frame) = ring.fetch() {
                 for f in self.segments(frame) {
-                    let start = now.max(self.mac_free);
-                    self.mac_free = start + wire_time(f.len(), self.cfg.link_rate_bps);
+                    let start = now.max(self.mac.get());
+                    self.mac.set(start + wire_time(f.len(), self.cfg.link_rate_bps));
                     self.frames += 1;
                     self.bytes += f.len() as u64;
                     out.push(Sent { start, frame: f, status: Time::ZERO });
                 }
-                written(&mut out, self.mac_free);
-                ring.written_back(self.mac_free, 1);
+                written(&mut out, self.mac.get());
+                ring.written_back(self.mac.get(), 1);
             }
             return out;
         }
@@ -111,7 +124,7 @@ impl Tx {
         };
         let ready = match self.cfg.tx_done {
             TxDone::Read => ready,
-            TxDone::Sent => self.mac_free,
+            TxDone::Sent => self.mac.get(),
         };
         self.unwritten += 1;
         if self.unwritten >= self.cfg.tx_writeback || ring.posted() == 0 {
@@ -145,10 +158,10 @@ impl Tx {
         }
         let (issued, ready) = bus.read_pipelined(room_at, read as u64, Purpose::TxData);
         self.dma_free = issued;
-        let start = ready.max(self.mac_free);
+        let start = ready.max(self.mac.get());
         let occupancy = wire_time(len, self.cfg.link_rate_bps);
-        self.mac_free = start + occupancy;
-        self.fifo.push_back((self.mac_free, bytes));
+        self.mac.set(start + occupancy);
+        self.fifo.push_back((start + occupancy, bytes));
         self.fifo_bytes += bytes;
         self.frames += 1;
         self.bytes += len as u64;

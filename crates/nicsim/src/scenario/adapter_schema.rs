@@ -123,6 +123,16 @@ pub struct AdapterSpec {
     /// The host processor that takes its interrupt, every time (its affinity, from 0).
     #[serde(default)]
     pub irq_cpu: i64,
+    /// Receive and transmit queue pairs, 1 to 64: RSS steers each received frame
+    /// to a queue by the Toeplitz hash of its addresses and ports, and each queue
+    /// has its rings, its share of the receive packet buffer and an interrupt
+    /// vector of its own.
+    #[serde(default = "one")]
+    pub queues: i64,
+    /// The processor each queue's vector is bound to, one per queue (by default
+    /// queue q's on irq_cpu + q, around the host's processors).
+    #[serde(default)]
+    pub irq_cpus: Option<Vec<i64>>,
     /// With "min-interval": the least time between interrupts (in 256 ns units).
     pub interrupt_interval: Option<TimeSpan>,
     /// With "coalesce": interrupt after this many completions ...

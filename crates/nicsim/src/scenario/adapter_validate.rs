@@ -36,6 +36,8 @@ fn foreign_key(a: &AdapterSpec) -> Option<(&'static str, &'static str)> {
         };
     }
     let ring = first_set!(
+        queues,
+        irq_cpus,
         rx_fifo,
         tx_fifo,
         rx_dma_threshold,
@@ -87,12 +89,13 @@ pub(crate) fn adapter_slots(
         return err(format!("{path}.adapter"), "give the host at least one adapter");
     }
     let mut slots = Vec::new();
+    let mut port = 0;
     for (i, a) in h.adapter.iter().enumerate() {
         let ap = format!("{path}.adapter[{i}]");
         let count = within(format!("{ap}.count"), a.count, 1, 64)?;
         let bus = a.bus.map(|b| within(format!("{ap}.bus"), b, 0, buses as i64 - 1)).transpose()?;
+        let queues = queue_cpus(a, &ap, h.cpus)?;
         for _ in 0..count {
-            let port = slots.len();
             let Some(&rate) = link_rates.get(port) else {
                 return err(format!("{path}.adapter"), format!("more than {} adapters in all", link_rates.len()));
             };
@@ -118,14 +121,52 @@ pub(crate) fn adapter_slots(
                 }
                 _ => None,
             };
-            let irq_cpu = within(format!("{ap}.irq_cpu"), a.irq_cpu, 0, h.cpus - 1)? as usize;
-            slots.push((AdapterSlot { nic, bus, irq_cpu, offload: None, programmable, device: None }, offload));
+            let n = queues.len() as u16;
+            if n > 1 && (nic.rx_fifo / n as u64) < 2048 {
+                return err(
+                    format!("{ap}.queues"),
+                    format!("each of {n} queues' share of rx_fifo ({} bytes) must hold a full frame (2 KB)", nic.rx_fifo / n as u64),
+                );
+            }
+            // The receive packet buffer is split evenly between the queues.
+            let nic = NicConfig { rx_fifo: nic.rx_fifo / n as u64, ..nic };
+            for (q, &irq_cpu) in queues.iter().enumerate() {
+                let slot = AdapterSlot {
+                    nic: nic.clone(),
+                    wire: port,
+                    queue: q as u16,
+                    queues: n,
+                    bus,
+                    irq_cpu,
+                    offload: None,
+                    programmable: programmable.clone(),
+                    device: None,
+                };
+                slots.push((slot, offload.clone()));
+            }
+            port += 1;
         }
     }
     if h.send.is_some() && !slots.iter().any(|(a, _)| a.programmable.is_some()) {
         return err(format!("{path}.send"), "runs through a programmable adapter: give the host one (kind = \"programmable\")");
     }
     Ok(slots)
+}
+
+/// The processor of each queue's interrupt vector: `irq_cpus`, one per queue,
+/// or queue q's on `irq_cpu` + q around the host's processors.
+fn queue_cpus(a: &AdapterSpec, ap: &str, cpus: i64) -> Result<Vec<usize>, ScenarioError> {
+    let queues = within(format!("{ap}.queues"), a.queues, 1, 64)? as usize;
+    let first = within(format!("{ap}.irq_cpu"), a.irq_cpu, 0, cpus - 1)? as usize;
+    match &a.irq_cpus {
+        None => Ok((0..queues).map(|q| (first + q) % cpus as usize).collect()),
+        Some(list) if list.len() != queues => {
+            err(format!("{ap}.irq_cpus"), format!("give one processor per queue: {queues}, got {}", list.len()))
+        }
+        Some(list) => {
+            list.iter().enumerate().map(|(q, &k)| within(format!("{ap}.irq_cpus[{q}]"), k, 0, cpus - 1).map(|k| k as usize)).collect()
+        }
+    }
 }
 
 /// Each TCP offload engine of a host, with no sessions yet: `carry` gives

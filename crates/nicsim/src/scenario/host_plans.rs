@@ -111,18 +111,24 @@ fn check_carried(h: &HostSpec, cfg: &HostConfig, path: &str) -> Result<(), Scena
     Ok(())
 }
 
-/// The adapter of host `h` that reaches each station, the first where several do.
-fn routes(h: &HostSpec, reach: &[Vec<&str>], stations: &HashMap<&str, Station>) -> Vec<([u8; 6], usize)> {
+/// The adapter of host `h` that reaches each station, the first where several do
+/// (its first queue, where it has several).
+fn routes(h: &HostSpec, reach: &[Vec<&str>], stations: &HashMap<&str, Station>, cfg: &HostConfig) -> Vec<([u8; 6], usize)> {
     let mut taken = HashSet::from([h.name.as_str()]);
     let mut routes = Vec::new();
-    for (port, names) in reach.iter().enumerate() {
+    for (wire, names) in reach.iter().enumerate() {
         for &name in names {
             if let (true, Some(st)) = (taken.insert(name), stations.get(name)) {
-                routes.push((st.mac, port));
+                routes.push((st.mac, first_queue(cfg, wire)));
             }
         }
     }
     routes
+}
+
+/// The adapter slot of wire port `wire`'s first queue.
+fn first_queue(cfg: &HostConfig, wire: usize) -> usize {
+    cfg.adapters.iter().position(|a| a.wire == wire).expect("every wire port has an adapter")
 }
 
 /// A host's sessions whose far end an offload engine reaches run on that
@@ -164,9 +170,11 @@ fn onto_engines(
 
 /// A blast leaves by the first ring adapter that reaches its sink.
 fn blast_port(h: &HostSpec, reach: &[Vec<&str>], cfg: &mut HostConfig, path: &str) -> Result<(), ScenarioError> {
-    let (Some(spec), Some(b)) = (&h.blast, cfg.blast.as_mut()) else { return Ok(()) };
+    let Some(spec) = &h.blast else { return Ok(()) };
     let ring = |p: usize| cfg.adapters[p].offload.is_none() && cfg.adapters[p].programmable.is_none();
-    match (0..reach.len()).find(|&p| ring(p) && reach[p].contains(&spec.to.as_str())) {
+    let found = (0..reach.len()).map(|w| first_queue(cfg, w)).find(|&p| ring(p) && reach[cfg.adapters[p].wire].contains(&spec.to.as_str()));
+    let Some(b) = cfg.blast.as_mut() else { return Ok(()) };
+    match found {
         Some(p) => b.port = p,
         None => return err(format!("{path}.blast.to"), "no ring adapter of the host reaches it (a blast runs through a ring adapter)"),
     }
@@ -267,7 +275,7 @@ pub(super) fn hosts(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<
         let mut cfg = host_config(h, &path, &around)?;
         if h.adapter_count() > 1 {
             let reach = nets.reachable(&h.name, h.adapter_count());
-            cfg.routes = routes(h, &reach, stations);
+            cfg.routes = routes(h, &reach, stations, &cfg);
             blast_port(h, &reach, &mut cfg, &path)?;
         }
         cfg.stack.neighbors = everyone.clone();

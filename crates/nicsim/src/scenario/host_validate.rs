@@ -201,6 +201,7 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
                 count: None,
                 start: Duration::ZERO,
                 flow: s.flow,
+                ports: 1,
                 link_bps: 0,
                 until: None,
             };

@@ -146,8 +146,15 @@ pub struct SourceSpec {
     /// 802.1Q VLAN id, 0 to 4095 (none by default).
     #[serde(default)]
     pub vlan: Option<i64>,
+    /// UDP or TCP source ports the frames take in turn, from 10000 + flow (UDP) or
+    /// 40000 + flow (TCP): so many flows for a receiver's RSS to spread (1 by default).
+    #[serde(default = "one")]
+    pub source_ports: i64,
 }
 
+fn one() -> i64 {
+    1
+}
 fn udp() -> Protocol {
     Protocol::Udp
 }

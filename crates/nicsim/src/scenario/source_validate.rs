@@ -85,6 +85,26 @@ pub fn source_config(s: &SourceSpec, path: &str, flow: u32, from: &Station, to: 
         SourceRate::Bits(b) => Rate::BitsPerSecond(b),
         SourceRate::Frames(f) => Rate::FramesPerSecond(f),
     };
+    let ports = match (&headers.l3, s.source_ports) {
+        (_, n) if n < 1 => return err(format!("{path}.source_ports"), format!("must be at least 1, got {n}")),
+        (L3::Raw { .. }, n) if n > 1 => {
+            return err(format!("{path}.source_ports"), "applies to UDP or TCP frames; raw frames have no ports")
+        }
+        (L3::Ipv4 { l4, .. } | L3::Ipv6 { l4, .. }, n) => {
+            let first = match l4 {
+                L4::Udp { src_port, .. } => *src_port,
+                L4::Tcp(t) => t.src_port,
+            } as i64;
+            if first + n - 1 > 65_535 {
+                return err(
+                    format!("{path}.source_ports"),
+                    format!("ports from {first} run past 65535 with {n} of them: at most {}", 65_536 - first),
+                );
+            }
+            n as u16
+        }
+        _ => 1,
+    };
     if rate == Rate::Line && s.pattern == PatternSpec::Poisson {
         return err(format!("{path}.pattern"), "a line-rate source sends back to back; give a rate for Poisson arrivals");
     }
@@ -97,6 +117,7 @@ pub fn source_config(s: &SourceSpec, path: &str, flow: u32, from: &Station, to: 
         count,
         start: s.start.0,
         flow,
+        ports,
         link_bps: 0, // set when its link is known
         until: None,
     })

@@ -27,7 +27,8 @@ pub struct Adapter {
     timers: Timers<EngineDue>,
     /// Its stack's timer in flight.
     stack_timer: Earliest,
-    port: usize,
+    /// Its port on the wire.
+    wire: PortId,
 }
 
 /// What falls due at an offload engine.
@@ -54,8 +55,15 @@ impl Adapter {
             arriving: VecDeque::new(),
             timers: Timers::new(part_space(port)),
             stack_timer: Earliest::default(),
-            port,
+            wire: port as PortId,
         }
+    }
+
+    /// It sits on wire port `wire` (not its place among the host's adapters
+    /// when an adapter before it has several queues).
+    pub fn on_wire(mut self, wire: usize) -> Self {
+        self.wire = wire as PortId;
+        self
     }
 
     /// Work for its processor (a message from the host, a frame, its timer):
@@ -87,7 +95,7 @@ impl Adapter {
         for bytes in out.frames {
             let at = self.engine.transmit(now, bytes.len());
             let meta = FrameMeta { created: now, ..FrameMeta::default() };
-            cx.ctx.send_at(self.port as PortId, at, Msg::frame(Frame { bytes, meta }));
+            cx.ctx.send_at(self.wire, at, Msg::frame(Frame { bytes, meta }));
         }
         let n = out.to_host.len() as u32;
         self.events.extend(out.to_host);

@@ -102,7 +102,14 @@ impl Sessions {
     /// A file session reads all there is and writes what it owes as the socket
     /// takes it. Returns the bytes read, whether it did something, and the
     /// think time before it asks again.
-    fn act_file(stack: &mut Stack, sock: Sock, f: &mut FileApp, now: Time, measuring: bool, work: &mut Work) -> (u64, bool, Option<crate::time::Duration>) {
+    fn act_file(
+        stack: &mut Stack,
+        sock: Sock,
+        f: &mut FileApp,
+        now: Time,
+        measuring: bool,
+        work: &mut Work,
+    ) -> (u64, bool, Option<crate::time::Duration>) {
         let n = stack.drain(sock, usize::MAX, |bytes| f.take(bytes)) as u64;
         let reply = f.turn(now, measuring);
         work.requests += reply.writes;

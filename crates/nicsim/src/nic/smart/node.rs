@@ -129,8 +129,8 @@ pub struct Programmable {
     pub hw: Hw,
     /// Its own timers, apart from the host's (`engine::timers::part_space`).
     pub(super) timers: Timers<Due>,
-    /// The host port (wire) this adapter is.
-    pub(super) port: usize,
+    /// Its port on the wire.
+    wire: PortId,
     pub(super) send: SendState,
     pub(super) recv: RecvState,
     pub(super) coalescer: Option<Coalescer>,
@@ -166,7 +166,7 @@ impl Programmable {
         Programmable {
             hw,
             timers: Timers::new(part_space(port)),
-            port,
+            wire: port as PortId,
             send: SendState::default(),
             recv: RecvState::default(),
             coalescer: cfg.receive.coalesce.map(Coalescer::new),
@@ -283,7 +283,14 @@ impl Programmable {
 
     /// Frames out of the MAC go on this adapter's wire.
     pub(super) fn wire(&self) -> PortId {
-        self.port as PortId
+        self.wire
+    }
+
+    /// It sits on wire port `wire` (not its place among the host's adapters
+    /// when an adapter before it has several queues).
+    pub fn on_wire(mut self, wire: usize) -> Self {
+        self.wire = wire as PortId;
+        self
     }
 
     /// The adapter's figures; `host_busy` is the host processors' busy time,

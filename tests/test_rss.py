@@ -1,0 +1,78 @@
+"""Several queues per adapter with receive-side scaling (issue 56): the adapter
+steers each received frame to a queue by the Toeplitz hash of its addresses
+and ports, and each queue's interrupt vector and poll run on the core it is
+bound to; a flood of many flows that one core cannot take is taken by four.
+The flows themselves are real frames: a source's frames cycle through their
+source ports with every checksum valid (read back with dpkt)."""
+
+import dpkt
+import pytest
+
+import nicsim
+
+from frames import check_frame, read_pcap
+
+RSS = "combinations/rss-queues.toml"
+
+
+def server(scenarios, **sets):
+    r = nicsim.run(scenarios / RSS, overrides={f"host[0].adapter[0].{k}": v for k, v in sets.items()})
+    return r.component("server").metrics
+
+
+def test_four_queues_on_four_cores_take_the_flood_that_one_core_loses(scenarios):
+    one, four = server(scenarios, queues=1), server(scenarios, queues=4)
+    assert one["rx_loss"] > 0.5 and one["cpu1_utilization"] == 0, "one queue: its core alone, overwhelmed"
+    assert four["rx_loss"] < 0.01
+    assert four["rx_frames"] > 3.5 * one["rx_frames"]
+    per_queue = [four[f"queue{q}_rx_frames"] for q in range(4)]
+    assert sum(per_queue) == four["rx_frames"]
+    # 64 flows over 4 queues: the hash is linear in the port bits, so each queue has 16.
+    assert max(per_queue) - min(per_queue) <= 1, per_queue
+    for k in range(4):
+        assert four[f"cpu{k}_utilization"] > 0.5, f"queue {k}'s poll runs on cpu {k}"
+        assert four[f"queue{k}_interrupts"] > 0
+
+
+def test_a_queues_vector_is_taken_by_the_core_it_is_bound_to(scenarios):
+    m = server(scenarios, queues=2, irq_cpus=[2, 3])
+    assert m["cpu0_utilization"] == m["cpu1_utilization"] == 0
+    assert m["cpu2_utilization"] > 0.5 and m["cpu3_utilization"] > 0.5
+
+
+def test_the_sources_flows_are_real_frames_on_their_own_ports(scenarios, tmp_path):
+    pcap = tmp_path / "f.pcap"
+    nicsim.run(scenarios / RSS, overrides={"duration": "20us", "host[0].warmup": "0s"}, pcap=pcap)
+    frames = [buf for _, buf in read_pcap(pcap)]
+    assert len(frames) > 200
+    ports = set()
+    for buf in frames:
+        check_frame(buf)
+        ports.add(dpkt.ethernet.Ethernet(buf).data.data.sport)
+    assert ports == set(range(10_000, 10_064))
+
+
+@pytest.mark.parametrize(
+    "key, value, where",
+    [
+        ("host[0].adapter[0].queues", 0, "host[0].adapter[0].queues"),
+        ("host[0].adapter[0].queues", 65, "host[0].adapter[0].queues"),
+        ("host[0].adapter[0].irq_cpus", [0, 1], "host[0].adapter[0].irq_cpus"),
+        ("host[0].adapter[0].irq_cpus", [0, 1, 2, 4], "host[0].adapter[0].irq_cpus[3]"),
+        ("host[0].adapter[0].rx_fifo", 4096, "host[0].adapter[0].queues"),
+        ("source[0].source_ports", 0, "source[0].source_ports"),
+        ("source[0].source_ports", 60_000, "source[0].source_ports"),
+    ],
+)
+def test_an_impossible_queue_or_flow_setting_is_refused_where_it_is(scenarios, cli, key, value, where):
+    r = cli("check", scenarios / RSS, "--set", f"{key}={value}")
+    assert r.returncode == 2, r.stderr
+    assert where in r.stderr, r.stderr
+
+
+def test_queues_belong_to_a_ring_adapter(scenarios, cli, tmp_path):
+    path = tmp_path / "toe.toml"
+    text = (scenarios / RSS).read_text().replace("queues = 4 ", 'kind = "toe"\nqueues = 4 ', 1)
+    path.write_text(text)
+    r = cli("check", path)
+    assert r.returncode == 2 and "queues" in r.stderr, r.stderr
