@@ -34,6 +34,17 @@ def test_four_queues_on_four_cores_take_the_flood_that_one_core_loses(scenarios)
         assert four[f"queue{k}_interrupts"] > 0
 
 
+def test_a_poll_mode_driver_polls_each_queue_on_its_own_core(scenarios):
+    # As DPDK gives each queue an lcore: a loop a queue, on the queue's processor.
+    sets = {"host[0].driver.mode": "poll"}
+    r1 = nicsim.run(scenarios / RSS, overrides={**sets, "host[0].adapter[0].queues": 1}).component("server").metrics
+    r4 = nicsim.run(scenarios / RSS, overrides=sets).component("server").metrics
+    assert r1["rx_loss"] > 0.5 and all(r1[f"cpu{k}_poll"] == 0 for k in (1, 2, 3))
+    assert r4["rx_loss"] < 0.01 and r4["rx_frames"] > 3.5 * r1["rx_frames"]
+    for k in range(4):
+        assert r4[f"cpu{k}_poll"] > 0.2 and r4[f"cpu{k}_interrupt"] == 0, f"cpu {k} polls its queue"
+
+
 def test_a_queues_vector_is_taken_by_the_core_it_is_bound_to(scenarios):
     m = server(scenarios, queues=2, irq_cpus=[2, 3])
     assert m["cpu0_utilization"] == m["cpu1_utilization"] == 0

@@ -40,6 +40,11 @@ pub struct Machine {
     /// The ports whose adapter the driver works through its rings (every one
     /// but the offload engines).
     pub(super) rings: Vec<usize>,
+    /// With a poll loop: per processor, the rings its loop polls (a queue of a
+    /// multi-queue adapter on its own processor, the rest on `poll_cpu`); per
+    /// port, the processor whose loop polls it.
+    pub(super) poll_rings: Vec<Vec<usize>>,
+    pub(super) poller_of: Vec<usize>,
     pub(super) procs: Processors,
     pub(super) apps: Apps,
     /// The host's timers (`Tag`), each taken back by its handle.
@@ -98,8 +103,14 @@ impl Machine {
             })
             .collect::<Vec<Port>>();
         let steer = Steer::of(&cfg.adapters);
-        let rings = (0..ports.len()).filter(|p| ports[*p].ring_ref().is_some()).collect();
-        let mut procs = Processors::new(cfg.clock, run_queues(&cfg), cfg.driver.deferred);
+        let rings: Vec<usize> = (0..ports.len()).filter(|p| ports[*p].ring_ref().is_some()).collect();
+        let poller_of: Vec<usize> =
+            cfg.adapters.iter().map(|a| if a.queues > 1 { a.irq_cpu } else { cfg.driver.poll_cpu as usize }).collect();
+        let mut poll_rings = vec![Vec::new(); cfg.cpus as usize];
+        for &p in &rings {
+            poll_rings[poller_of[p]].push(p);
+        }
+        let mut procs = Processors::new(cfg.clock, run_queues(&cfg, &poll_rings), cfg.driver.deferred);
         let wire_tracks =
             trace.as_ref().map_or(Vec::new(), |t| trace_parts(t, name, &mut buses, &mut procs.cpus, (&mut ports, &cfg.adapters)));
         let sessions = match &cfg.sessions {
@@ -122,6 +133,8 @@ impl Machine {
             buses,
             ports,
             rings,
+            poll_rings,
+            poller_of,
             procs,
             timers: Timers::new(HOST_TIMERS),
             trace,
@@ -188,11 +201,12 @@ impl Machine {
     fn device_said(&mut self, p: usize, ctx: &mut Ctx) {
         let now = ctx.now();
         if !self.device_out.completions.is_empty() {
-            let polling = self.polling() && self.procs.poll_asleep_since.is_some();
+            let k = self.poller_of[p];
+            let polling = self.polling() && self.procs.poll_asleep_since[k].is_some();
             let left = self.device_out.buffers_left;
             for &(at, n) in &self.device_out.completions {
                 if polling {
-                    self.timers.arm(ctx, at.max(now), Tag::Thread(self.cfg.driver.poll_cpu as usize));
+                    self.timers.arm(ctx, at.max(now), Tag::Thread(k));
                 }
                 let port = &mut self.ports[p];
                 let mut alarm = IrqAlarm { timers: &mut self.timers, ctx, port: p };
@@ -362,7 +376,9 @@ impl Component for Machine {
 
     fn finish(&mut self, end: Time) -> Result<(), String> {
         self.ended = end;
-        self.wake_poller(end);
+        for k in 0..self.procs.cpus.len() {
+            self.wake_poller(k, end);
+        }
         for c in &mut self.procs.cpus {
             c.account.close_trace();
         }
@@ -388,10 +404,10 @@ impl Component for Machine {
 
 /// Each processor's run queue: the poller on its processor when the driver
 /// polls, the sender on its own, the background processes on theirs.
-fn run_queues(cfg: &HostConfig) -> Vec<RunQueue> {
+fn run_queues(cfg: &HostConfig, poll_rings: &[Vec<usize>]) -> Vec<RunQueue> {
     (0..cfg.cpus as usize)
         .map(|k| RunQueue {
-            poller: cfg.driver.polls() && k == cfg.driver.poll_cpu as usize,
+            poller: cfg.driver.polls() && (k == cfg.driver.poll_cpu as usize || !poll_rings[k].is_empty()),
             sender: cfg.blast.as_ref().is_some_and(|b| b.cpu as usize == k),
             background: cfg.background.as_ref().filter(|b| b.cpu as usize == k).map_or(0, |b| b.processes as usize),
         })

@@ -15,10 +15,10 @@ impl Machine {
         self.cfg.driver.polls()
     }
 
-    /// Account the poll loop's sleep up to `now`.
-    pub(super) fn wake_poller(&mut self, now: Time) {
-        if let Some(since) = self.procs.poll_asleep_since.take() {
-            self.spin(since, now);
+    /// Account processor `k`'s poll loop's sleep up to `now` (if it has one asleep).
+    pub(super) fn wake_poller(&mut self, k: usize, now: Time) {
+        if let Some(since) = self.procs.poll_asleep_since[k].take() {
+            self.spin(k, since, now);
         }
     }
 
@@ -26,24 +26,20 @@ impl Machine {
     /// spins only in the gaps between, so its spin so far is accounted and
     /// resumes when that work ends.
     pub(super) fn poller_busy(&mut self, k: usize, now: Time, end: Time) {
-        if k != self.cfg.driver.poll_cpu as usize {
-            return;
-        }
-        if let Some(since) = self.procs.poll_asleep_since {
-            self.spin(since, now);
-            self.procs.poll_asleep_since = Some(since.max(now).max(end));
+        if let Some(since) = self.procs.poll_asleep_since[k] {
+            self.spin(k, since, now);
+            self.procs.poll_asleep_since[k] = Some(since.max(now).max(end));
         }
     }
 
-    /// The poll loop spun from `since` to `now` (if later) on an otherwise idle processor.
-    fn spin(&mut self, since: Time, now: Time) {
+    /// Processor `k`'s poll loop spun from `since` to `now` (if later) on an otherwise idle processor.
+    fn spin(&mut self, k: usize, since: Time, now: Time) {
         if now <= since {
             return;
         }
-        let k = self.cfg.driver.poll_cpu as usize;
         let activity = self.idle_poll_activity();
         self.procs.cpus[k].account.account(activity, since, now, 0);
-        self.tally.polls += self.polls_in(now.since(since));
+        self.tally.polls += self.polls_in(k, now.since(since));
     }
 
     /// Idle polling is busy time for a dedicated poller, idle time for the OS's.
@@ -51,9 +47,10 @@ impl Machine {
         self.cfg.driver.empty_poll()
     }
 
-    /// How many back-to-back empty polling loops (a poll of every ring) fit in `d`.
-    pub(super) fn polls_in(&self, d: Duration) -> u64 {
-        let lap = self.cfg.costs.poll.max(1) * self.rings.len().max(1) as u64;
+    /// How many back-to-back empty polling loops of processor `k` (a poll of
+    /// each of its rings) fit in `d`.
+    pub(super) fn polls_in(&self, k: usize, d: Duration) -> u64 {
+        let lap = self.cfg.costs.poll.max(1) * self.poll_rings[k].len().max(1) as u64;
         d.ps() / self.cfg.clock.cycles(lap).ps().max(1)
     }
 
@@ -63,13 +60,13 @@ impl Machine {
         let queue = self.procs.run_queue(k);
         for (i, process) in queue.turns(self.procs.cpus[k].next_thread) {
             self.procs.cpus[k].next_thread = i + 1;
-            if !self.ready(process) {
+            if !self.ready(k, process) {
                 continue;
             }
             // Every other place, in turn after this one.
-            let others_ready = queue.turns(i + 1).take(queue.len() - 1).any(|(_, q)| self.ready(q));
+            let others_ready = queue.turns(i + 1).take(queue.len() - 1).any(|(_, q)| self.ready(k, q));
             let plan = match process {
-                Process::Poller => self.poller_step(others_ready, ctx),
+                Process::Poller => self.poller_step(k, others_ready, ctx),
                 Process::Sender => self.sender_step(k, ctx),
                 Process::Background => {
                     let slice = self.cfg.background.as_ref().expect("listed").slice;
@@ -85,24 +82,25 @@ impl Machine {
         None
     }
 
-    fn ready(&self, q: Process) -> bool {
+    fn ready(&self, k: usize, q: Process) -> bool {
         match q {
-            Process::Poller => self.procs.poll_asleep_since.is_none(),
+            Process::Poller => self.procs.poll_asleep_since[k].is_none(),
             Process::Sender => !self.apps.blast_waiting,
             Process::Background => true,
         }
     }
 
-    /// One turn of the poller: poll every adapter. With nothing found and nothing
-    /// else ready, it spins (busy for a dedicated poller, idle for the OS's loop)
-    /// until the next completion booked, or one that any adapter books sooner:
-    /// a real loop polls all the while, so it sees each the moment it is made.
-    fn poller_step(&mut self, others_ready: bool, ctx: &mut Ctx) -> Option<Plan> {
+    /// One turn of processor `k`'s poller: poll each of its adapters. With
+    /// nothing found and nothing else ready, it spins (busy for a dedicated
+    /// poller, idle for the OS's loop) until the next completion booked, or one
+    /// that any adapter books sooner: a real loop polls all the while, so it
+    /// sees each the moment it is made.
+    fn poller_step(&mut self, k: usize, others_ready: bool, ctx: &mut Ctx) -> Option<Plan> {
         let now = ctx.now();
         let mut plan = Plan::new(Activity::Poll, 0);
         let mut n = 0;
-        for i in 0..self.rings.len() {
-            let p = self.rings[i];
+        for i in 0..self.poll_rings[k].len() {
+            let p = self.poll_rings[k][i];
             plan.cycles += self.cfg.costs.poll;
             let (posted, built) = self.reclaim_sends(p, now, ctx);
             n += posted;
@@ -115,12 +113,14 @@ impl Machine {
         }
         self.tally.polls -= 1;
         Effects::recycle(plan.effects);
-        let visible = self.ports.iter().filter_map(|p| p.rings.rx.next_visible()).min();
-        let next = visible.into_iter().chain(self.next_send_room()).min();
+        // What the adapters this loop polls book (`poll_cpu`'s: and those without rings).
+        let mine = (0..self.ports.len()).filter(|&p| self.poller_of[p] == k);
+        let visible = mine.clone().filter_map(|p| self.ports[p].rings.rx.next_visible()).min();
+        let next = visible.into_iter().chain(self.next_send_room_of(mine)).min();
         if let Some(t) = next.filter(|&t| t > now) {
-            self.timers.arm(ctx, t, Tag::Thread(self.cfg.driver.poll_cpu as usize));
+            self.timers.arm(ctx, t, Tag::Thread(k));
         }
-        self.procs.poll_asleep_since = Some(now);
+        self.procs.poll_asleep_since[k] = Some(now);
         None
     }
 

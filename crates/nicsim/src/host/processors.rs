@@ -58,8 +58,8 @@ pub(super) struct Processors {
     pub stack_held: bool,
     /// Per processor, the step that must follow the one it runs.
     pub then: Vec<Option<Then>>,
-    /// The poll loop found nothing booked and sleeps from this time.
-    pub poll_asleep_since: Option<Time>,
+    /// Per processor, when its poll loop, finding nothing booked, went to sleep.
+    pub poll_asleep_since: Vec<Option<Time>>,
     run_queues: Vec<RunQueue>,
     deferred: Deferred,
 }
@@ -74,7 +74,7 @@ impl Processors {
             shared: VecDeque::new(),
             stack_held: false,
             then: (0..n).map(|_| None).collect(),
-            poll_asleep_since: None,
+            poll_asleep_since: vec![None; n],
             run_queues,
             deferred,
         }

@@ -138,9 +138,14 @@ impl Machine {
         (n, cycles)
     }
 
-    /// When the next waiting frame could go: the first outstanding one sent.
-    pub(super) fn next_send_room(&self) -> Option<Time> {
-        self.ports.iter().filter(|p| p.ring_ref().is_some_and(|r| !r.waiting.is_empty())).filter_map(|p| p.rings.tx.next_reclaim()).min()
+    /// When the next frame waiting on one of ports `of` could go: the first
+    /// outstanding one sent.
+    pub(super) fn next_send_room_of(&self, of: impl IntoIterator<Item = usize>) -> Option<Time> {
+        of.into_iter()
+            .map(|p| &self.ports[p])
+            .filter(|p| p.ring_ref().is_some_and(|r| !r.waiting.is_empty()))
+            .filter_map(|p| p.rings.tx.next_reclaim())
+            .min()
     }
 
     fn tail_writes(&mut self, p: usize, n: u32, now: Time, ctx: &mut Ctx) {
@@ -157,9 +162,10 @@ impl Machine {
             return;
         }
         self.arm_send_wait(p, ctx);
-        if self.polling() && self.procs.poll_asleep_since.is_some() {
+        let k = self.poller_of[p];
+        if self.polling() && self.procs.poll_asleep_since[k].is_some() {
             if let Some(at) = self.ports[p].rings.tx.next_reclaim() {
-                self.timers.arm(ctx, at.max(ctx.now()), Tag::Thread(self.cfg.driver.poll_cpu as usize));
+                self.timers.arm(ctx, at.max(ctx.now()), Tag::Thread(k));
             }
         }
     }

@@ -42,9 +42,7 @@ impl Machine {
                 self.dispatch(0, ctx);
             }
             Tag::Thread(k) => {
-                if k == self.cfg.driver.poll_cpu as usize {
-                    self.wake_poller(now);
-                }
+                self.wake_poller(k, now);
                 self.apps.blast_waiting = false;
                 self.dispatch(k, ctx);
             }
