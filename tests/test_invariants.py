@@ -60,6 +60,14 @@ def check_figures(r):
             assert m.get("tcp_retransmits", 0) == 0, f"{c.name} retransmitted on a network that lost nothing"
 
 
+def send_ahead_on_pci(path, sets) -> bool:
+    """A programmable adapter's send workload on a conventional PCI bus: its
+    firmware books a whole send on the bus ahead of time, starving the bus's other
+    masters when the bus cannot carry it (a known limit, docs/model.md)."""
+    pci = any(k.endswith(".bus") and isinstance(v, dict) and v.get("kind") == "pci" for k, v in sets.items())
+    return pci and "[host.send]" in path.read_text()
+
+
 def check_timeline(r, path):
     if r.data["trace_events_dropped"]:
         return
@@ -80,7 +88,7 @@ def test_a_random_combination_keeps_every_invariant(case, tmp_path):
     pcap, trace = tmp_path / "run.pcap", tmp_path / "run.json"
     r = nicsim.run(path, overrides=sets, pcap=pcap, trace=trace, trace_limit=100_000, capture_limit=5000)
     check_figures(r)
-    if not any(k.endswith(".background") for k in sets):
+    if not any(k.endswith(".background") for k in sets) and not send_ahead_on_pci(path, sets):
         # Only processes that hold the processor may keep a driver from its ring.
         assert not stalls(r), stalls(r)
     check_timeline(r, trace)
