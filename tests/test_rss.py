@@ -45,6 +45,13 @@ def test_a_poll_mode_driver_polls_each_queue_on_its_own_core(scenarios):
         assert r4[f"cpu{k}_poll"] > 0.2 and r4[f"cpu{k}_interrupt"] == 0, f"cpu {k} polls its queue"
 
 
+def test_the_hash_key_is_the_adapters(scenarios):
+    # A key of zeros hashes every frame to 0: the table's first entry, queue 0.
+    m = server(scenarios, rss_key=":".join(["00"] * 40))
+    assert m["queue0_rx_frames"] == m["rx_frames"] > 1000
+    assert m["queue1_rx_frames"] == m["queue2_rx_frames"] == m["queue3_rx_frames"] == 0
+
+
 def test_a_queues_vector_is_taken_by_the_core_it_is_bound_to(scenarios):
     m = server(scenarios, queues=2, irq_cpus=[2, 3])
     assert m["cpu0_utilization"] == m["cpu1_utilization"] == 0
@@ -71,6 +78,8 @@ def test_the_sources_flows_are_real_frames_on_their_own_ports(scenarios, tmp_pat
         ("host[0].adapter[0].irq_cpus", [0, 1], "host[0].adapter[0].irq_cpus"),
         ("host[0].adapter[0].irq_cpus", [0, 1, 2, 4], "host[0].adapter[0].irq_cpus[3]"),
         ("host[0].adapter[0].rx_fifo", 4096, "host[0].adapter[0].queues"),
+        ("host[0].adapter[0].rss_key", "6d5a", "host[0].adapter[0].rss_key"),
+        ("host[0].adapter[0].rss_key", "zz" * 40, "host[0].adapter[0].rss_key"),
         ("source[0].source_ports", 0, "source[0].source_ports"),
         ("source[0].source_ports", 60_000, "source[0].source_ports"),
     ],

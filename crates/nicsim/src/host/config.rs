@@ -216,6 +216,8 @@ pub struct AdapterSlot {
     pub wire: usize,
     pub queue: u16,
     pub queues: u16,
+    /// The key of its RSS hash.
+    pub rss_key: [u8; 40],
     pub bus: usize,
     /// The processor that takes its interrupt (its affinity).
     pub irq_cpu: usize,

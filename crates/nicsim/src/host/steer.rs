@@ -1,19 +1,18 @@
 //! Which queue of an adapter takes a frame from the wire: with one queue, that
 //! one; with several, the queue receive-side scaling names (the Toeplitz hash
-//! of the frame's addresses and ports under the verification key, looked up in
+//! of the frame's addresses and ports under the adapter's key, looked up in
 //! an indirection table that names the queues in turn). A frame with no IP
 //! header goes to the first queue.
 
 use crate::host::config::AdapterSlot;
-use crate::nic::rss::{input, toeplitz, Indirection, VERIFICATION_KEY};
+use crate::nic::rss::{input, toeplitz, Indirection};
 
 /// One wire port's queues: the first one's place among the host's adapters,
 /// and the table when there are several.
 pub struct Steer {
     pub first: usize,
     table: Option<Indirection>,
-    /// Frames each queue took (for its figures).
-    pub frames: Vec<u64>,
+    key: [u8; 40],
 }
 
 impl Steer {
@@ -25,7 +24,7 @@ impl Steer {
             if a.queue == 0 {
                 debug_assert_eq!(a.wire, wires.len(), "wire ports in order");
                 let table = (a.queues > 1).then(|| Indirection::spread(a.queues));
-                wires.push(Steer { first: i, table, frames: vec![0; a.queues as usize] });
+                wires.push(Steer { first: i, table, key: a.rss_key });
             }
         }
         wires
@@ -33,10 +32,9 @@ impl Steer {
 
     /// The adapter (queue) that takes `frame`.
     #[inline]
-    pub fn queue(&mut self, frame: &[u8]) -> usize {
+    pub fn queue(&self, frame: &[u8]) -> usize {
         let Some(table) = &self.table else { return self.first };
-        let q = input(frame).map_or(0, |i| table.queue(toeplitz(&VERIFICATION_KEY, &i)) as usize);
-        self.frames[q] += 1;
+        let q = input(frame).map_or(0, |i| table.queue(toeplitz(&self.key, &i)) as usize);
         self.first + q
     }
 }
@@ -69,6 +67,7 @@ mod tests {
                 wire: 0,
                 queue: q,
                 queues,
+                rss_key: crate::nic::rss::VERIFICATION_KEY,
                 bus: 0,
                 irq_cpu: q as usize,
                 offload: None,
@@ -88,10 +87,10 @@ mod tests {
 
     #[test]
     fn one_queue_takes_everything_and_a_flow_stays_on_its_queue() {
-        let mut one = Steer::of(&slots(1));
+        let one = Steer::of(&slots(1));
         assert_eq!(one.len(), 1);
         assert_eq!(one[0].queue(&udp(10_000)), 0);
-        let mut four = Steer::of(&slots(4));
+        let four = Steer::of(&slots(4));
         let q = four[0].queue(&udp(10_007));
         assert!((0..4).all(|_| four[0].queue(&udp(10_007)) == q), "a flow's frames keep to one queue");
     }
@@ -109,7 +108,7 @@ mod tests {
 
     #[test]
     fn flows_spread_over_every_queue_and_other_frames_go_to_the_first() {
-        let mut s = Steer::of(&slots(4));
+        let s = Steer::of(&slots(4));
         let queues: std::collections::HashSet<usize> = (0..64).map(|p| s[0].queue(&udp(10_000 + p))).collect();
         assert_eq!(queues.len(), 4, "64 flows reach all four queues");
         let arp = [[0xff; 6].as_slice(), &[2, 0, 0, 0, 0, 1], &[0x08, 0x06], &[0; 46]].concat();

@@ -133,6 +133,11 @@ pub struct AdapterSpec {
     /// queue q's on irq_cpu + q, around the host's processors).
     #[serde(default)]
     pub irq_cpus: Option<Vec<i64>>,
+    /// The RSS hash's 40-byte secret key, as ethtool writes it ("6d:5a:56:...",
+    /// colons optional); by default Microsoft's verification key, the default of
+    /// Linux drivers and the 82599.
+    #[serde(default)]
+    pub rss_key: Option<String>,
     /// With "min-interval": the least time between interrupts (in 256 ns units).
     pub interrupt_interval: Option<TimeSpan>,
     /// With "coalesce": interrupt after this many completions ...

@@ -4,6 +4,7 @@
 use crate::host::config::{AdapterSlot, OffloadConfig};
 use crate::host::sessions::FileApp;
 use crate::host::sessions::{Role, SessionConfig};
+use crate::nic::rss::VERIFICATION_KEY;
 use crate::nic::{Moderation, NicConfig, ProcessorConfig, Transfer, TxDone, ITR_UNIT, RDTR_UNIT};
 use crate::scenario::adapter_schema::{TransferSpec, TxDoneSpec, BACKUP_LOW_BUFFERS};
 use crate::scenario::checks::within;
@@ -38,6 +39,7 @@ fn foreign_key(a: &AdapterSpec) -> Option<(&'static str, &'static str)> {
     let ring = first_set!(
         queues,
         irq_cpus,
+        rss_key,
         rx_fifo,
         tx_fifo,
         rx_dma_threshold,
@@ -95,6 +97,7 @@ pub(crate) fn adapter_slots(
         let count = within(format!("{ap}.count"), a.count, 1, 64)?;
         let bus = a.bus.map(|b| within(format!("{ap}.bus"), b, 0, buses as i64 - 1)).transpose()?;
         let queues = queue_cpus(a, &ap, h.cpus)?;
+        let rss_key = a.rss_key.as_deref().map_or(Ok(VERIFICATION_KEY), |k| rss_key(k, &format!("{ap}.rss_key")))?;
         for _ in 0..count {
             let Some(&rate) = link_rates.get(port) else {
                 return err(format!("{path}.adapter"), format!("more than {} adapters in all", link_rates.len()));
@@ -136,6 +139,7 @@ pub(crate) fn adapter_slots(
                     wire: port,
                     queue: q as u16,
                     queues: n,
+                    rss_key,
                     bus,
                     irq_cpu,
                     offload: None,
@@ -151,6 +155,20 @@ pub(crate) fn adapter_slots(
         return err(format!("{path}.send"), "runs through a programmable adapter: give the host one (kind = \"programmable\")");
     }
     Ok(slots)
+}
+
+/// A 40-byte key written in hex, its bytes apart by colons or not.
+fn rss_key(text: &str, path: &str) -> Result<[u8; 40], ScenarioError> {
+    let digits: String = text.chars().filter(|c| *c != ':').collect();
+    let bytes = (0..digits.len())
+        .step_by(2)
+        .map(|i| digits.get(i..i + 2).and_then(|d| u8::from_str_radix(d, 16).ok()))
+        .collect::<Option<Vec<u8>>>();
+    match bytes {
+        Some(b) if b.len() == 40 => Ok(b.try_into().expect("40 bytes")),
+        Some(b) => err(path, format!("must be 40 bytes (80 hex digits), got {}", b.len())),
+        None => err(path, format!("must be hex digits, two a byte (\"6d:5a:...\"), got {text:?}")),
+    }
 }
 
 /// The processor of each queue's interrupt vector: `irq_cpus`, one per queue,
