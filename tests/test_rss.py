@@ -52,6 +52,22 @@ def test_the_hash_key_is_the_adapters(scenarios):
     assert m["queue1_rx_frames"] == m["queue2_rx_frames"] == m["queue3_rx_frames"] == 0
 
 
+def test_a_core_sends_by_its_own_queue(scenarios, tmp_path):
+    # Linux's XPS: each processor has a transmit queue, the one whose vector it takes.
+    text = (scenarios / RSS).read_text()
+    text = text.replace('[[source]]\nname = "tester"\nto = "server"', '[[sink]]\nname = "tester"\n\n[[source]]\nname = "unused"\nto = "server"\ncount = 1', 1)
+    text = text.replace('a = "tester"\nb = "server"', 'a = "unused"\nb = "server:0"', 1)
+    text += '\n[[link]]\nname = "out"\na = "server:1"\nb = "tester"\nrate = "10Gbps"\n'
+    text = text.replace("queues = 4 ", "count = 2\nqueues = 4 ", 1)
+    text = text.replace("[host.driver]", '[host.blast]\nto = "tester"\nframe_size = 64\ncpu = 2\nburst = 32\n\n[host.driver]', 1)
+    path = tmp_path / "xps.toml"
+    path.write_text(text)
+    m = nicsim.run(path).component("server").metrics
+    sent = {q: m[f"adapter1_queue{q}_tx_frames"] for q in range(4)}
+    assert sent[2] > 1000 and sent[0] == sent[1] == sent[3] == 0, sent
+    assert m["cpu2_utilization"] > 0.5
+
+
 def test_a_queues_vector_is_taken_by_the_core_it_is_bound_to(scenarios):
     m = server(scenarios, queues=2, irq_cpus=[2, 3])
     assert m["cpu0_utilization"] == m["cpu1_utilization"] == 0

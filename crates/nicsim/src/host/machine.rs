@@ -45,6 +45,8 @@ pub struct Machine {
     /// port, the processor whose loop polls it.
     pub(super) poll_rings: Vec<Vec<usize>>,
     pub(super) poller_of: Vec<usize>,
+    /// Some adapter has several queues.
+    pub(super) multi_queue: bool,
     pub(super) procs: Processors,
     pub(super) apps: Apps,
     /// The host's timers (`Tag`), each taken back by its handle.
@@ -135,6 +137,7 @@ impl Machine {
             rings,
             poll_rings,
             poller_of,
+            multi_queue: cfg.adapters.iter().any(|a| a.queues > 1),
             procs,
             timers: Timers::new(HOST_TIMERS),
             trace,
@@ -148,6 +151,16 @@ impl Machine {
             tally: Tally::default(),
             cfg,
         })
+    }
+
+    /// The queue a frame for adapter `p` leaves by when processor `k` sends it:
+    /// the queue of `p`'s adapter whose vector is on `k`, as Linux's XPS maps
+    /// each processor to a transmit queue, else `p`.
+    pub(super) fn transmit_queue(&self, p: usize, k: usize) -> usize {
+        let wire = self.cfg.adapters[p].wire;
+        let first = self.steer[wire].first;
+        let queues = self.cfg.adapters[first].queues as usize;
+        (first..first + queues).find(|&q| self.cfg.adapters[q].irq_cpu == k).unwrap_or(p)
     }
 
     /// The adapter the stack answers a frame of adapter `p` by: its first queue.

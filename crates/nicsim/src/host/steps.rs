@@ -90,6 +90,11 @@ impl Machine {
     /// Start a planned step on processor `k`, with its turn in the send order.
     fn start_planned(&mut self, k: usize, mut plan: Plan, send_turn: Option<u64>, ctx: &mut Ctx) {
         let now = ctx.now();
+        if self.multi_queue {
+            for (p, _) in plan.effects.transmit.iter_mut() {
+                *p = self.transmit_queue(*p, k);
+            }
+        }
         plan.cycles += self.build_ahead(&plan.effects.transmit, now);
         let mut end = now + self.cfg.clock.cycles(plan.cycles);
         if let Some(t) = plan.until {
