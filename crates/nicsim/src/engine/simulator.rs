@@ -289,17 +289,21 @@ impl Simulator {
     /// ahead; a sink, before the run's end) is handled at its send time: one
     /// event a hop fewer.
     fn route(&mut self, id: ComponentId, sent: &mut Vec<Outgoing>) -> Result<(), SimError> {
-        for out in sent.drain(..) {
-            let peer = self.target(id, &out)?;
+        // Taken from the end, in the order sent: a drain's drop is a call of
+        // its own, on every event.
+        sent.reverse();
+        while let Some(out) = sent.pop() {
+            let peer = self.target(id, &out).inspect_err(|_| sent.clear())?;
             match takes_now(peer.inline, &out, self.horizon, self.now) {
                 Inline::No => self.queue.push_in(peer.lane, out.at, Delivery::to(peer.end, out.msg)),
                 Inline::Last => {
                     let at = out.at;
                     if Self::absorb(&mut self.slots, (&mut self.last_box, &mut self.spares), &mut self.latest_inline, peer.end, out) {
+                        sent.clear();
                         return Err(Self::answered_last(&self.slots, peer.end, at));
                     }
                 }
-                Inline::Ahead => self.pass_on(peer.end, out)?,
+                Inline::Ahead => self.pass_on(peer.end, out).inspect_err(|_| sent.clear())?,
             }
         }
         Ok(())
@@ -312,11 +316,13 @@ impl Simulator {
         let slot = &mut slots[to.component];
         slot.part.handle(to.port, out.msg, &mut Ctx::new(out.at, inline_box, &mut slot.rng).with_spares(spares));
         let mut result = Ok(());
-        for o in inline_box.drain(..) {
+        inline_box.reverse();
+        while let Some(o) = inline_box.pop() {
             let peer = match Self::target_in(slots, to.component, &o) {
                 Ok(p) => p,
                 Err(port) => {
                     result = Err(unconnected(&slots[to.component], *now, port));
+                    inline_box.clear();
                     break;
                 }
             };
@@ -324,6 +330,7 @@ impl Simulator {
                 let at = o.at;
                 if Self::absorb(slots, (last_box, spares), latest_inline, peer.end, o) {
                     result = Err(Self::answered_last(slots, peer.end, at));
+                    inline_box.clear();
                     break;
                 }
             } else {

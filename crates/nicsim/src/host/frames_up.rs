@@ -121,7 +121,7 @@ impl Machine {
         (out, then_plan): (&mut Vec<(usize, Frame)>, &mut Option<Plan>),
     ) -> u64 {
         let measuring = self.measuring(at);
-        let by = self.stack_port(p);
+        let by = if self.multi_queue { self.stack_port(p) } else { p };
         if let Some(s) = self.apps.sessions.as_mut().filter(|s| s.claims(&frame.bytes)) {
             s.input(by, frame);
             for f in merged.drain(..) {

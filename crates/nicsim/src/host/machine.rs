@@ -214,8 +214,8 @@ impl Machine {
     fn device_said(&mut self, p: usize, ctx: &mut Ctx) {
         let now = ctx.now();
         if !self.device_out.completions.is_empty() {
-            let k = self.poller_of[p];
-            let polling = self.polling() && self.procs.poll_asleep_since[k].is_some();
+            let polling = self.polling() && self.procs.poll_asleep_since[self.poller_of[p]].is_some();
+            let k = if polling { self.poller_of[p] } else { 0 };
             let left = self.device_out.buffers_left;
             for &(at, n) in &self.device_out.completions {
                 if polling {
@@ -380,7 +380,7 @@ impl Component for Machine {
                 if let Some(w) = &mut self.wires {
                     w.received(&frame.bytes, now);
                 }
-                let q = self.steer[p].queue(&frame.bytes);
+                let q = if self.multi_queue { self.steer[p].queue(&frame.bytes) } else { p };
                 self.tell_device(q, ctx, |d, cx| d.frame_in(frame, cx));
             }
             Msg::Timer(tag) => self.timer(tag, ctx),
