@@ -3,8 +3,9 @@
 //! share the bus calendars and the processors, contended resources whose timing
 //! is booked directly; so a host is one component, and its port `i` is its
 //! `i`-th adapter's wire (an adapter with several queues is one adapter of the
-//! host's list per queue, all on its wire: `Steer` says which takes a frame). Internal events are timers whose tag says what falls due (`Tag`;
-//! what each does is in `timers.rs`). Its parts: the processors and what they
+//! host's list per queue, all on its wire: `Steer` says which takes a frame).
+//! Internal events are timers whose tag says what falls due (`Tag`; what each
+//! does is in `timers.rs`). Its parts: the processors and what they
 //! may take next (`Processors`), the applications (`Apps`), the ports and
 //! buses, the timers, and what it counts for its results (`Tally`).
 
