@@ -93,13 +93,13 @@ impl Machine {
                         Box::new(toe::adapter::Adapter::new(Engine::new(o.engine.clone()), i, watch).on_wire(a.wire))
                     }))),
                     (None, Some(c), _) => Adapter::Events(Box::new(Programmable::new(c.clone(), i).on_wire(a.wire))),
-                    (None, None, Some(_)) => Adapter::Ring(Box::new(Ring::new(&a.nic, i, a.device.as_ref()))),
+                    (None, None, Some(make)) => Adapter::Ring(Box::new(Ring::new(&a.nic, (make.0)(i)))),
                     (None, None, None) => {
                         let dev = RingAdapter::new(&a.nic, i).queue_of(a.wire, mac.clone().filter(|_| a.queue > 0));
                         if a.queue == 0 {
                             mac = Some(dev.tx.mac());
                         }
-                        Adapter::Ring(Box::new(Ring::with_device(&a.nic, Box::new(dev))))
+                        Adapter::Ring(Box::new(Ring::new(&a.nic, Box::new(dev))))
                     }
                 };
                 Port::new(&a.nic, a.bus, adapter)
@@ -215,8 +215,8 @@ impl Machine {
     fn device_said(&mut self, p: usize, ctx: &mut Ctx) {
         let now = ctx.now();
         if !self.device_out.completions.is_empty() {
-            let polling = self.polling() && self.procs.poll_asleep_since[self.poller_of[p]].is_some();
-            let k = if polling { self.poller_of[p] } else { 0 };
+            let k = self.poller_of[p];
+            let polling = self.polling() && self.procs.poll_asleep_since[k].is_some();
             let left = self.device_out.buffers_left;
             for &(at, n) in &self.device_out.completions {
                 if polling {

@@ -4,10 +4,10 @@
 use std::collections::VecDeque;
 
 use crate::device::rings::Rings;
-use crate::device::{Device, DeviceFactory};
+use crate::device::Device;
 use crate::host::gone_up::GoneUp;
 use crate::host::offload::Offload;
-use crate::nic::{Irq, NicConfig, RingAdapter, Transfer};
+use crate::nic::{Irq, NicConfig, Transfer};
 use crate::time::Time;
 use crate::wire::Frame;
 
@@ -166,14 +166,9 @@ impl Adapter {
 }
 
 impl Ring {
-    /// The ring adapter of port `port`: the model its configuration
-    /// describes, or the device `make` makes.
-    pub fn new(nic: &NicConfig, port: usize, make: Option<&DeviceFactory>) -> Self {
-        Self::with_device(nic, make.map_or_else(|| Box::new(RingAdapter::new(nic, port)) as Box<dyn Device>, |f| (f.0)(port)))
-    }
-
-    /// The ring adapter `device`, configured as `nic` says.
-    pub fn with_device(nic: &NicConfig, device: Box<dyn Device>) -> Self {
+    /// The ring adapter `device` (the model of `nic`, or a device a factory
+    /// made), with its driver's state for `nic`.
+    pub fn new(nic: &NicConfig, device: Box<dyn Device>) -> Self {
         Ring {
             device,
             waiting: VecDeque::new(),
@@ -224,9 +219,7 @@ mod tests {
     /// A ring port with a `Quiet` device; what the host moved out of it.
     fn port(nic: NicConfig) -> (Port, Arc<Mutex<Vec<usize>>>) {
         let moved = Arc::new(Mutex::new(Vec::new()));
-        let seen = moved.clone();
-        let make = DeviceFactory(Arc::new(move |_| Box::new(Quiet { moved_out: seen.clone() })));
-        let ring = Ring::new(&nic, 0, Some(&make));
+        let ring = Ring::new(&nic, Box::new(Quiet { moved_out: moved.clone() }));
         (Port::new(&nic, 0, Adapter::Ring(Box::new(ring))), moved)
     }
 
