@@ -159,3 +159,29 @@ def test_an_adapter_cannot_redirect_so_its_redirects_abort(scenarios, tmp_path):
     path.write_text(text.replace("rx_buffers = 256", 'rx_buffers = 256\n\n[host.adapter.programmable.receive.xdp]\nsource = """\nmov64 r1, 1\nmov64 r2, 0\ncall 23\nexit\n"""'))
     m = nicsim.run(path).component("host").metrics
     assert m["xdp_offload_aborted"] == m["rx_frames"] > 1000 and m["xdp_offload_redirect"] == 0
+
+
+def test_a_frame_sent_back_is_timed_from_its_last_bit_in_to_its_first_bit_out(scenarios, tmp_path):
+    """The forwarding latency: a lone frame's, read from the capture (its arrival
+    at the server's end of the link is its last bit in), equals the model's."""
+    pcap = tmp_path / "x.pcap"
+    sets = {**program("mac-swap"), "source[0].rate": "1000pps", "duration": "5ms", "host[0].warmup": "0s"}
+    m = server(scenarios, sets, pcap=pcap)
+    frames = [(float(ts), dpkt.ethernet.Ethernet(buf)) for ts, buf in read_pcap(pcap)]
+    sent = [ts for ts, f in frames if f.src == TESTER_MAC]
+    back = [ts for ts, f in frames if f.src == SERVER_MAC]
+    assert len(sent) == len(back) == m["xdp_tx"] == 5
+    wire = 84 * 8 / 10e9  # a 64-byte frame with preamble and gap at 10 Gb/s
+    # The capture stamps a frame when its first bit leaves, so the last bit in is one frame's time later.
+    gaps = [(b - (s + wire)) * 1e6 for s, b in zip(sent, back)]
+    assert m["mean_forward_us"] == pytest.approx(sum(gaps) / len(gaps), abs=0.01)
+    assert 0.5 < m["mean_forward_us"] < 20, "a DMA each way, an interrupt and a poll, at most"
+
+
+def test_each_verdicts_rate_and_the_frames_handled_are_counted_after_the_warm_up(scenarios):
+    dropped = server(scenarios, program("drop"))
+    assert dropped["xdp_drop_per_s"] == pytest.approx(1e6, rel=0.02), "the tester's 1 Mpps, all dropped"
+    assert dropped["rx_handled_per_s"] == dropped["xdp_drop_per_s"] == pytest.approx(dropped["rx_taken_per_s"])
+    passed = server(scenarios, program("port-filter", port=53))
+    assert passed["xdp_pass_per_s"] == pytest.approx(1e6, rel=0.02)
+    assert passed["rx_handled_per_s"] == pytest.approx(passed["sink_frame_rate_pps"]), "what passes ends at the sink"

@@ -239,6 +239,14 @@ impl Verdicts {
             r.count(&format!("{prefix}{name}"), n);
         }
     }
+
+    /// The rates, each named `{prefix}pass_per_s` and so on, over `seconds`.
+    pub fn report_rates(&self, r: &mut crate::observe::Report, prefix: &str, seconds: f64) {
+        for (name, n) in [("pass", self.pass), ("drop", self.drop), ("tx", self.tx), ("redirect", self.redirect), ("aborted", self.aborted)]
+        {
+            r.real(&format!("{prefix}{name}_per_s"), if seconds > 0.0 { n as f64 / seconds } else { 0.0 });
+        }
+    }
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ pub struct Latency {
     to_driver: Waits,
     to_stack: Waits,
     to_wire: Waits,
+    forwarded: Waits,
 }
 
 impl Latency {
@@ -26,6 +27,11 @@ impl Latency {
         debug_assert!(arrived <= in_memory && in_memory <= now, "a frame in memory at {in_memory}, arrived at {arrived}, taken at {now}");
         self.to_memory.add(in_memory.since(arrived));
         self.to_driver.add(now.since(arrived));
+    }
+
+    /// Frames the driver took (after the warm-up).
+    pub fn taken_frames(&self) -> u64 {
+        self.to_driver.count()
     }
 
     /// A frame that arrived at `arrived` went up the stack by `end`.
@@ -42,6 +48,15 @@ impl Latency {
         self.to_wire.add(start.since(made));
     }
 
+    /// A frame the host received (its last bit in at `arrived`) and sends
+    /// back out without its stack (XDP `TX` or `REDIRECT`) started on the
+    /// wire at `start`.
+    #[inline]
+    pub fn forwarded(&mut self, arrived: Time, start: Time) {
+        debug_assert!(arrived <= start, "a frame that arrived at {arrived} left at {start}");
+        self.forwarded.add(start.since(arrived));
+    }
+
     /// The mean and the longest of each stage (`mean_rx_to_memory_us`,
     /// `max_rx_to_memory_us`, ..., `max_tx_to_wire_us`), over the frames that
     /// reached it (none where none did).
@@ -50,6 +65,7 @@ impl Latency {
         self.to_driver.report(r, "rx_to_driver");
         self.to_stack.report(r, "rx_to_stack");
         self.to_wire.report(r, "tx_to_wire");
+        self.forwarded.report(r, "forward");
     }
 }
 
@@ -66,8 +82,10 @@ mod tests {
         l.delivered(us(1), us(12));
         l.sent(us(1), us(3));
         l.sent(us(2), us(3));
+        l.forwarded(us(1), us(4));
         let mut r = Report::default();
         l.report(&mut r);
+        assert_eq!(r.get("mean_forward_us"), Some(3.0));
         assert_eq!((r.get("mean_tx_to_wire_us"), r.get("max_tx_to_wire_us")), (Some(1.5), Some(2.0)));
         assert_eq!(r.get("mean_rx_to_memory_us"), Some(2.0));
         assert_eq!(r.get("mean_rx_to_driver_us"), Some(8.5));

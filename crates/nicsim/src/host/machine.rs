@@ -203,6 +203,10 @@ impl Machine {
                 }
                 if measuring {
                     self.tally.latency.sent(frame.meta.created, o.at);
+                    // Only a frame that came in by an adapter has an arrival.
+                    if frame.meta.arrived > Time::ZERO {
+                        self.tally.latency.forwarded(frame.meta.arrived, o.at);
+                    }
                 }
             }
         }

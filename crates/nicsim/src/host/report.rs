@@ -103,8 +103,19 @@ pub fn report(m: &Machine, end: Time) -> Report {
         r.real("interrupts_per_s", per_s(total.get("interrupts").unwrap_or(0.0) as u64));
     }
     m.tally.report(&mut r, whole, m.cfg.driver.gro);
+    if !rings.is_empty() {
+        // What the driver took from the rings, whatever became of each frame;
+        // and the frames whose way ended here: an XDP verdict that is not PASS,
+        // or the sink at the end of the stack.
+        let rate = |n: u64| if seconds > 0.0 { n as f64 / seconds } else { 0.0 };
+        r.real("rx_taken_per_s", rate(m.tally.latency.taken_frames()));
+        let v = &m.tally.xdp_measured;
+        let sunk = m.apps.sink.as_ref().map_or(0, |s| s.frames);
+        r.real("rx_handled_per_s", rate(v.drop + v.tx + v.redirect + v.aborted + sunk));
+    }
     if m.cfg.driver.xdp.is_some() {
         m.tally.xdp.report(&mut r, "xdp_");
+        m.tally.xdp_measured.report_rates(&mut r, "xdp_", seconds);
         r.count("xdp_socket_frames", m.tally.socket_frames);
         r.count("xdp_socket_bytes", m.tally.socket_bytes);
         r.real("xdp_socket_frames_per_s", per_s(m.tally.socket_frames));

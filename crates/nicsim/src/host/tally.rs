@@ -28,6 +28,8 @@ pub(super) struct Tally {
     pub latency: Latency,
     /// The XDP program's verdicts.
     pub xdp: Verdicts,
+    /// The verdicts after the warm-up, for their rates.
+    pub xdp_measured: Verdicts,
     /// Frames and bytes the AF_XDP sockets' applications took.
     pub socket_frames: u64,
     pub socket_bytes: u64,

@@ -26,6 +26,9 @@ impl Machine {
             }
         }
         self.tally.xdp.count(verdict);
+        if self.measuring(now) {
+            self.tally.xdp_measured.count(verdict);
+        }
         let out = match verdict {
             Verdict::Pass => {
                 effects.queue.push(Item::Frame(p, order, frame));

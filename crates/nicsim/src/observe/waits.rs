@@ -19,6 +19,11 @@ impl Waits {
         self.longest = self.longest.max(wait);
     }
 
+    /// How many waits were added.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
     pub fn merge(&mut self, other: &Waits) {
         self.count += other.count;
         self.total_ps += other.total_ps;
