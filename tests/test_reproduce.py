@@ -16,6 +16,7 @@ from nicsim.studies.study import find_studies, load_study
 from conftest import SCENARIOS
 
 PAPERS = SCENARIOS / "papers"
+STUDIES = [PAPERS, SCENARIOS / "modern"]
 
 
 class Sections(HTMLParser):
@@ -64,8 +65,8 @@ def test_calibration_points_reproduce_within_one_percent(reproduced):
     a calibration that does not reproduce is a defect. Predictions are only
     reported, never asserted."""
     found = json.loads((reproduced / "validate.json").read_text())
-    assert {r["study"] for r in found} == {s.name for s in find_studies(PAPERS) if s.published}
-    assert len(found) == sum(len(s.published) for s in find_studies(PAPERS))
+    assert {r["study"] for r in found} == {s.name for s in find_studies(STUDIES) if s.published}
+    assert len(found) == sum(len(s.published) for s in find_studies(STUDIES))
     calibration = [r for r in found if r["kind"] == "calibration" and r["value"] is not None]
     assert len(calibration) >= 8
     for r in calibration:
@@ -114,7 +115,7 @@ def test_the_report_reads_at_1280_pixels_without_scrolling_sideways(reproduced, 
 
 
 def test_reproduce_all_writes_each_study_section_with_plots(reproduced):
-    studies = find_studies(PAPERS)
+    studies = find_studies(STUDIES)
     assert {s.name for s in studies} >= {"ibm2001", "malta2001", "patent-direct-tso"}
     parser = Sections()
     parser.feed((reproduced / "report.html").read_text())
@@ -136,7 +137,7 @@ def test_the_validation_document_and_the_report_show_the_same_figures(reproduced
     md = (reproduced / "validation.md").read_text()
     parser = Sections()
     parser.feed((reproduced / "report.html").read_text())
-    for s in find_studies(PAPERS):
+    for s in find_studies(STUDIES):
         assert f"## {s.spec['title']}" in md
         for t in s.spec.get("table", []):
             assert f"### {t['title']}" in md
@@ -303,7 +304,7 @@ def test_every_published_figure_cites_its_publication_and_place(reproduced):
     page = html.unescape((reproduced / "report.html").read_text())
     assert "BRIEF" not in md and "BRIEF" not in page
     cited = 0
-    for study in find_studies(PAPERS):
+    for study in find_studies(STUDIES):
         spec = study.spec
         if not spec.get("published"):
             continue
@@ -351,7 +352,7 @@ def test_plots_mark_published_figures_and_draw_quantities_honestly():
     assert legend(with_series, "y", 1, "recycle") == "buffers recycled"
     assert legend(with_series, "y", 1, "reallocate") == "buffers = reallocate"
     assert legend({**plot, "legend": {"server.app_goodput_mbps": "goodput"}}, "server.app_goodput_mbps", 2, None) == "goodput"
-    for study in find_studies(PAPERS):
+    for study in find_studies(STUDIES):
         for p in study.plots:
             label = p.get("y_label", "")
             assert "fraction" not in label, f"{study.name}: {p['title']}: shares are drawn as %"
@@ -361,7 +362,7 @@ def test_plots_mark_published_figures_and_draw_quantities_honestly():
 
 def test_the_validation_preface_counts_the_runs_it_was_made_from(reproduced):
     """The run count and time are generated with the document, not kept by hand."""
-    studies = find_studies(PAPERS)
+    studies = find_studies(STUDIES)
     total = sum(len(points(sw["vary"], sw.get("mode", "grid"))) for s in studies for sw in s.sweeps)
     md = (reproduced / "validation.md").read_text()
     m = re.search(r"(\d+) studies, (\d+) runs; simulating them took ([\d.]+) s", md)
@@ -369,8 +370,39 @@ def test_the_validation_preface_counts_the_runs_it_was_made_from(reproduced):
 
 
 def test_every_sweep_of_more_than_one_run_has_a_plot():
-    for study in find_studies(PAPERS):
+    for study in find_studies(STUDIES):
         plotted = {p["sweep"] for p in study.plots}
         for sw in study.sweeps:
             if len(points(sw["vary"], sw.get("mode", "grid"))) > 1:
                 assert sw["name"] in plotted, f"{study.name}: sweep {sw['name']} has no plot"
+
+
+def test_a_plots_levels_are_checked_and_read_from_their_runs(tmp_path):
+    """`limits`: a number, or one run's figure from a sweep of the study; a bad
+    one is named before anything runs."""
+    import pandas as pd
+
+    from nicsim.studies.plots import levels
+
+    (tmp_path / "s").mkdir()
+    study = tmp_path / "s" / "study.toml"
+    (tmp_path / "s" / "a.toml").write_text((SCENARIOS / "papers" / "malta2001" / "dma.toml").read_text())
+    sweep = '[[sweep]]\nname = "a"\nscenario = "a.toml"\nvary = { "host[0].send.length" = [64, 128] }\n'
+    plot = '[[plot]]\nsweep = "a"\nx = "host[0].send.length"\ny = ["host.dma_mbps"]\n'
+    for extra, words in [
+        ('limits = [{ value = 1 }]\n', r"plot\[0\]\.limits\[0\]\.label: is required"),
+        ('limits = [{ value = 1, sweep = "a", metric = "x.y", label = "l" }]\n', r"limits\[0\]: give either value"),
+        ('limits = [{ sweep = "b", metric = "x.y", label = "l" }]\n', r"limits\[0\]\.sweep: no sweep named 'b'"),
+        ('limits = [{ value = "high", label = "l" }]\n', r"limits\[0\]\.value: must be a number"),
+        ('limits = [{ value = 1, label = "l", colour = 1 }]\n', "unknown key 'colour'"),
+        ('scale = "big"\n', r"plot\[0\]\.scale: must be a number"),
+    ]:
+        study.write_text('title = "t"\n' + sweep + plot + extra)
+        with pytest.raises(nicsim.ScenarioError, match=words):
+            load_study(study)
+    study.write_text('title = "t"\n' + sweep + plot + 'limits = [{ value = 2.5, label = "two and a half" }, '
+                     '{ sweep = "a", where = { "host[0].send.length" = 128 }, metric = "host.dma_mbps / 2", label = "half" }]\n')
+    spec = load_study(study).plots[0]
+    frame = pd.DataFrame({"host[0].send.length": [64, 128], "host.dma_mbps": [100.0, 300.0]})
+    assert levels(spec, {"a": frame}) == [(2.5, "two and a half"), (150.0, "half")]
+    assert levels(spec, {}) == [(2.5, "two and a half")], "a sweep not run draws nothing"

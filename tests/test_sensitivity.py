@@ -112,7 +112,7 @@ def test_every_study_with_calibration_points_names_its_calibrated_parameters():
     scenario, which the sensitivity runs move."""
     from nicsim.studies.study import find_studies
 
-    for s in find_studies(SCENARIOS / "papers"):
+    for s in find_studies([SCENARIOS / "papers", SCENARIOS / "modern"]):
         run_calibrations = [p for p in s.published if p["kind"] == "calibration" and "sweep" in p]
         if run_calibrations:
             assert s.spec.get("calibrated"), f"{s.name}: calibration points but no [[calibrated]] parameter"

@@ -132,8 +132,8 @@ def _parser() -> argparse.ArgumentParser:
 
     rr = sub.add_parser(
         "reproduce",
-        help="run the published experiments under scenarios/papers/ and write their report",
-        description="Run every study under scenarios/papers/ (or those named): one DuckDB results "
+        help="run the studies under scenarios/papers/ and scenarios/modern/ and write their report",
+        description="Run every study under scenarios/papers/ and scenarios/modern/ (or those named): one DuckDB results "
         "file each and one HTML report that sets each prediction beside the published figure. "
         "Runs already in a results file are not repeated.",
     )
@@ -187,7 +187,7 @@ def _add_studies(p: argparse.ArgumentParser) -> None:
     p.add_argument("names", metavar="NAME", nargs="*", help="studies to run (default: all)")
     p.add_argument("--all", action="store_true", help="every study (the default when no NAME is given)")
     p.add_argument("--out", metavar="DIR", default="results", help="where results and report.html go (default results/)")
-    p.add_argument("--papers", metavar="DIR", help="the studies' folder (default scenarios/papers of this checkout)")
+    p.add_argument("--papers", metavar="DIR", help="the studies' folder (default scenarios/papers and scenarios/modern of this checkout)")
     p.add_argument("--jobs", type=int, metavar="N", help="runs at once on local threads (default: one per CPU)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="run on this Dask cluster")
     _add_wait_workers(p)
@@ -312,7 +312,7 @@ def _studies(args):
     """Run the studies named on the command line: the report's path and the
     results files, or None when interrupted (finished runs are kept)."""
     from nicsim.studies.reproduce import reproduce
-    from nicsim.studies.study import papers_dir
+    from nicsim.studies.study import study_roots
     from nicsim.sweeping.sweeps import Interrupted, progress_bar
 
     if args.all and args.names:
@@ -320,7 +320,7 @@ def _studies(args):
     if args.jobs is not None and args.jobs < 1:
         raise _core.ScenarioError(f"--jobs: must be at least 1, got {args.jobs}")
     _check_wait_workers(args)
-    papers = Path(args.papers) if args.papers else papers_dir()
+    papers = Path(args.papers) if args.papers else study_roots()
     say = (lambda _: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
     try:
         return reproduce(
@@ -380,10 +380,10 @@ def _sensitivity(args, found: list) -> "list | None":
     """The moves of every calibrated parameter of the studies run; None if interrupted."""
     from nicsim.studies import sensitivity
     from nicsim.sweeping.execute import executor
-    from nicsim.studies.study import find_studies, papers_dir
+    from nicsim.studies.study import find_studies, study_roots
     from nicsim.sweeping.sweeps import Interrupted, progress_bar
 
-    papers = Path(args.papers) if args.papers else papers_dir()
+    papers = Path(args.papers) if args.papers else study_roots()
     studies = [s for s in find_studies(papers, list(args.names) or None) if s.spec.get("calibrated")]
     # The sensitivity runs are many: as many at once as jobs allow.
     jobs = args.jobs or os.cpu_count() or 1

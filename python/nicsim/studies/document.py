@@ -53,9 +53,11 @@ def load(path: Path) -> tuple:
 
 def study_markdown(path: Path, moves: Optional[list] = None) -> str:
     """One study's section, with its sensitivity table when `moves` has any."""
-    spec, _, frames = load(path)
+    spec, defs, frames = load(path)
     parts = [f"## {spec.get('title') or path.stem}"]
-    where = f"`scenarios/papers/{path.stem}/study.toml`"
+    # The study's folder is its scenarios' (scenarios/papers/NAME or scenarios/modern/NAME).
+    folder = Path(next(iter(defs.values()))["scenario"]).parent if defs else Path("scenarios/papers") / path.stem
+    where = f"`scenarios/{folder.parent.name}/{folder.name}/study.toml`"
     parts.append(f"*Publication: {spec['source']}. Sweeps in {where}.*" if spec.get("source") else f"*Sweeps in {where}.*")
     parts += [spec[k].strip() for k in ("summary", "text") if spec.get(k)]
     published = published_grid(spec, frames)

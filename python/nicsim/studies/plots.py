@@ -112,6 +112,25 @@ def bit_rate(text: str) -> float:
     return float(m.group(1)) * _SCALE[m.group(2)]
 
 
+def levels(spec: dict, frames: dict) -> list:
+    """The plot's `limits` as (y, label): a number as written, or the metric of
+    the first run of its sweep that matches its `where` (left out when that
+    sweep has no such run)."""
+    from nicsim.studies.cells import evaluate
+    from nicsim.studies.tables import matches
+
+    out = []
+    for line in spec.get("limits", []):
+        if "value" in line:
+            out.append((float(line["value"]), line["label"]))
+            continue
+        frame = frames.get(line["sweep"])
+        rows = [] if frame is None else [r for r in frame.to_dict("records") if matches(r, line.get("where", {}))]
+        if rows:
+            out.append((float(evaluate(line["metric"], rows[0])), line["label"]))
+    return out
+
+
 def limit_curve(spec: dict, xs: np.ndarray):
     """The theoretical line for the plot, from the wire's rate and frame size x."""
     kind = spec.get("limit")
@@ -153,12 +172,13 @@ def column(x: str) -> str:
     return x[1:] if x.startswith("@") else x
 
 
-def draw(frame, spec: dict, published: list = ()) -> bytes:
-    """One figure as PNG bytes, with the published figures of its runs marked."""
+def draw(frame, spec: dict, published: list = (), levels: list = ()) -> bytes:
+    """One figure as PNG bytes, with the published figures of its runs marked
+    and `levels`, (y, label) each, drawn across it."""
     x = column(spec["x"])
     ys = [column(y) for y in spec["y"]]
     series = column(spec["series"]) if spec.get("series") else None
-    scale = 100.0 if spec.get("percent") else 1.0
+    scale = 100.0 if spec.get("percent") else float(spec.get("scale", 1.0))
     fig, ax = plt.subplots(figsize=(7, 4.2), dpi=110)
     groups = [(None, frame)] if series is None else list(frame.groupby(series, sort=False))
     markers = "os^vD<>p*h"
@@ -185,6 +205,8 @@ def draw(frame, spec: dict, published: list = ()) -> bytes:
     if spec.get("limit") and len(xs_all):
         dense = np.linspace(xs_all.min(), xs_all.max(), 200)
         ax.plot(dense, limit_curve(spec, dense) * scale, "k--", linewidth=1, label=spec.get("limit_label", "theoretical limit"))
+    for j, (level, text) in enumerate(levels):
+        ax.axhline(level, color="k", linestyle=("--", ":", "-.")[j % 3], linewidth=1, label=text)
     ax.set_xlabel(spec.get("x_label", x))
     ax.set_ylabel(spec.get("y_label", ys[0] if len(ys) == 1 else "value"))
     if spec.get("title"):

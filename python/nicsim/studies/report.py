@@ -18,7 +18,7 @@ from nicsim import _core
 from nicsim.studies import columns as cells
 from nicsim.studies.document import load
 from nicsim.files import results_files, write_whole
-from nicsim.studies.plots import automatic, column, draw
+from nicsim.studies.plots import automatic, column, draw, levels
 from nicsim.studies.comparisons import compare, summary
 from nicsim.studies.tables import PUBLISHED_HEAD, matches, published_grid, table_grid
 
@@ -121,7 +121,7 @@ def section(path: Path) -> str:
             caption = plan.get("title") or f"{', '.join(plan['y'])} against {plan['x']}"
             shown = ok[[matches(r, plan["where"]) for r in ok.to_dict("records")]] if plan.get("where") else ok
             mine_published = [p for p in spec.get("published", []) if p.get("sweep") == name] if spec else []
-            parts.append(_img(draw(shown, plan, mine_published), caption))
+            parts.append(_img(draw(shown, plan, mine_published, levels(plan, frames)), caption))
         metrics = [column(y) for p in mine for y in p["y"]]
         metrics += [p["metric"] for p in spec.get("published", []) if p.get("sweep") == name]
         parts.append(runs_table(frame, d["vary"], metrics))

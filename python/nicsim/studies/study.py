@@ -24,7 +24,8 @@ _KEYS = {
     "study": {"title", "source", "summary", "text", "notes", "sweep", "plot", "published", "table", "calibrated"},
     "calibrated": {"key", "parameter"},
     "sweep": {"name", "scenario", "mode", "vary", "title"},
-    "plot": {"sweep", "where", "x", "y", "x_label", "y_label", "title", "series", "limit", "limit_rate", "limit_value", "limit_label", "y_scale", "x_scale", "percent", "legend"},
+    "plot": {"sweep", "where", "x", "y", "x_label", "y_label", "title", "series", "limit", "limit_rate", "limit_value", "limit_label", "y_scale", "x_scale", "percent", "legend", "scale", "limits"},
+    "limits": {"value", "sweep", "where", "metric", "label"},
     "published": {"quantity", "published", "at", "sweep", "where", "metric", "format", "note", "scale", "kind", "value", "divide_by", "crossing"},
     "divide_by": {"sweep", "where", "metric"},
     "crossing": {"x", "level"},
@@ -121,6 +122,10 @@ def load_study(path: "str | os.PathLike[str]") -> Study:
                     _fail(f"{at}.limit", f"must be one of {', '.join(LIMITS)}")
                 if item.get("limit") in ("value", "slope") and not isinstance(item.get("limit_value"), (int, float)):
                     _fail(f"{at}.limit_value", f"a number is required for limit = {item['limit']!r}")
+                if "scale" in item and (isinstance(item["scale"], bool) or not isinstance(item["scale"], (int, float))):
+                    _fail(f"{at}.scale", f"must be a number (each y is multiplied by it), got {item['scale']!r}")
+                for j, line in enumerate(_need(at, item, "limits", list) if "limits" in item else []):
+                    _check_limit(f"{at}.limits[{j}]", line, names)
             else:
                 for key in ("quantity", "published", "at", "metric", "kind"):
                     _need(at, item, key, str)
@@ -194,16 +199,40 @@ def _check_table(at: str, t: dict, sweeps: set) -> None:
         check(f, f"{at}.row_cells[{j}]")
 
 
-def find_studies(root: "str | os.PathLike[str]", names: Optional[list] = None) -> list:
-    """The studies under root (each folder with a study.toml), or the ones named."""
-    root = Path(root)
-    found = {p.parent.name: p for p in sorted(root.glob("*/study.toml"))}
+def find_studies(roots: "str | os.PathLike[str] | Sequence", names: Optional[list] = None) -> list:
+    """The studies under each root (each folder with a study.toml), or the ones named."""
+    roots = [Path(r) for r in roots] if isinstance(roots, (list, tuple)) else [Path(roots)]
+    found = {p.parent.name: p for root in roots for p in sorted(root.glob("*/study.toml"))}
     if not found:
-        _fail(str(root), "no study folders (NAME/study.toml) here")
+        _fail(", ".join(map(str, roots)), "no study folders (NAME/study.toml) here")
     for n in names or []:
         if n not in found:
             _fail(n, f"no such study; there are {', '.join(found)}")
     return [load_study(found[n]) for n in (names or found)]
+
+
+def _check_limit(at: str, line, names: set) -> None:
+    """A level drawn across a plot: a number, or one run's metric in a sweep."""
+    if not isinstance(line, dict):
+        _fail(at, f"must be a table (value = N, or sweep, where and metric), with a label; got {line!r}")
+    _check_keys(at, line, "limits")
+    _need(at, line, "label", str)
+    if ("value" in line) == ("sweep" in line):
+        _fail(at, "give either value (a number) or sweep, where and metric (one run's figure)")
+    if "value" in line:
+        if isinstance(line["value"], bool) or not isinstance(line["value"], (int, float)):
+            _fail(f"{at}.value", f"must be a number, got {line['value']!r}")
+        return
+    if _need(at, line, "sweep", str) not in names:
+        _fail(f"{at}.sweep", f"no sweep named {line['sweep']!r}")
+    check("{" + _need(at, line, "metric", str) + "}", f"{at}.metric")
+
+
+def study_roots() -> list:
+    """Where the shipped studies are: scenarios/papers (the publications) and
+    scenarios/modern (today's hardware) of this checkout."""
+    papers = papers_dir()
+    return [papers] + [d for d in [papers.parent / "modern"] if d.is_dir()]
 
 
 def papers_dir() -> Path:
