@@ -109,18 +109,28 @@ def test_a_random_combination_keeps_making_progress(case):
     60 ms, unless the network lost frames (a lost segment waits for the
     retransmission timer, at least 1 s). A processor, adapter or TCP that is
     never woken again stops them for good (a probe like this found smoltcp
-    waiting 200 ms to ACK a segment merged by LRO)."""
+    waiting 200 ms to ACK a segment merged by LRO). A host that waits its turn
+    behind many others at a saturated server (eighteen clients of a 386 that
+    moves every frame by system DMA get a block each about every 60 ms) is
+    given until 300 ms."""
     path, sets = accepted(case)
     short = nicsim.run(path, overrides={**sets, "duration": "20ms"})
-    long = nicsim.run(path, overrides={**sets, "duration": "60ms"})
-    if any(v > 0 for c in long.components for k, v in c.metrics.items() if any(w in k for w in LOSS)):
-        pytest.skip("frames were lost: TCP waits for its retransmission timer")
-    for c in short.components:
-        m, later = c.metrics, long.component(c.name).metrics
-        if c.kind != "host" or later.get("transfer_complete"):
-            continue
-        moving = [k for k in PROGRESS if m.get(k, 0) > 0]
-        assert not moving or any(later[k] > m[k] for k in moving), f"{c.name} made no progress after 20 ms: {moving}"
+    waited = []
+    for until in ("60ms", "300ms"):
+        long = nicsim.run(path, overrides={**sets, "duration": until})
+        if any(v > 0 for c in long.components for k, v in c.metrics.items() if any(w in k for w in LOSS)):
+            pytest.skip("frames were lost: TCP waits for its retransmission timer")
+        waited = []
+        for c in short.components:
+            m, later = c.metrics, long.component(c.name).metrics
+            if c.kind != "host" or later.get("transfer_complete"):
+                continue
+            moving = [k for k in PROGRESS if m.get(k, 0) > 0]
+            if moving and not any(later[k] > m[k] for k in moving):
+                waited.append(f"{c.name} made no progress after 20 ms, by {until}: {moving}")
+        if not waited:
+            break
+    assert not waited, waited
 
 
 @pytest.mark.parametrize("case", range(16))

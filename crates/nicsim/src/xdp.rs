@@ -6,15 +6,17 @@
 //! its interpreter over the frame's own bytes, which the program may rewrite.
 //!
 //! The context (`xdp_md`) holds the frame's first byte's address at offset 0
-//! and the address after its last at 8, 64 bits each: where Linux's verifier
+//! and the address after its last at 8, 64 bits each (where Linux's verifier
 //! rewrites a program's `ctx->data` loads into pointer loads, a program here
-//! loads them with `ldxdw`. `bpf_redirect(ifindex, flags)` (helper 23) names
-//! the host's adapter by its index among the host's adapters.
-//! `bpf_redirect_map(map, key, flags)` (helper 51) with map 0, the host's
-//! AF_XDP sockets by receive queue (Linux's `xsks_map`), hands the frame to
-//! the socket of queue `key`, an application's ring in user space; where the
-//! map has no such entry it returns the low two bits of `flags`, as Linux's
-//! does. An adapter has one receive queue, so the one socket is key 0.
+//! loads them with `ldxdw`), and the receive queue the frame came in by at
+//! 16, 32 bits, where Linux's `rx_queue_index` is. `bpf_redirect(ifindex,
+//! flags)` (helper 23) names the host's adapter by its index among the host's
+//! adapters. `bpf_redirect_map(map, key, flags)` (helper 51) takes map 0, the
+//! adapter's AF_XDP sockets by receive queue (Linux's `xsks_map`), handing the
+//! frame to the socket of queue `key`, an application's ring in user space;
+//! or map 1, the host's processors (Linux's `cpumap`), handing the frame to
+//! processor `key`, whose stack takes it from there. Where the map has no
+//! such entry it returns the low two bits of `flags`, as Linux's does.
 
 use std::cell::Cell;
 
@@ -35,28 +37,52 @@ pub enum Verdict {
     Redirect(u32),
     /// To the AF_XDP socket of this receive queue.
     User(u32),
+    /// To this host processor, whose stack takes the frame (a CPU map).
+    Cpu(u32),
+}
+
+/// Where a frame came in, and what the maps hold: the program's view of
+/// its host.
+#[derive(Clone, Copy, Debug)]
+pub struct RxCtx {
+    /// The receive queue the frame came in by (`rx_queue_index`).
+    pub queue: u32,
+    /// The adapter's receive queues, one AF_XDP socket each.
+    pub queues: u32,
+    /// The host's processors, each an entry of the CPU map.
+    pub cpus: u32,
+}
+
+impl RxCtx {
+    /// A frame on an adapter with one queue, on a host with one processor.
+    pub const ONE: RxCtx = RxCtx { queue: 0, queues: 1, cpus: 1 };
 }
 
 /// The programs nicsim ships, by name.
-const SHIPPED: [(&str, &str); 4] = [
+const SHIPPED: [(&str, &str); 5] = [
     ("drop", include_str!("xdp/drop.s")),
     ("mac-swap", include_str!("xdp/mac-swap.s")),
     ("port-filter", include_str!("xdp/port-filter.s")),
     ("to-socket", include_str!("xdp/to-socket.s")),
+    ("to-cpu", include_str!("xdp/to-cpu.s")),
 ];
 
 /// `bpf_redirect`'s and `bpf_redirect_map`'s helper numbers in Linux's `enum bpf_func_id`.
 const BPF_REDIRECT: u32 = 23;
 const BPF_REDIRECT_MAP: u32 = 51;
 const XDP_REDIRECT: u64 = 4;
-/// The one map a program may name: the host's AF_XDP sockets, by queue.
+/// The maps a program may name: the adapter's AF_XDP sockets by queue, and
+/// the host's processors.
 const XSKS_MAP: u64 = 0;
-/// Receive queues an adapter has, each with its socket.
-const QUEUES: u64 = 1;
+const CPU_MAP: u64 = 1;
+/// Where `rx_queue_index` is in the context, as in Linux's `struct xdp_md`.
+const RX_QUEUE_INDEX: usize = 16;
 
 thread_local! {
     /// Where the running program's redirect helper sent the frame.
     static REDIRECT_TO: Cell<Option<Verdict>> = const { Cell::new(None) };
+    /// The running program's host, for its maps' entries.
+    static HOST: Cell<RxCtx> = const { Cell::new(RxCtx::ONE) };
 }
 
 fn bpf_redirect(ifindex: u64, _flags: u64, _: u64, _: u64, _: u64) -> u64 {
@@ -65,10 +91,13 @@ fn bpf_redirect(ifindex: u64, _flags: u64, _: u64, _: u64, _: u64) -> u64 {
 }
 
 fn bpf_redirect_map(map: u64, key: u64, flags: u64, _: u64, _: u64) -> u64 {
-    if map != XSKS_MAP || key >= QUEUES {
-        return flags & 3;
-    }
-    REDIRECT_TO.set(Some(Verdict::User(key as u32)));
+    let host = HOST.get();
+    let to = match map {
+        XSKS_MAP if key < u64::from(host.queues) => Verdict::User(key as u32),
+        CPU_MAP if key < u64::from(host.cpus) => Verdict::Cpu(key as u32),
+        _ => return flags & 3,
+    };
+    REDIRECT_TO.set(Some(to));
     XDP_REDIRECT
 }
 
@@ -79,8 +108,10 @@ fn bpf_redirect_map(map: u64, key: u64, flags: u64, _: u64, _: u64) -> u64 {
 pub struct XdpKeys {
     /// A shipped program: "drop" (drops every frame), "mac-swap" (sends each
     /// frame back out of its adapter with its Ethernet addresses swapped),
-    /// "port-filter" (drops IPv4 TCP and UDP to `port`, passes the rest) or
-    /// "to-socket" (hands every frame to its queue's AF_XDP socket).
+    /// "port-filter" (drops IPv4 TCP and UDP to `port`, passes the rest),
+    /// "to-socket" (hands every frame to its queue's AF_XDP socket) or
+    /// "to-cpu" (hands every frame to host processor `cpu`, whose stack
+    /// takes it: a CPU map).
     pub program: Option<String>,
     /// A program of your own in eBPF assembly (rbpf's syntax), instead of
     /// `program`: one instruction a line, `name:` lines as labels that jumps
@@ -90,6 +121,9 @@ pub struct XdpKeys {
     /// For "port-filter": the destination port dropped (the word `PORT` in
     /// the program's text).
     pub port: Option<u16>,
+    /// For "to-cpu": the host processor every frame goes to (the word `CPU`
+    /// in the program's text).
+    pub cpu: Option<u32>,
     /// Host processor cycles the program costs a frame, whatever its verdict:
     /// 13.3 ns at 3.6 GHz, an XDP program that only counts and passes
     /// (Høiland-Jørgensen et al., CoNEXT 2018).
@@ -133,32 +167,54 @@ impl TryFrom<XdpKeys> for Xdp {
             },
             (None, Some(text)) => ("source".to_string(), text),
         };
-        let text = match (text.contains("PORT"), k.port) {
-            (true, Some(port)) => text.replace("PORT", &port.to_string()),
-            (true, None) => return Err(format!("{name}: give `port`, the destination port it drops")),
-            (false, Some(_)) => return Err(format!("port: {name} takes no port")),
-            (false, None) => text,
-        };
+        let text = placed(&name, text, "PORT", "port", "the destination port it drops", k.port.map(u32::from))?;
+        let text = placed(&name, text, "CPU", "cpu", "the processor it hands frames to", k.cpu)?;
         let code = assemble(&text).map_err(|e| format!("{name}: {e}"))?;
         Ok(Xdp { name, code, cycles: k.cycles, socket_cycles: k.socket_cycles })
     }
 }
 
+/// `text` with its word `word` replaced by the value of key `key`; an error
+/// when the program has the word and the key no value, or the other way round.
+/// Only instructions count, not comments (after `;`).
+fn placed(name: &str, text: String, word: &str, key: &str, meaning: &str, value: Option<u32>) -> Result<String, String> {
+    let code = |line: &str| line.split(';').next().unwrap_or("").contains(word);
+    match (text.lines().any(code), value) {
+        (true, Some(v)) => Ok(text
+            .lines()
+            .map(|line| match line.split_once(';') {
+                Some((c, comment)) => format!("{};{comment}\n", c.replace(word, &v.to_string())),
+                None => format!("{}\n", line.replace(word, &v.to_string())),
+            })
+            .collect()),
+        (true, None) => Err(format!("{name}: give `{key}`, {meaning}")),
+        (false, Some(_)) => Err(format!("{key}: {name} takes no {key}")),
+        (false, None) => Ok(text),
+    }
+}
+
 impl Xdp {
-    /// Run the program over `frame`, which it may rewrite.
-    pub fn run(&self, frame: &mut [u8]) -> Verdict {
-        // A machine a frame: rbpf ties the frame's borrow to the machine's.
-        let Ok(mut vm) = rbpf::EbpfVmFixedMbuff::new(None, 0, 8) else { return Verdict::Aborted };
+    /// Run the program over `frame`, which it may rewrite, as it came in by
+    /// `rx`'s queue.
+    pub fn run(&self, frame: &mut [u8], rx: RxCtx) -> Verdict {
+        let Ok(mut vm) = rbpf::EbpfVmMbuff::new(None) else { return Verdict::Aborted };
         // Checked once, when the program was loaded.
-        let loaded = vm.set_verifier(|_| Ok(())).and_then(|_| vm.set_program(&self.code, 0, 8));
+        let loaded = vm.set_verifier(|_| Ok(())).and_then(|_| vm.set_program(&self.code));
         let helper = loaded
             .and_then(|_| vm.register_helper(BPF_REDIRECT, bpf_redirect))
             .and_then(|_| vm.register_helper(BPF_REDIRECT_MAP, bpf_redirect_map));
         if helper.is_err() {
             return Verdict::Aborted;
         }
+        let mut md = [0u8; RX_QUEUE_INDEX + 8];
+        let start = frame.as_mut_ptr() as u64;
+        md[..8].copy_from_slice(&start.to_le_bytes());
+        md[8..16].copy_from_slice(&(start + frame.len() as u64).to_le_bytes());
+        md[RX_QUEUE_INDEX..RX_QUEUE_INDEX + 4].copy_from_slice(&rx.queue.to_le_bytes());
         REDIRECT_TO.set(None);
-        match vm.execute_program(frame) {
+        HOST.set(rx);
+        // rbpf writes where the program stores, through the frame's address.
+        match vm.execute_program(frame, &md) {
             Ok(1) => Verdict::Drop,
             Ok(2) => Verdict::Pass,
             Ok(3) => Verdict::Tx,
@@ -227,7 +283,7 @@ impl Verdicts {
             Verdict::Pass => &mut self.pass,
             Verdict::Drop => &mut self.drop,
             Verdict::Tx => &mut self.tx,
-            Verdict::Redirect(_) | Verdict::User(_) => &mut self.redirect,
+            Verdict::Redirect(_) | Verdict::User(_) | Verdict::Cpu(_) => &mut self.redirect,
             Verdict::Aborted => &mut self.aborted,
         } += 1;
     }
@@ -273,40 +329,40 @@ mod tests {
     #[test]
     fn each_shipped_program_gives_its_verdict_on_real_frames() {
         let mut f = udp(9);
-        assert_eq!(shipped("drop", None).run(&mut f), Verdict::Drop);
+        assert_eq!(shipped("drop", None).run(&mut f, RxCtx::ONE), Verdict::Drop);
         let filter = shipped("port-filter", Some(9));
-        assert_eq!(filter.run(&mut f), Verdict::Drop, "UDP to port 9");
-        assert_eq!(filter.run(&mut udp(53)), Verdict::Pass, "UDP elsewhere");
+        assert_eq!(filter.run(&mut f, RxCtx::ONE), Verdict::Drop, "UDP to port 9");
+        assert_eq!(filter.run(&mut udp(53), RxCtx::ONE), Verdict::Pass, "UDP elsewhere");
         let mut arp = udp(9);
         arp[12..14].copy_from_slice(&0x0806u16.to_be_bytes());
-        assert_eq!(filter.run(&mut arp), Verdict::Pass, "not IPv4");
-        assert_eq!(filter.run(&mut f[..20].to_vec()), Verdict::Pass, "too short to hold the ports");
+        assert_eq!(filter.run(&mut arp, RxCtx::ONE), Verdict::Pass, "not IPv4");
+        assert_eq!(filter.run(&mut f[..20].to_vec(), RxCtx::ONE), Verdict::Pass, "too short to hold the ports");
     }
 
     #[test]
     fn mac_swap_sends_the_frame_back_with_its_addresses_swapped() {
         let mut f = udp(9);
         let before = f.clone();
-        assert_eq!(shipped("mac-swap", None).run(&mut f), Verdict::Tx);
+        assert_eq!(shipped("mac-swap", None).run(&mut f, RxCtx::ONE), Verdict::Tx);
         assert_eq!((&f[..6], &f[6..12]), (&before[6..12], &before[..6]));
         assert_eq!(f[12..], before[12..], "the rest untouched");
-        assert_eq!(shipped("mac-swap", None).run(&mut [0u8; 10]), Verdict::Pass, "shorter than an Ethernet header");
+        assert_eq!(shipped("mac-swap", None).run(&mut [0u8; 10], RxCtx::ONE), Verdict::Pass, "shorter than an Ethernet header");
     }
 
     #[test]
     fn a_program_of_ones_own_redirects_and_a_bad_one_aborts() {
         let redirect = source("mov64 r1, 1\nmov64 r2, 0\ncall 23 ; bpf_redirect(1, 0)\nexit").unwrap();
-        assert_eq!(redirect.run(&mut udp(9)), Verdict::Redirect(1));
+        assert_eq!(redirect.run(&mut udp(9), RxCtx::ONE), Verdict::Redirect(1));
         let out_of_frame = source("ldxdw r2, [r1+0]\nldxb r0, [r2+4000]\nexit").unwrap();
-        assert_eq!(out_of_frame.run(&mut udp(9)), Verdict::Aborted, "a read past the frame");
-        assert_eq!(source("mov64 r0, 9\nexit").unwrap().run(&mut udp(9)), Verdict::Aborted, "no such verdict");
+        assert_eq!(out_of_frame.run(&mut udp(9), RxCtx::ONE), Verdict::Aborted, "a read past the frame");
+        assert_eq!(source("mov64 r0, 9\nexit").unwrap().run(&mut udp(9), RxCtx::ONE), Verdict::Aborted, "no such verdict");
     }
 
     #[test]
     fn a_redirect_to_a_socket_names_its_queue_and_a_missing_one_falls_back_on_the_flags() {
-        assert_eq!(shipped("to-socket", None).run(&mut udp(9)), Verdict::User(0));
+        assert_eq!(shipped("to-socket", None).run(&mut udp(9), RxCtx::ONE), Verdict::User(0));
         let to = |map: u64, key: u64, flags: u64| {
-            source(&format!("mov64 r1, {map}\nmov64 r2, {key}\nmov64 r3, {flags}\ncall 51\nexit")).unwrap().run(&mut udp(9))
+            source(&format!("mov64 r1, {map}\nmov64 r2, {key}\nmov64 r3, {flags}\ncall 51\nexit")).unwrap().run(&mut udp(9), RxCtx::ONE)
         };
         assert_eq!(to(0, 0, 0), Verdict::User(0));
         assert_eq!(to(0, 1, 2), Verdict::Pass, "no socket for queue 1: XDP_PASS from the flags");

@@ -64,6 +64,18 @@ pub struct Costs {
     /// GRO in the driver, per segment it merges.
     #[serde(default, deserialize_with = "cycles")]
     pub gro_segment: u64,
+    /// Handing one frame to another processor's queue (an XDP program's
+    /// redirect into the CPU map), on the processor that hands it.
+    #[serde(default, deserialize_with = "cycles")]
+    pub handoff: u64,
+    /// Waking an idle processor that work was handed to (its interrupt and
+    /// the scheduler's switch to the thread that takes the work), on that processor.
+    #[serde(default, deserialize_with = "cycles")]
+    pub wakeup: u64,
+    /// From the wake-up's interrupt to the idle processor running (leaving its sleep state).
+    #[serde(default, deserialize_with = "time_span")]
+    #[schemars(with = "TimeSpan", extend("default" = "0s"))]
+    pub wakeup_latency: Duration,
 }
 
 /// How the driver learns of received frames (docs/model.md, "Notification").

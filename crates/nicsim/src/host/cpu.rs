@@ -21,6 +21,9 @@ pub enum Item {
     Poll(usize, u32),
     /// An AF_XDP socket's application takes a frame the XDP program handed it.
     Socket(Box<Frame>),
+    /// Protocol work for a frame of adapter `p` that an XDP program on another
+    /// processor handed to this one (a CPU map): out of its adapter's order.
+    Handed(usize, Box<Frame>),
     /// The rest of a send call on dumb adapter `p`: frames handed down found
     /// a descriptor freed while the step ran, and the driver builds them.
     Send(usize),
@@ -67,6 +70,8 @@ pub struct Effects {
     pub programmable: Option<usize>,
     /// When each frame whose protocol work the step does arrived at its adapter.
     pub delivered: Vec<Time>,
+    /// Deferred work for other processors, each with the one it goes to.
+    pub remote: Vec<(usize, Item)>,
 }
 
 thread_local! {
@@ -90,6 +95,7 @@ impl Effects {
         effects.queue.clear();
         effects.to_adapter.clear();
         effects.delivered.clear();
+        effects.remote.clear();
         effects.enable_irq = None;
         effects.first = None;
         effects.leave_handler = false;

@@ -302,6 +302,7 @@ impl Machine {
             self.ports[p].irq.enable(at, &mut IrqAlarm { timers: &mut self.timers, ctx, port: p });
         }
         let released = self.procs.queue_deferred(k, &mut effects.queue);
+        let handed = if effects.remote.is_empty() { Vec::new() } else { self.hand_over(k, &mut effects.remote, now, ctx) };
         if let Some(item) = effects.first.take() {
             self.procs.cpus[k].queue.push_front(item);
         }
@@ -320,7 +321,32 @@ impl Machine {
                 self.dispatch(other, ctx);
             }
         }
+        for other in handed {
+            self.dispatch(other, ctx);
+        }
         self.dispatch(k, ctx);
+    }
+
+    /// Deferred work a step on processor `k` made for others, each to its
+    /// processor's queue. An idle processor is woken first: it runs after
+    /// `wakeup_latency`, and its next step pays the wake-up's cycles. Returns
+    /// the processors awake and free to take their work now.
+    fn hand_over(&mut self, k: usize, items: &mut Vec<(usize, Item)>, now: Time, ctx: &mut Ctx) -> Vec<usize> {
+        let mut free = Vec::new();
+        for (c, item) in items.drain(..) {
+            let asleep = c != k && self.procs.waking[c].is_none() && self.procs.cpus[c].idle() && self.procs.nothing_queued(c);
+            self.procs.cpus[c].queue.push_back(item);
+            if asleep {
+                self.procs.wakeups += 1;
+                self.procs.owed[c] += self.cfg.costs.wakeup;
+                let at = now + self.cfg.costs.wakeup_latency;
+                self.procs.waking[c] = Some(at);
+                self.timers.arm(ctx, at, Tag::Wake(c));
+            } else if c != k && self.procs.waking[c].is_none() && !free.contains(&c) {
+                free.push(c);
+            }
+        }
+        free
     }
 
     pub(super) fn arm_sessions(&mut self, ctx: &mut Ctx) {

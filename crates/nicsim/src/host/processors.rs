@@ -60,6 +60,12 @@ pub(super) struct Processors {
     pub then: Vec<Option<Then>>,
     /// Per processor, when its poll loop, finding nothing booked, went to sleep.
     pub poll_asleep_since: Vec<Option<Time>>,
+    /// Per processor woken for work handed to it: when it is awake; and the
+    /// cycles of the wake-up its next step pays.
+    pub waking: Vec<Option<Time>>,
+    pub owed: Vec<u64>,
+    /// Idle processors woken so.
+    pub wakeups: u64,
     run_queues: Vec<RunQueue>,
     deferred: Deferred,
 }
@@ -75,6 +81,9 @@ impl Processors {
             stack_held: false,
             then: (0..n).map(|_| None).collect(),
             poll_asleep_since: vec![None; n],
+            waking: vec![None; n],
+            owed: vec![0; n],
+            wakeups: 0,
             run_queues,
             deferred,
         }

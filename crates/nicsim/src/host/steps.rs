@@ -46,7 +46,7 @@ impl Plan {
 impl Machine {
     pub(super) fn dispatch(&mut self, k: usize, ctx: &mut Ctx) {
         let cpu = &self.procs.cpus[k];
-        if !cpu.idle() || cpu.at_rest() && self.procs.nothing_queued(k) {
+        if !cpu.idle() || cpu.at_rest() && self.procs.nothing_queued(k) || self.procs.waking[k].is_some() {
             return;
         }
         let fresh = self.procs.then[k].is_none();
@@ -95,7 +95,7 @@ impl Machine {
                 *p = self.transmit_queue(*p, k);
             }
         }
-        plan.cycles += self.build_ahead(&plan.effects.transmit, now);
+        plan.cycles += self.build_ahead(&plan.effects.transmit, now) + std::mem::take(&mut self.procs.owed[k]);
         let mut end = now + self.cfg.clock.cycles(plan.cycles);
         if let Some(t) = plan.until {
             end = end.max(t);
@@ -284,6 +284,14 @@ impl Machine {
                 }
             }
             Item::Send(p) => plan.cycles = self.reclaim_sends(p, now, ctx).1,
+            Item::Handed(p, frame) => {
+                plan.effects.delivered.push(frame.meta.arrived);
+                let mut then = None;
+                plan.cycles = self.protocol(p, (frame, &mut Vec::new()), now, ctx, (&mut plan.effects.transmit, &mut then));
+                if let Some(then) = then {
+                    self.procs.then[k] = Some(Then { plan: then, turn: None });
+                }
+            }
             Item::Socket(frame) => {
                 plan.activity = Activity::App;
                 plan.cycles = self.cfg.driver.xdp.as_ref().map_or(0, |x| x.socket_cycles);

@@ -18,6 +18,8 @@ pub(super) enum Tag {
     Sessions,
     /// The poller or sender pinned to a processor may run again.
     Thread(usize),
+    /// An idle processor that work was handed to is awake.
+    Wake(usize),
     /// A register write of the driver reaches adapter `p`.
     Register(usize, Register),
     /// The TTCP sender on offload engine `p` makes its first send.

@@ -41,6 +41,10 @@ impl Machine {
                 self.procs.cpus[0].queue.push_back(Item::Offload(p, OffloadStep::Ask(s)));
                 self.dispatch(0, ctx);
             }
+            Tag::Wake(k) => {
+                self.procs.waking[k] = None;
+                self.dispatch(k, ctx);
+            }
             Tag::Thread(k) => {
                 self.wake_poller(k, now);
                 self.apps.blast_waiting = false;

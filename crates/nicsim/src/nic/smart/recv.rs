@@ -17,7 +17,7 @@ use crate::nic::smart::node::{Due, HostStep, Programmable};
 use crate::observe::Report;
 use crate::time::Time;
 use crate::wire::{verify_checksums, Frame, FrameMeta};
-use crate::xdp::Verdict;
+use crate::xdp::{RxCtx, Verdict};
 
 /// Receive work runs on the second processor where there is one.
 const RX_CPU: usize = 1;
@@ -66,9 +66,9 @@ impl Programmable {
         t = self.hw.run(RX_CPU, t, cycles);
         if let Some(xdp) = &self.cfg.receive.xdp {
             t = self.hw.run(RX_CPU, t, xdp.cycles);
-            // An adapter has no other port to redirect to, nor sockets.
-            let verdict = match xdp.run(&mut bytes) {
-                Verdict::Redirect(_) | Verdict::User(_) => Verdict::Aborted,
+            // An adapter has no other port to redirect to, nor sockets or host processors.
+            let verdict = match xdp.run(&mut bytes, RxCtx::ONE) {
+                Verdict::Redirect(_) | Verdict::User(_) | Verdict::Cpu(_) => Verdict::Aborted,
                 v => v,
             };
             self.recv.xdp.count(verdict);
