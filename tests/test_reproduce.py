@@ -217,6 +217,13 @@ def test_a_plain_sweep_plots_outputs_against_its_first_key_with_titles(tmp_path,
     assert "overflow-x: auto" in page and "max-width: 100%" in page
 
 
+def dma_sweep(folder, lengths: str) -> str:
+    """A study folder's scenario (Malta's DMA test, as a.toml) and a sweep of it
+    named "a" over these transfer lengths, as study text."""
+    (folder / "a.toml").write_text((SCENARIOS / "papers" / "malta2001" / "dma.toml").read_text())
+    return f'[[sweep]]\nname = "a"\nscenario = "a.toml"\nvary = {{ "host[0].send.length" = {lengths} }}\n'
+
+
 def test_bad_studies_are_named(tmp_path, cli):
     (tmp_path / "s").mkdir()
     study = tmp_path / "s" / "study.toml"
@@ -226,8 +233,7 @@ def test_bad_studies_are_named(tmp_path, cli):
     study.write_text('title = "t"\ncolour = 1\n')
     with pytest.raises(nicsim.ScenarioError, match="unknown key 'colour'"):
         load_study(study)
-    (tmp_path / "s" / "a.toml").write_text((SCENARIOS / "papers" / "malta2001" / "dma.toml").read_text())
-    sweep = '[[sweep]]\nname = "a"\nscenario = "a.toml"\nvary = { "host[0].send.length" = [64] }\n'
+    sweep = dma_sweep(tmp_path / "s", "[64]")
     table = '[[table]]\ntitle = "t"\nrows = ["n"]\nkeys = ["host[0].send.length"]\n'
     for column, words in [
         ('{ label = "x", sweep = "b", cell = "{host.dma_mbps}" }', r"table\[0\]\.column\[0\]\.sweep: no sweep named 'b'"),
@@ -386,21 +392,20 @@ def test_a_plots_levels_are_checked_and_read_from_their_runs(tmp_path):
 
     (tmp_path / "s").mkdir()
     study = tmp_path / "s" / "study.toml"
-    (tmp_path / "s" / "a.toml").write_text((SCENARIOS / "papers" / "malta2001" / "dma.toml").read_text())
-    sweep = '[[sweep]]\nname = "a"\nscenario = "a.toml"\nvary = { "host[0].send.length" = [64, 128] }\n'
-    plot = '[[plot]]\nsweep = "a"\nx = "host[0].send.length"\ny = ["host.dma_mbps"]\n'
-    for extra, words in [
-        ('limits = [{ value = 1 }]\n', r"plot\[0\]\.limits\[0\]\.label: is required"),
-        ('limits = [{ value = 1, sweep = "a", metric = "x.y", label = "l" }]\n', r"limits\[0\]: give either value"),
-        ('limits = [{ sweep = "b", metric = "x.y", label = "l" }]\n', r"limits\[0\]\.sweep: no sweep named 'b'"),
-        ('limits = [{ value = "high", label = "l" }]\n', r"limits\[0\]\.value: must be a number"),
-        ('limits = [{ value = 1, label = "l", colour = 1 }]\n', "unknown key 'colour'"),
-        ('scale = "big"\n', r"plot\[0\]\.scale: must be a number"),
-    ]:
-        study.write_text('title = "t"\n' + sweep + plot + extra)
+    head = 'title = "t"\n' + dma_sweep(tmp_path / "s", "[64, 128]") + '[[plot]]\nsweep = "a"\nx = "host[0].send.length"\ny = ["host.dma_mbps"]\n'
+    bad = {
+        'limits = [{ value = 1 }]\n': r"plot\[0\]\.limits\[0\]\.label: is required",
+        'limits = [{ value = 1, sweep = "a", metric = "x.y", label = "l" }]\n': r"limits\[0\]: give either value",
+        'limits = [{ sweep = "b", metric = "x.y", label = "l" }]\n': r"limits\[0\]\.sweep: no sweep named 'b'",
+        'limits = [{ value = "high", label = "l" }]\n': r"limits\[0\]\.value: must be a number",
+        'limits = [{ value = 1, label = "l", colour = 1 }]\n': "unknown key 'colour'",
+        'scale = "big"\n': r"plot\[0\]\.scale: must be a number",
+    }
+    for extra, words in bad.items():
+        study.write_text(head + extra)
         with pytest.raises(nicsim.ScenarioError, match=words):
             load_study(study)
-    study.write_text('title = "t"\n' + sweep + plot + 'limits = [{ value = 2.5, label = "two and a half" }, '
+    study.write_text(head + 'limits = [{ value = 2.5, label = "two and a half" }, '
                      '{ sweep = "a", where = { "host[0].send.length" = 128 }, metric = "host.dma_mbps / 2", label = "half" }]\n')
     spec = load_study(study).plots[0]
     frame = pd.DataFrame({"host[0].send.length": [64, 128], "host.dma_mbps": [100.0, 300.0]})
