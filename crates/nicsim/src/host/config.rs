@@ -283,4 +283,7 @@ pub struct HostConfig {
     /// Applications' buffers are pinned: no copy to or from socket buffers
     /// (the host's stack) or an offload engine's message buffers.
     pub zero_copy: bool,
+    /// The processor the TCP applications run on, if not where their
+    /// segments' protocol work ran.
+    pub app_cpu: Option<usize>,
 }

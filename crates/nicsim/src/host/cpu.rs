@@ -21,6 +21,9 @@ pub enum Item {
     Poll(usize, u32),
     /// An AF_XDP socket's application takes a frame the XDP program handed it.
     Socket(Box<Frame>),
+    /// The applications' part of a protocol step on another processor, handed
+    /// to the one they run on (`app_cpu`).
+    App(Box<crate::host::steps::Plan>),
     /// Protocol work for a frame of adapter `p` that an XDP program on another
     /// processor handed to this one (a CPU map): out of its adapter's order.
     Handed(usize, Box<Frame>),

@@ -6,7 +6,7 @@
 //! own work ends.
 
 use crate::engine::Ctx;
-use crate::host::cpu::{Activity, Item};
+use crate::host::cpu::{Activity, Effects, Item};
 use crate::host::gro;
 use crate::host::machine::Machine;
 use crate::host::sessions::Work;
@@ -54,7 +54,7 @@ impl Machine {
             let mut then = None;
             plan.cycles += gro + self.protocol(p, (frame, &mut merged), at, ctx, (&mut plan.effects.transmit, &mut then));
             if let Some(then) = then {
-                self.procs.then[k] = Some(Then { plan: then, turn: None });
+                self.then_on(k, then, &mut plan.effects);
                 break;
             }
             // What it sent leaves when its work ends: at the step's end.
@@ -74,6 +74,16 @@ impl Machine {
             if up <= ctx.end() {
                 next = self.next_frame_in_turn(k);
             }
+        }
+    }
+
+    /// The applications' part of a protocol step on processor `k`: the step
+    /// that follows it there, or, where the applications run on another
+    /// processor (`app_cpu`), that processor's deferred work when the step ends.
+    pub(super) fn then_on(&mut self, k: usize, then: Plan, effects: &mut Effects) {
+        match self.cfg.app_cpu.filter(|&a| a != k) {
+            Some(a) => effects.remote.push((a, Item::App(Box::new(then)))),
+            None => self.procs.then[k] = Some(Then { plan: then, turn: None }),
         }
     }
 

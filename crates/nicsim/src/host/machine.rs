@@ -382,7 +382,7 @@ impl Component for Machine {
             self.tell_device(p, ctx, |d, cx| d.register_write(Register::RxTail(ring - 1), cx));
         }
         if self.apps.sessions.is_some() {
-            self.procs.cpus[0].queue.push_back(Item::Start);
+            self.procs.cpus[self.cfg.app_cpu.unwrap_or(0)].queue.push_back(Item::Start);
         }
         for k in 0..self.procs.cpus.len() {
             self.dispatch(k, ctx);

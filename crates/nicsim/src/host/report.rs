@@ -119,6 +119,9 @@ pub fn report(m: &Machine, end: Time) -> Report {
         r.count("xdp_socket_frames", m.tally.socket_frames);
         r.count("xdp_socket_bytes", m.tally.socket_bytes);
         r.real("xdp_socket_frames_per_s", per_s(m.tally.socket_frames));
+    }
+    // Only work handed to another processor wakes one.
+    if m.cfg.driver.xdp.is_some() || m.cfg.app_cpu.is_some() {
         r.count("wakeups", m.procs.wakeups);
     }
     let total_cpu: f64 = m.procs.cpus.iter().map(|c| c.account.utilization(end)).sum();

@@ -15,7 +15,8 @@ use crate::time::{Duration, Time};
 use crate::wire::Frame;
 
 /// A step being planned: its activity, its cost and what it changes at its end.
-pub(super) struct Plan {
+#[derive(Debug)]
+pub struct Plan {
     pub activity: Activity,
     pub cycles: u64,
     /// Time the processor stalls beyond its cycles (a register read, a copy).
@@ -289,9 +290,10 @@ impl Machine {
                 let mut then = None;
                 plan.cycles = self.protocol(p, (frame, &mut Vec::new()), now, ctx, (&mut plan.effects.transmit, &mut then));
                 if let Some(then) = then {
-                    self.procs.then[k] = Some(Then { plan: then, turn: None });
+                    self.then_on(k, then, &mut plan.effects);
                 }
             }
+            Item::App(then) => return *then,
             Item::Socket(frame) => {
                 plan.activity = Activity::App;
                 plan.cycles = self.cfg.driver.xdp.as_ref().map_or(0, |x| x.socket_cycles);

@@ -88,6 +88,12 @@ pub struct HostSpec {
     /// programmable adapter, an offload engine or the host's own stack.
     #[serde(default)]
     pub zero_copy: bool,
+    /// The processor the host's TCP applications run on: their calls, and
+    /// their part of each received segment's work, handed over from the
+    /// processor that did its protocol work (waking it when idle: `costs.wakeup`,
+    /// `costs.wakeup_latency`). By default, that same processor.
+    #[serde(default)]
+    pub app_cpu: Option<i64>,
 }
 
 /// One switched segment of clients per adapter (`scenario::segments`).
@@ -164,6 +170,7 @@ impl HostSpec {
             blast: None,
             send: None,
             zero_copy: false,
+            app_cpu: None,
         }
     }
 

@@ -234,5 +234,6 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
         blast,
         warmup: h.warmup.0,
         zero_copy: h.zero_copy,
+        app_cpu: h.app_cpu.map(|c| within(format!("{path}.app_cpu"), c, 0, cpus as i64 - 1)).transpose()?.map(|c| c as usize),
     })
 }
