@@ -40,3 +40,35 @@ def test_each_wake_up_costs_the_woken_processor_its_cycles(scenarios):
 def test_an_application_processor_the_host_lacks_is_refused(cli, scenarios):
     r = cli("run", scenarios / RECEIVE, "--set", "host[0].cpus=2", "--set", "host[0].app_cpu=2")
     assert r.returncode == 2 and "host[0].app_cpu" in r.stderr, r.stderr
+
+
+QUEUES = "combinations/rss-queues.toml"
+
+
+def flood(scenarios, **sets):
+    return nicsim.run(scenarios / QUEUES, overrides=sets).component("server").metrics
+
+
+def test_busy_polling_takes_every_queue_on_the_applications_processor(scenarios):
+    """Four queues: a poll loop each on its vector's processor takes the flood;
+    busy polling from the applications' processor takes every queue there, so
+    one processor does it all and loses what it cannot take."""
+    spread = flood(scenarios, **{"host[0].driver.mode": "poll"})
+    busy = flood(scenarios, **{"host[0].driver.mode": "poll", "host[0].driver.busy_poll": True, "host[0].app_cpu": 3})
+    assert spread["rx_loss"] == 0 and all(spread[f"cpu{k}_utilization"] > 0.9 for k in range(4))
+    assert busy["cpu3_utilization"] > 0.99 and all(busy[f"cpu{k}_utilization"] == 0 for k in range(3))
+    assert all(busy[f"queue{q}_rx_frames"] > 1000 for q in range(4)), "every queue polled"
+    assert busy["sink_frame_rate_pps"] == pytest.approx(spread["sink_frame_rate_pps"] / 4, rel=0.05)
+
+
+def test_busy_polling_answers_sooner_than_an_interrupt_at_a_light_load(scenarios):
+    light = {"source[0].rate": "100kpps", "host[0].adapter[0].interrupt": "min-interval", "host[0].adapter[0].interrupt_interval": "20us"}
+    napi = flood(scenarios, **light)
+    busy = flood(scenarios, **light, **{"host[0].driver.mode": "poll", "host[0].driver.busy_poll": True})
+    assert busy["sink_frame_rate_pps"] == pytest.approx(napi["sink_frame_rate_pps"], rel=0.01) == 100_000
+    assert busy["mean_rx_to_stack_us"] < napi["mean_rx_to_stack_us"] - 1, "no interrupt, no moderation to wait for"
+
+
+def test_busy_polling_needs_the_poll_mode(cli, scenarios):
+    r = cli("run", scenarios / QUEUES, "--set", "host[0].driver.busy_poll=true")
+    assert r.returncode == 2 and "host[0].driver.busy_poll" in r.stderr and 'mode = "poll"' in r.stderr, r.stderr

@@ -154,6 +154,11 @@ pub struct DriverConfig {
     pub tx_tail_batch: u32,
     /// The polling processor in the poll modes.
     pub poll_cpu: u32,
+    /// With mode "poll": the applications' processor (`app_cpu`, else
+    /// `poll_cpu`) polls every queue itself, taking each frame through the
+    /// stack to the applications there (Linux's busy polling, its interrupts
+    /// deferred), not each queue on its vector's processor.
+    pub busy_poll: bool,
     /// "recycle" (a fixed pool) or "reallocate" (a new buffer per frame).
     pub buffers: Buffers,
     /// Merge in-order data segments of one connection, queued together for the
@@ -188,6 +193,7 @@ impl Default for DriverConfig {
             budget: 64,
             tx_tail_batch: 1,
             poll_cpu: 0,
+            busy_poll: false,
             buffers: Buffers::Recycle,
             gro: false,
             deferred: Deferred::Interrupted,

@@ -107,8 +107,11 @@ impl Machine {
             .collect::<Vec<Port>>();
         let steer = Steer::of(&cfg.adapters);
         let rings: Vec<usize> = (0..ports.len()).filter(|p| ports[*p].ring_ref().is_some()).collect();
-        let poller_of: Vec<usize> =
-            cfg.adapters.iter().map(|a| if a.queues > 1 { a.irq_cpu } else { cfg.driver.poll_cpu as usize }).collect();
+        let poller_of: Vec<usize> = cfg
+            .adapters
+            .iter()
+            .map(|a| if a.queues > 1 && !cfg.driver.busy_poll { a.irq_cpu } else { cfg.driver.poll_cpu as usize })
+            .collect();
         let mut poll_rings = vec![Vec::new(); cfg.cpus as usize];
         for &p in &rings {
             poll_rings[poller_of[p]].push(p);

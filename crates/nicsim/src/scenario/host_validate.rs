@@ -1,7 +1,7 @@
 //! Checks `[[host]]` tables and turns them into host configurations; errors name
 //! the key path.
 
-use crate::host::config::{BackgroundConfig, BlastConfig, HostConfig};
+use crate::host::config::{BackgroundConfig, BlastConfig, DriverMode, HostConfig};
 use crate::host::sessions::{Role, SessionConfig, SEND_BUFFER};
 use crate::link::{Fill, Pattern, Rate, SourceConfig};
 use crate::scenario::adapter_validate::{adapter_slots, offload_engines};
@@ -133,8 +133,17 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
     let clock = needed(&h.clock, path, "clock")?.0;
     let costs = needed(&h.costs, path, "costs")?.clone();
     let dp = format!("{path}.driver");
-    let driver = h.driver.clone();
+    let mut driver = h.driver.clone();
     within(format!("{dp}.poll_cpu"), driver.poll_cpu as i64, 0, cpus as i64 - 1)?;
+    if driver.busy_poll {
+        if driver.mode != DriverMode::Poll {
+            return err(format!("{dp}.busy_poll"), "polls from the applications' processor: it needs mode = \"poll\"");
+        }
+        // The applications' processor is the one that polls.
+        if let Some(a) = h.app_cpu {
+            driver.poll_cpu = within(format!("{path}.app_cpu"), a, 0, cpus as i64 - 1)? as u32;
+        }
+    }
     let buses = within(format!("{path}.buses"), h.buses, 1, 64)? as u32;
     let background = match &h.background {
         None => None,
