@@ -51,13 +51,26 @@ def load(path: Path) -> tuple:
     return spec, defs, frames
 
 
+def study_place(name: str) -> str:
+    """Where study `name`'s study.toml is in the checkout: under scenarios/papers
+    or scenarios/modern (papers when neither is found)."""
+    from nicsim.studies.study import study_roots
+
+    try:
+        roots = study_roots()
+    except _core.ScenarioError:
+        roots = []
+    for root in roots:
+        if (root / name / "study.toml").is_file():
+            return f"scenarios/{root.name}/{name}/study.toml"
+    return f"scenarios/papers/{name}/study.toml"
+
+
 def study_markdown(path: Path, moves: Optional[list] = None) -> str:
     """One study's section, with its sensitivity table when `moves` has any."""
-    spec, defs, frames = load(path)
+    spec, _, frames = load(path)
     parts = [f"## {spec.get('title') or path.stem}"]
-    # The study's folder is its scenarios' (scenarios/papers/NAME or scenarios/modern/NAME).
-    folder = Path(next(iter(defs.values()))["scenario"]).parent if defs else Path("scenarios/papers") / path.stem
-    where = f"`scenarios/{folder.parent.name}/{folder.name}/study.toml`"
+    where = f"`{study_place(path.stem)}`"
     parts.append(f"*Publication: {spec['source']}. Sweeps in {where}.*" if spec.get("source") else f"*Sweeps in {where}.*")
     parts += [spec[k].strip() for k in ("summary", "text") if spec.get(k)]
     published = published_grid(spec, frames)
