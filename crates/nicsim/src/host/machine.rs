@@ -337,15 +337,15 @@ impl Machine {
     fn hand_over(&mut self, k: usize, items: &mut Vec<(usize, Item)>, now: Time, ctx: &mut Ctx) -> Vec<usize> {
         let mut free = Vec::new();
         for (c, item) in items.drain(..) {
-            let asleep = c != k && self.procs.waking[c].is_none() && self.procs.cpus[c].idle() && self.procs.nothing_queued(c);
+            let asleep = c != k && !self.procs.waking[c] && self.procs.cpus[c].idle() && self.procs.nothing_queued(c);
             self.procs.cpus[c].queue.push_back(item);
             if asleep {
                 self.procs.wakeups += 1;
                 self.procs.owed[c] += self.cfg.costs.wakeup;
                 let at = now + self.cfg.costs.wakeup_latency;
-                self.procs.waking[c] = Some(at);
+                self.procs.waking[c] = true;
                 self.timers.arm(ctx, at, Tag::Wake(c));
-            } else if c != k && self.procs.waking[c].is_none() && !free.contains(&c) {
+            } else if c != k && !self.procs.waking[c] && !free.contains(&c) {
                 free.push(c);
             }
         }

@@ -60,9 +60,9 @@ pub(super) struct Processors {
     pub then: Vec<Option<Then>>,
     /// Per processor, when its poll loop, finding nothing booked, went to sleep.
     pub poll_asleep_since: Vec<Option<Time>>,
-    /// Per processor woken for work handed to it: when it is awake; and the
-    /// cycles of the wake-up its next step pays.
-    pub waking: Vec<Option<Time>>,
+    /// Per processor: woken for work handed to it, and not awake yet; and
+    /// the cycles of the wake-up its next step pays.
+    pub waking: Vec<bool>,
     pub owed: Vec<u64>,
     /// Idle processors woken so.
     pub wakeups: u64,
@@ -81,7 +81,7 @@ impl Processors {
             stack_held: false,
             then: (0..n).map(|_| None).collect(),
             poll_asleep_since: vec![None; n],
-            waking: vec![None; n],
+            waking: vec![false; n],
             owed: vec![0; n],
             wakeups: 0,
             run_queues,

@@ -47,7 +47,7 @@ impl Plan {
 impl Machine {
     pub(super) fn dispatch(&mut self, k: usize, ctx: &mut Ctx) {
         let cpu = &self.procs.cpus[k];
-        if !cpu.idle() || cpu.at_rest() && self.procs.nothing_queued(k) || self.procs.waking[k].is_some() {
+        if !cpu.idle() || cpu.at_rest() && self.procs.nothing_queued(k) || self.procs.waking[k] {
             return;
         }
         let fresh = self.procs.then[k].is_none();

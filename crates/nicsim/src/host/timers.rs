@@ -42,7 +42,7 @@ impl Machine {
                 self.dispatch(0, ctx);
             }
             Tag::Wake(k) => {
-                self.procs.waking[k] = None;
+                self.procs.waking[k] = false;
                 self.dispatch(k, ctx);
             }
             Tag::Thread(k) => {
