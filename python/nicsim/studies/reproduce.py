@@ -1,4 +1,5 @@
-"""`nicsim reproduce`: run every study under scenarios/papers/ (or those named),
+"""`nicsim reproduce`: run every study under scenarios/papers/ and
+scenarios/modern/ (or those named),
 one results file each, and one report setting each prediction beside the
 published figure or description.
 """
