@@ -200,6 +200,7 @@ def test_a_cpu_map_hands_each_frame_to_another_processor_whose_stack_takes_it(sc
     m = server(scenarios, {**CPUS, **program("to-cpu", cpu=1)})
     assert m["xdp_redirect"] > 1500 and m["xdp_pass"] == m["xdp_drop"] == 0
     assert m["sink_frames"] > 1000, "the other processor's stack took them"
+    assert m["rx_handled_per_s"] == pytest.approx(m["sink_frame_rate_pps"]), "each frame counted once, where its way ends"
     assert m["cpu1_deferred"] > 0 and here["cpu1_deferred"] == 0
     # 1 Mpps of frames at 3 GHz: the stack's 700 cycles a frame, and the wake-ups, are processor 1's.
     cycles = m["cpu1_cycles"] - m["wakeups"] * 2000

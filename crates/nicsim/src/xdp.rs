@@ -275,10 +275,14 @@ pub struct Verdicts {
     pub tx: u64,
     pub redirect: u64,
     pub aborted: u64,
+    /// Of the redirected, those handed to another processor's stack (whose
+    /// way goes on there).
+    pub to_cpu: u64,
 }
 
 impl Verdicts {
     pub fn count(&mut self, v: Verdict) {
+        self.to_cpu += u64::from(matches!(v, Verdict::Cpu(_)));
         *match v {
             Verdict::Pass => &mut self.pass,
             Verdict::Drop => &mut self.drop,

@@ -105,13 +105,14 @@ pub fn report(m: &Machine, end: Time) -> Report {
     m.tally.report(&mut r, whole, m.cfg.driver.gro);
     if !rings.is_empty() {
         // What the driver took from the rings, whatever became of each frame;
-        // and the frames whose way ended here: an XDP verdict that is not PASS,
-        // or the sink at the end of the stack.
+        // and the frames whose way ended here: an XDP verdict that is not PASS
+        // (nor a hand-over to another processor's stack), or the sink at the
+        // end of the stack.
         let rate = |n: u64| if seconds > 0.0 { n as f64 / seconds } else { 0.0 };
         r.real("rx_taken_per_s", rate(m.tally.latency.taken_frames()));
         let v = &m.tally.xdp_measured;
         let sunk = m.apps.sink.as_ref().map_or(0, |s| s.frames);
-        r.real("rx_handled_per_s", rate(v.drop + v.tx + v.redirect + v.aborted + sunk));
+        r.real("rx_handled_per_s", rate(v.drop + v.tx + v.redirect - v.to_cpu + v.aborted + sunk));
     }
     if m.cfg.driver.xdp.is_some() {
         m.tally.xdp.report(&mut r, "xdp_");
