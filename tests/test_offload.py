@@ -139,17 +139,19 @@ def test_the_i960_calibration_point_holds(scenarios):
 
 
 def test_the_engine_receives_at_wire_speed_and_sends_slower_as_its_costs_say(scenarios):
-    """A received segment costs 7,725 cycles with an ACK per six, a sent one 17,000
+    """A received segment costs 7,610 cycles with an ACK per 8 KB, a sent one 17,000
     with an ACK per two: 100 MHz keeps up with the wire one way and not the other."""
     sut, _, _ = run(scenarios, RECEIVE, **{"host[1].ttcp.bytes": 16 << 20})
     m = sut.metrics
     assert m["ttcp_bytes"] == 16 << 20
     assert m["tcp_sustained_line_fraction"] > 0.98, "the receive keeps the wire full once under way"
     assert m["tcp_line_fraction"] < m["tcp_sustained_line_fraction"] - 0.1, "slow start's waits for the delayed ACK count in the whole run"
-    assert m["acks_per_data_packet"] == pytest.approx(1 / 6, abs=0.02), "one ACK per 8 KB handed to the host"
+    assert m["acks_per_data_packet"] == pytest.approx(1460 / 8192, abs=0.01), "one ACK per 8 KB handed to the host"
     sut, _, _ = run(scenarios, SEND, **{"host[0].ttcp.bytes": 4 << 20})
     ceiling = 100e6 / sut.metrics["adapter_cycles_per_packet"] * 1538 * 8 / 100e6
-    assert 0.85 * ceiling < sut.metrics["tcp_sustained_line_fraction"] <= ceiling, "sending is bound by the firmware's cycles"
+    # The ceiling is from the whole run's cycles a packet; slow start's ACKs make
+    # the early packets dearer than the sustained half's.
+    assert 0.85 * ceiling < sut.metrics["tcp_sustained_line_fraction"] <= 1.02 * ceiling, "sending is bound by the firmware's cycles"
 
 
 def test_a_run_without_a_duration_ends_with_its_transfer_not_after_time_wait(scenarios):

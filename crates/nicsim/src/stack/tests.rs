@@ -421,3 +421,20 @@ fn tso_deferral_waits_for_the_ack_near_and_sends_larger() {
     let (eager, deferring) = (segments_per_send(false), segments_per_send(true));
     assert!(deferring > 2.0 * eager, "{deferring:.1} segments a send deferring, {eager:.1} without");
 }
+
+/// A transmit buffer that is not a whole number of segments wraps inside one:
+/// the segment taken across the wrap is whole (its two parts joined), not cut
+/// into a runt there, and the bytes arrive intact, resent ones too.
+#[test]
+fn a_segment_across_the_transmit_buffer_wrap_is_whole() {
+    let data: Vec<u8> = (0..300_000u32).map(|i| (i * 13 + i / 509) as u8).collect();
+    let socket = SocketConfig { tx_buffer: 16_384, ..socket() };
+    let (mut a, mut b) = pair_with(&socket);
+    let (got, _, _) = exchange(&mut a, &mut b, &data, |_| false);
+    assert_eq!(got, data);
+    assert_eq!(a.tally.data_out, data.len().div_ceil(1460) as u64, "one runt a wrap would add 18");
+    let (mut a, mut b) = pair_with(&socket);
+    let (got, _, _) = exchange(&mut a, &mut b, &data, |n| n % 37 == 0);
+    assert_eq!(got, data);
+    assert!(a.tally.retransmits > 0);
+}

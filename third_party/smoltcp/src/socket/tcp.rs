@@ -503,6 +503,9 @@ pub struct Socket<'a> {
     rx_buffer: SocketBuffer<'a>,
     rx_fin_received: bool,
     tx_buffer: SocketBuffer<'a>,
+    /// nicsim: a segment's payload where the transmit buffer's storage wraps (`tx_payload`).
+    #[cfg(feature = "alloc")]
+    tx_linear: alloc::vec::Vec<u8>,
     /// Interval after which, if no inbound packets are received, the connection is aborted.
     timeout: Option<Duration>,
     /// Interval at which keep-alive packets will be sent.
@@ -627,6 +630,42 @@ const PROBE_MIN_MS: u32 = 10;
 /// timestamps) so that every segment carries some payload.
 const MIN_REMOTE_MSS: usize = 48;
 
+/// nicsim: `size` bytes at `offset` of the transmit buffer as one slice. The
+/// ring's storage wraps, and `get_allocated` stops at the wrap, so a segment
+/// taken across it was cut into a runt that no real stack sends (mbuf chains and
+/// socket buffers have no wrap). Where it would be, its two parts are joined in
+/// `linear` and this returns true.
+#[cfg(feature = "alloc")]
+fn tx_join(tx: &SocketBuffer<'_>, linear: &mut alloc::vec::Vec<u8>, offset: usize, size: usize) -> bool {
+    let first = tx.get_allocated(offset, size);
+    let want = size.min(tx.len().saturating_sub(offset));
+    if first.len() >= want {
+        return false;
+    }
+    linear.clear();
+    linear.extend_from_slice(first);
+    linear.extend_from_slice(tx.get_allocated(offset + first.len(), want - first.len()));
+    true
+}
+
+#[cfg(feature = "alloc")]
+macro_rules! tx_payload {
+    ($socket:expr, $offset:expr, $size:expr) => {
+        if tx_join(&$socket.tx_buffer, &mut $socket.tx_linear, $offset, $size) {
+            &$socket.tx_linear[..]
+        } else {
+            $socket.tx_buffer.get_allocated($offset, $size)
+        }
+    };
+}
+
+#[cfg(not(feature = "alloc"))]
+macro_rules! tx_payload {
+    ($socket:expr, $offset:expr, $size:expr) => {
+        $socket.tx_buffer.get_allocated($offset, $size)
+    };
+}
+
 impl<'a> Socket<'a> {
     #[allow(unused_comparisons)] // small usize platforms always pass rx_capacity check
     /// Create a socket using the given buffers.
@@ -653,6 +692,8 @@ impl<'a> Socket<'a> {
             rtte: RttEstimator::default(),
             assembler: Assembler::with_limit(out_of_order_ranges(rx_capacity)),
             tx_buffer,
+            #[cfg(feature = "alloc")]
+            tx_linear: alloc::vec::Vec::new(),
             rx_buffer,
             rx_fin_received: false,
             timeout: None,
@@ -2962,7 +3003,7 @@ impl<'a> Socket<'a> {
                         }
                     }
                     repr.seq_number = seq;
-                    repr.payload = self.tx_buffer.get_allocated(offset, size);
+                    repr.payload = tx_payload!(self, offset, size);
                     self.high_rxt = self.high_rxt.max(seq + size);
 
                     self.pending_fast_retransmit = false;
@@ -3044,7 +3085,7 @@ impl<'a> Socket<'a> {
                     } else {
                         size
                     };
-                    repr.payload = self.tx_buffer.get_allocated(offset, size);
+                    repr.payload = tx_payload!(self, offset, size);
 
                     #[cfg(feature = "segmentation-offload")]
                     if repr.payload.len() > effective_mss {
