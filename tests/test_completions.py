@@ -47,3 +47,34 @@ def test_impossible_completion_settings_are_refused(cli, tmp_path):
     for key, value, words in [("rx_completion_bytes", 12, "a multiple of 8"), ("rx_buffer_frames", 0, "at least 1"), ("rx_buffer_frames", 1000, "at most 512")]:
         r = cli("run", FLOOD, "--set", f"{ADAPTER}.{key}={value}")
         assert r.returncode == 2 and f"{ADAPTER}.{key}" in r.stderr and words in r.stderr, r.stderr
+
+
+DUT = Path(__file__).resolve().parent.parent / "scenarios" / "modern" / "100g-xdp" / "dut.toml"
+
+
+def link_limit(generation, rate="400Gbps"):
+    """Frames a second a PCIe x16 link of `generation` takes from a 64-byte flood
+    when nothing else limits: processors that cost nothing, six queues."""
+    sets = {
+        "host[0].driver.xdp": {"program": "drop", "cycles": 1},
+        "host[0].costs.rx_frame": 1,
+        "host[0].costs.poll": 1,
+        f"{ADAPTER}.queues": 6,
+        f"{ADAPTER}.cqe_compression": True,
+        "link[0].rate": rate,
+        "host[0].bus.generation": generation,
+    }
+    m = nicsim.run(DUT, overrides=sets).component("dut").metrics
+    return m["rx_handled_per_s"], m["bus_up_utilization"]
+
+
+def test_each_pcie_generation_doubles_what_the_link_carries_until_the_wire_limits():
+    """Gen3, Gen4 and Gen5 run their lanes at 8, 16 and 32 GT/s, all 128b/130b, and
+    a frame's TLPs are the same at each: the link's ceiling doubles."""
+    (gen3, up3), (gen4, up4), (gen5, up5) = (link_limit(g) for g in (3, 4, 5))
+    assert up3 > 0.98 and up4 > 0.98, "the link is what limits"
+    assert 1.9 < gen4 / gen3 < 2.1 and 1.9 < gen5 / gen4 < 2.1, (gen3, gen4, gen5)
+    assert up5 > 0.98 and gen5 < 595.2e6, "Gen5 x16 near 400 GbE's 595 Mpps, the link still full"
+    # 100 GbE on Gen4 x16: the wire (148.8 Mpps of 64-byte frames), not the link.
+    wire, up = link_limit(4, "100Gbps")
+    assert wire > 0.98 * 148.8e6 and up < 0.9
