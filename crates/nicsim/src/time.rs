@@ -179,6 +179,12 @@ impl Clock {
         Duration(u64::try_from(ps).expect("duration overflows u64 picoseconds"))
     }
 
+    /// The whole cycles that cover `d` (a wait of `d` rounded up to the clock).
+    pub fn cycles_in(&self, d: Duration) -> u64 {
+        let cycles = (d.ps() as u128 * self.num as u128).div_ceil(self.den as u128 * 1_000_000_000_000);
+        u64::try_from(cycles).expect("cycles fit u64")
+    }
+
     /// One period, rounded down to a picosecond (exact for the common bus clocks).
     pub fn period(&self) -> Duration {
         self.cycles(1)
@@ -196,6 +202,14 @@ fn gcd(a: u128, b: u128) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn whole_cycles_cover_a_wait() {
+        let c = Clock::from_hz(3_600_000_000);
+        assert_eq!(c.cycles_in(Duration::from_ns(80)), 288);
+        assert_eq!(c.cycles_in(Duration::from_ns(1)), 4, "3.6 cycles rounded up");
+        assert_eq!(c.cycles_in(Duration::ZERO), 0);
+    }
 
     #[test]
     fn bus_clocks_are_exact() {

@@ -12,6 +12,7 @@ use crate::bus::pci::{self, PciConfig, Source};
 use crate::bus::pcie::{self, PcieConfig};
 use crate::bus::purpose::{label, Purpose};
 use crate::bus::rhythm::Rhythm;
+use crate::mem::DmaCount;
 use crate::observe::{Report, SharedTrace, TrackId};
 use crate::time::{Duration, Time};
 
@@ -57,6 +58,8 @@ pub struct HostBus {
     spans: Box<[(u64, Spans); SPAN_SLOTS]>,
     /// The simulation's time, as its owner last told it (`settle`).
     present: Time,
+    /// Frame bytes devices wrote to host memory, one count for the host's buses.
+    pub dma: DmaCount,
 }
 
 /// Whole bytes a wire at `rate_bps` delivers in `d`: 64-bit arithmetic while
@@ -92,6 +95,7 @@ impl HostBus {
             trace: None,
             spans: Box::new([(u64::MAX, Spans::default()); SPAN_SLOTS]),
             present: Time::ZERO,
+            dma: DmaCount::default(),
         }
     }
 

@@ -292,4 +292,16 @@ pub struct HostConfig {
     /// The processor the TCP applications run on, if not where their
     /// segments' protocol work ran.
     pub app_cpu: Option<usize>,
+    /// DMA into the last-level cache: none modelled when absent.
+    pub ddio: Option<Ddio>,
+}
+
+/// DDIO (`[host.ddio]`): devices write received frames into `bytes` of the
+/// last-level cache; a frame that `bytes` more of DMA followed before the
+/// driver took it was evicted to memory (with `bytes` 0, every frame: DMA to
+/// memory), and the driver's first touch of it waits `miss`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Ddio {
+    pub bytes: u64,
+    pub miss: Duration,
 }

@@ -26,6 +26,7 @@ pub(super) use crate::host::tag::{IrqAlarm, Tag, HOST_TIMERS};
 use crate::host::tally::Tally;
 use crate::host::trace_tracks::trace_parts;
 use crate::host::transfer::Wires;
+use crate::mem::DmaCount;
 use crate::nic::smart::Programmable;
 use crate::nic::RingAdapter;
 use crate::observe::{Report, SharedTrace, TrackId};
@@ -80,6 +81,11 @@ impl Machine {
             reach_back = reach_back.max(Duration::from_ms(10));
         }
         let mut buses: Vec<HostBus> = (0..cfg.buses).map(|_| HostBus::new(cfg.bus.clone(), reach_back)).collect();
+        // One last-level cache: every bus's DMA moves through DDIO's share of it.
+        let dma = DmaCount::default();
+        for b in &mut buses {
+            b.dma = dma.clone();
+        }
         // Each queue of a multi-queue adapter is a device on the same wire,
         // sharing the first queue's MAC.
         let mut mac = None;

@@ -121,6 +121,12 @@ pub fn report(m: &Machine, end: Time) -> Report {
         r.count("xdp_socket_bytes", m.tally.socket_bytes);
         r.real("xdp_socket_frames_per_s", per_s(m.tally.socket_frames));
     }
+    if m.cfg.ddio.is_some() {
+        // After the warm-up, as the frames taken.
+        let taken = m.tally.latency.taken_frames();
+        r.count("ddio_misses", m.tally.ddio_misses);
+        r.real("ddio_miss_share", if taken > 0 { m.tally.ddio_misses as f64 / taken as f64 } else { 0.0 });
+    }
     // Only work handed to another processor wakes one.
     if m.cfg.driver.xdp.is_some() || m.cfg.app_cpu.is_some() {
         r.count("wakeups", m.procs.wakeups);

@@ -191,7 +191,7 @@ impl Machine {
             self.tally.latency.taken(frame.meta.arrived, visible, now);
         }
         let copy = if self.cfg.driver.copy { (self.cfg.costs.copy_ns_per_byte * frame.len() as f64).round() as u64 } else { 0 };
-        let mut cycles = self.driver_frame(p, now);
+        let mut cycles = self.driver_frame(p, now, frame.meta.dma_mark);
         let mut plan = Plan::new(Activity::Interrupt, 0);
         let moved = self.move_frame(p, now + self.cfg.clock.cycles(cycles), frame.len(), true);
         let took = moved.since(now) + Duration::from_ns(copy);
@@ -231,11 +231,21 @@ impl Machine {
     }
 
     /// The driver's work for one received frame of adapter `p`: its descriptor,
-    /// the media work a dumb adapter leaves to it, and a new buffer when it does
-    /// not recycle (which stalls the memory the adapter writes to).
-    fn driver_frame(&mut self, p: usize, now: Time) -> u64 {
+    /// the media work a dumb adapter leaves to it, a new buffer when it does
+    /// not recycle (which stalls the memory the adapter writes to), and with
+    /// DDIO, a load from memory when the frame (DMA count `mark` once in) was
+    /// evicted from the cache before the driver came to it.
+    fn driver_frame(&mut self, p: usize, now: Time, mark: u64) -> u64 {
         let c = &self.cfg.costs;
         let mut cycles = c.rx_frame;
+        if let Some(d) = self.cfg.ddio {
+            if self.buses[self.ports[p].bus].dma.get() - mark >= d.bytes {
+                cycles += self.cfg.clock.cycles_in(d.miss);
+                if self.measuring(now) {
+                    self.tally.ddio_misses += 1;
+                }
+            }
+        }
         if !self.ports[p].smart() {
             cycles += c.media_frame;
         }
@@ -335,7 +345,7 @@ impl Machine {
                 self.tally.latency.taken(frame.meta.arrived, visible, now);
             }
             n += 1;
-            plan.cycles += self.driver_frame(p, now);
+            plan.cycles += self.driver_frame(p, now, frame.meta.dma_mark);
             if self.ports[p].moved_by_host() {
                 let at = plan.until.unwrap_or(now).max(now + self.cfg.clock.cycles(plan.cycles));
                 plan.until = Some(self.move_frame(p, at, frame.len(), true));

@@ -33,6 +33,8 @@ pub(super) struct Tally {
     /// Frames and bytes the AF_XDP sockets' applications took.
     pub socket_frames: u64,
     pub socket_bytes: u64,
+    /// Frames DDIO had evicted before the driver took them (after the warm-up).
+    pub ddio_misses: u64,
 }
 
 impl Tally {

@@ -172,12 +172,13 @@ impl Rx {
                 }
                 break;
             };
-            let w = self.waiting.pop_front().expect("checked non-empty");
+            let mut w = self.waiting.pop_front().expect("checked non-empty");
             let bytes = self.dma_bytes(&w.frame);
             let threshold = w.first_byte + self.threshold_wire;
             let start = threshold.max(self.dma_free).max(desc_ready);
             let fill = Fill::Arriving { first_byte: w.first_byte, rate_bps: self.cfg.link_rate_bps, last_bit: w.frame.meta.arrived };
             let end = bus.write(start, bytes, fill, Purpose::RxData);
+            w.frame.meta.dma_mark = bus.dma.add(bytes);
             self.dma_free = end;
             self.draining.push_back((end, (w.frame.len() + FCS) as u64));
             self.took(now);

@@ -94,6 +94,25 @@ pub struct HostSpec {
     /// `costs.wakeup_latency`). By default, that same processor.
     #[serde(default)]
     pub app_cpu: Option<i64>,
+    /// Devices write received frames into the last-level cache (Intel's DDIO),
+    /// into the share of it given here; a frame that as many bytes of DMA
+    /// followed before the driver took it was evicted, and its first touch
+    /// waits `miss`.
+    #[serde(default)]
+    pub ddio: Option<DdioSpec>,
+}
+
+/// DMA into the last-level cache (`[host.ddio]`).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DdioSpec {
+    /// Bytes of the cache DMA may fill (DDIO's ways: 2 of 20 of a 15 MB cache
+    /// are 1,572,864), 0 to 2^40; 0: DMA goes to memory, and every frame's
+    /// first touch misses.
+    pub bytes: i64,
+    /// What the driver's first touch of an evicted frame costs: a load from
+    /// memory.
+    pub miss: TimeSpan,
 }
 
 /// One switched segment of clients per adapter (`scenario::segments`).
@@ -171,6 +190,7 @@ impl HostSpec {
             send: None,
             zero_copy: false,
             app_cpu: None,
+            ddio: None,
         }
     }
 

@@ -1,7 +1,7 @@
 //! Checks `[[host]]` tables and turns them into host configurations; errors name
 //! the key path.
 
-use crate::host::config::{BackgroundConfig, BlastConfig, DriverMode, HostConfig};
+use crate::host::config::{BackgroundConfig, BlastConfig, Ddio, DriverMode, HostConfig};
 use crate::host::sessions::{Role, SessionConfig, SEND_BUFFER};
 use crate::link::{Fill, Pattern, Rate, SourceConfig};
 use crate::scenario::adapter_validate::{adapter_slots, offload_engines};
@@ -244,5 +244,10 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
         warmup: h.warmup.0,
         zero_copy: h.zero_copy,
         app_cpu: h.app_cpu.map(|c| within(format!("{path}.app_cpu"), c, 0, cpus as i64 - 1)).transpose()?.map(|c| c as usize),
+        ddio: h
+            .ddio
+            .as_ref()
+            .map(|d| Ok::<_, ScenarioError>(Ddio { bytes: within(format!("{path}.ddio.bytes"), d.bytes, 0, 1 << 40)?, miss: d.miss.0 }))
+            .transpose()?,
     })
 }

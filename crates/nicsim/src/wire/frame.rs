@@ -17,6 +17,10 @@ pub struct FrameMeta {
     /// When its last bit reached the adapter that received it (for the
     /// host's receive latency).
     pub arrived: Time,
+    /// The receiving host's count of frame bytes its devices had written to
+    /// its memory once this frame's were in (`mem::DmaCount`): DDIO's eviction
+    /// test.
+    pub dma_mark: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
