@@ -45,6 +45,7 @@ def check_frame(buf: bytes) -> dict:
     elif isinstance(ip.data, dpkt.tcp.TCP):
         found["l4"] = "tcp"
         found["seq"] = ip.data.seq
+        found["ports"] = (ip.data.sport, ip.data.dport)
         found["payload_len"] = len(ip.data.data)
         assert dpkt.in_cksum(pseudo + seg) == 0, "TCP checksum"
     return found

@@ -246,3 +246,18 @@ def test_a_blast_leaves_by_the_ring_adapter_that_reaches_its_sink(scenarios, cli
     bad.write_text(text.replace('[host.blast]\nto = "counter"', '[host.blast]\nto = "receiver"'))
     res = cli("check", str(bad))
     assert res.returncode == 2 and "host[0].blast.to" in res.stderr and "no ring adapter" in res.stderr
+
+
+def test_hosts_of_different_mtus_agree_on_the_smaller_segment(scenarios, cli, tmp_path):
+    path = scenarios / "combinations" / "ideal-host-ttcp.toml"
+    sizes = {}
+    for receiver_mtu in (1500, 9000):
+        pcap = tmp_path / f"mtu{receiver_mtu}.pcap"
+        r = nicsim.run(path, overrides={"mtu": 9000, "host[1].mtu": receiver_mtu, "host[0].ttcp.bytes": 400_000}, pcap=pcap)
+        transfer(r, "sender", "receiver", 400_000)
+        frames = [check_frame(b) for _, b in read_pcap(pcap)]
+        sizes[receiver_mtu] = max(f["payload_len"] for f in frames if f["l4"] == "tcp")
+    # The jumbo sender honours the MSS the standard receiver advertises (MTU - 40).
+    assert sizes == {1500: 1460, 9000: 8960}
+    res = cli("check", str(path), "--set", "host[1].mtu=9000")
+    assert res.returncode == 2 and "host[1].mtu" in res.stderr and "scenario's mtu (1500)" in res.stderr

@@ -1,5 +1,5 @@
-//! A traffic source: real frames of one size, raw Ethernet, UDP or a TCP data
-//! stream, at the line rate or at a given rate, constant or Poisson. At the line
+//! A traffic source: real frames of one size, raw Ethernet or UDP (TCP segments
+//! come only from a TCP stack: a host's), at the line rate or at a given rate, constant or Poisson. At the line
 //! rate it books its link's wire itself (assembly gives it the link's rate) and
 //! hands the link the frames that start within the next few microseconds at
 //! once, each at its own start: one wake-up for a run of frames, not one each.
@@ -69,8 +69,7 @@ struct Layout {
     payload_at: usize,
     ip_id_at: Option<usize>,
     ip_csum_at: Option<usize>,
-    tcp_seq_at: Option<usize>,
-    l4_csum: Option<(usize, bool)>,
+    l4_csum: Option<usize>,
     l4_at: usize,
     l4_end: usize,
 }
@@ -101,19 +100,17 @@ impl Source {
         let l3 = view.l3_offset;
         let (l4_at, l4_end) = (view.l4.map(|(at, _)| at).unwrap_or(view.payload.start), view.payload.end);
         let layout = match &cfg.headers.l3 {
-            L3::Raw { .. } => Layout { payload_at: l3, ip_id_at: None, ip_csum_at: None, tcp_seq_at: None, l4_csum: None, l4_at, l4_end },
+            L3::Raw { .. } => Layout { payload_at: l3, ip_id_at: None, ip_csum_at: None, l4_csum: None, l4_at, l4_end },
             L3::Ipv4 { l4, .. } | L3::Ipv6 { l4, .. } => {
                 let v4 = matches!(cfg.headers.l3, L3::Ipv4 { .. });
-                let (csum, seq) = match l4 {
-                    L4::Udp { .. } => ((l4_at + 6, true), None),
-                    L4::Tcp(_) => ((l4_at + 16, false), Some(l4_at + 4)),
-                };
+                if !matches!(l4, L4::Udp { .. }) {
+                    return Err("a source sends raw Ethernet or UDP: TCP segments come from a host's TCP".into());
+                }
                 Layout {
                     payload_at: view.payload.start,
                     ip_id_at: v4.then_some(l3 + 4),
                     ip_csum_at: v4.then_some(l3 + 10),
-                    tcp_seq_at: seq,
-                    l4_csum: Some(csum),
+                    l4_csum: Some(l4_at + 6),
                     l4_at,
                     l4_end,
                 }
@@ -146,7 +143,7 @@ impl Source {
         self.cfg.count.is_some_and(|n| self.sent >= n)
     }
 
-    /// Frame number `n`: the template with its stamp, IPv4 ID and TCP sequence set.
+    /// Frame number `n`: the template with its stamp and IPv4 ID set.
     pub fn make_frame(&self, n: u64, rng: &mut SimRng) -> Vec<u8> {
         let mut b = Vec::new();
         self.write_frame(&mut b, n, rng);
@@ -183,18 +180,10 @@ impl Source {
             l4_delta += checksum::changes(&t[at..at + 2], &port.to_be_bytes());
             b[at..at + 2].copy_from_slice(&port.to_be_bytes());
         }
-        if let Some(at) = l.tcp_seq_at {
-            let seq = match &self.cfg.headers.l3 {
-                L3::Ipv4 { l4: L4::Tcp(t), .. } | L3::Ipv6 { l4: L4::Tcp(t), .. } => t.seq,
-                _ => 0,
-            }
-            .wrapping_add((n as u32).wrapping_mul(self.cfg.payload_len as u32));
-            l4_delta += checksum::changes(&t[at..at + 4], &seq.to_be_bytes());
-            b[at..at + 4].copy_from_slice(&seq.to_be_bytes());
-        }
-        if let Some((at, is_udp)) = l.l4_csum {
+        if let Some(at) = l.l4_csum {
             let c = if random { self.full_l4_checksum(b, at) } else { checksum::apply(u16::from_be_bytes([t[at], t[at + 1]]), l4_delta) };
-            let c = if is_udp && c == 0 { 0xffff } else { c };
+            // UDP sends a computed zero as all ones (zero means none).
+            let c = if c == 0 { 0xffff } else { c };
             b[at..at + 2].copy_from_slice(&c.to_be_bytes());
         }
         if let (Some(id_at), Some(csum_at)) = (l.ip_id_at, l.ip_csum_at) {
@@ -206,18 +195,17 @@ impl Source {
         }
     }
 
-    /// Recompute a UDP/TCP checksum over the pseudo-header and segment.
+    /// Recompute the UDP checksum over the pseudo-header and datagram.
     fn full_l4_checksum(&self, b: &mut [u8], at: usize) -> u16 {
         let l = &self.layout;
         b[at..at + 2].copy_from_slice(&[0, 0]);
-        let (proto, pseudo) = match &self.cfg.headers.l3 {
-            L3::Ipv4 { src, dst, l4, .. } => (l4, checksum::accumulate(checksum::accumulate(0, src), dst)),
-            L3::Ipv6 { src, dst, l4, .. } => (l4, checksum::accumulate(checksum::accumulate(0, src), dst)),
+        let pseudo = match &self.cfg.headers.l3 {
+            L3::Ipv4 { src, dst, .. } => checksum::accumulate(checksum::accumulate(0, src), dst),
+            L3::Ipv6 { src, dst, .. } => checksum::accumulate(checksum::accumulate(0, src), dst),
             L3::Raw { .. } => return 0,
         };
-        let number = if matches!(proto, L4::Udp { .. }) { 17 } else { 6 };
         let seg = &b[l.l4_at..l.l4_end];
-        !checksum::fold(checksum::accumulate(pseudo + number + seg.len() as u64, seg))
+        !checksum::fold(checksum::accumulate(pseudo + 17 + seg.len() as u64, seg))
     }
 
     /// Make the next frame and hand it to the link to start at `at`.
@@ -297,10 +285,9 @@ mod tests {
     use crate::wire::{verify_checksums, TcpFields};
     use proptest::prelude::*;
 
-    fn config(l3: u8, l4: u8, vlan: Option<u16>, payload_len: usize, fill: Fill) -> SourceConfig {
+    fn config(l3: u8, vlan: Option<u16>, payload_len: usize, fill: Fill) -> SourceConfig {
         let (a, b) = (Station::numbered(1), Station::numbered(2));
-        let tcp = L4::Tcp(TcpFields { src_port: 1, dst_port: 2, seq: 0xffff_ff00, ack: Some(1), window: 100, psh: false, fin: false });
-        let t = if l4 == 0 { L4::Udp { src_port: 1, dst_port: 2 } } else { tcp };
+        let t = L4::Udp { src_port: 1, dst_port: 2 };
         let l3 = match l3 {
             0 => L3::Raw { ether_type: 0x88b5 },
             4 => L3::Ipv4 { src: a.ipv4, dst: b.ipv4, ttl: 64, id: 0, l4: t },
@@ -324,12 +311,12 @@ mod tests {
     proptest! {
         #[test]
         fn every_generated_frame_has_valid_checksums_and_its_stamp(
-            l3 in prop::sample::select(vec![0u8, 4, 6]), l4 in 0u8..2, vlan in proptest::option::of(0u16..4096),
+            l3 in prop::sample::select(vec![0u8, 4, 6]), vlan in proptest::option::of(0u16..4096),
             payload_len in 0usize..1400, random in any::<bool>(), n in prop::sample::select(vec![0u64, 1, 2, 65_535, 65_536, 3_000_000, u32::MAX as u64 + 7]),
             ports in prop::sample::select(vec![1u16, 7, 1000]),
         ) {
             let fill = if random { Fill::Random } else { Fill::Counter };
-            let src = Source::new(SourceConfig { ports, ..config(l3, l4, vlan, payload_len, fill) }).unwrap();
+            let src = Source::new(SourceConfig { ports, ..config(l3, vlan, payload_len, fill) }).unwrap();
             let (mut out, mut rng) = (Vec::new(), component_rng(1, "s"));
             let mut ctx = Ctx::new(Time::ZERO, &mut out, &mut rng);
             let bytes = src.make_frame(n, ctx.rng());
@@ -370,7 +357,7 @@ mod tests {
     fn a_line_rate_source_sends_back_to_back_a_run_of_frames_per_wake_up() {
         // 1,000-byte payload in raw Ethernet: 1,018 bytes with the FCS, 1,038 on the
         // wire with preamble and gap: 8.304 us at 1 Gb/s.
-        let cfg = SourceConfig { count: Some(5), ..config(0, 0, None, 1000, Fill::Counter) };
+        let cfg = SourceConfig { count: Some(5), ..config(0, None, 1000, Fill::Counter) };
         let (frames, wakes) = run_source(cfg);
         let wire = Duration::from_ns(8_304);
         assert_eq!(frames, (0..5).map(|k| Time::ZERO + Duration(wire.ps() * k)).collect::<Vec<_>>());
@@ -379,7 +366,7 @@ mod tests {
         let small = SourceConfig {
             link_bps: 10_000_000_000,
             until: Some(Time::ZERO + Duration::from_us(100)),
-            ..config(0, 0, None, 46, Fill::Counter)
+            ..config(0, None, 46, Fill::Counter)
         };
         let (frames, wakes) = run_source(small);
         assert_eq!(frames.len(), 1_489, "67.2 ns apart from 0 to 100 us");
@@ -388,12 +375,12 @@ mod tests {
     }
 
     #[test]
-    fn tcp_sequence_advances_by_the_payload_and_wraps() {
-        let src = Source::new(config(4, 1, None, 1000, Fill::Counter)).unwrap();
-        let (mut out, mut rng) = (Vec::new(), component_rng(1, "s"));
-        let mut ctx = Ctx::new(Time::ZERO, &mut out, &mut rng);
-        let seq = |b: &[u8]| u32::from_be_bytes(b[38..42].try_into().unwrap());
-        assert_eq!(seq(&src.make_frame(0, ctx.rng())), 0xffff_ff00);
-        assert_eq!(seq(&src.make_frame(1, ctx.rng())), 0xffff_ff00u32.wrapping_add(1000));
+    fn a_source_refuses_to_make_tcp_segments() {
+        let mut cfg = config(4, None, 1000, Fill::Counter);
+        let tcp = L4::Tcp(TcpFields { src_port: 1, dst_port: 2, seq: 1, ack: Some(1), window: 100, psh: false, fin: false });
+        if let L3::Ipv4 { l4, .. } = &mut cfg.headers.l3 {
+            *l4 = tcp;
+        }
+        assert!(Source::new(cfg).err().unwrap().contains("TCP segments come from a host's TCP"));
     }
 }

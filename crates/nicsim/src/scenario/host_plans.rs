@@ -237,6 +237,15 @@ fn check_ends(sc: &Scenario) -> Result<(), ScenarioError> {
     Ok(())
 }
 
+/// A host's interface MTU: its own `mtu`, at most the scenario's, else the scenario's.
+fn host_mtu(sc: &Scenario, h: &HostSpec, path: &str) -> Result<u32, ScenarioError> {
+    match h.mtu {
+        None => Ok(sc.mtu),
+        Some(m) if (68..=sc.mtu as i64).contains(&m) => Ok(m as u32),
+        Some(m) => err(format!("{path}.mtu"), format!("must be 68 to the scenario's mtu ({}), got {m}", sc.mtu)),
+    }
+}
+
 fn ms(d: Duration) -> f64 {
     d.ps() as f64 / 1e9
 }
@@ -265,7 +274,7 @@ pub(super) fn hosts(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<
         let around = Surroundings {
             me,
             link_rates,
-            mtu: sc.mtu,
+            mtu: host_mtu(sc, h, &path)?,
             station: &lookup,
             flow: (sc.source.len() + k) as u32,
             clients: served,
@@ -285,10 +294,10 @@ pub(super) fn hosts(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<
         hosts.push(Part { name: h.name.clone(), plan: PartPlan::Host(Box::new(cfg)) });
     }
     // The k-th ideal host's surroundings: no adapters.
-    let ideal_around = |k: usize, name: &str| Surroundings {
+    let ideal_around = |k: usize, name: &str, mtu: u32| Surroundings {
         me: &stations[name],
         link_rates: Vec::new(),
-        mtu: sc.mtu,
+        mtu,
         station: &lookup,
         flow: 0,
         clients: clients.get(name).map_or(&[][..], |c| c.as_slice()),
@@ -299,7 +308,7 @@ pub(super) fn hosts(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<
     let mut requests = Vec::new();
     for (k, &(i, p)) in ideal.iter().enumerate() {
         check_reached(&nets, p, &format!("host[{i}]"), stations)?;
-        let around = ideal_around(k, &p.name);
+        let around = ideal_around(k, &p.name, host_mtu(sc, p, &format!("host[{i}]"))?);
         let mut own = match &p.file_request {
             Some(f) => file_requests(f, &format!("host[{i}].file_request"), &around)?,
             None => Vec::new(),
@@ -331,13 +340,13 @@ pub(super) fn hosts(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<
         let path = format!("host[{i}]");
         let st = &stations[p.name.as_str()];
         sessions.extend(joins[i].iter().cloned());
-        let around = ideal_around(k, &p.name);
+        let around = ideal_around(k, &p.name, host_mtu(sc, p, &path)?);
         if let Some(t) = &p.ttcp {
             let socket = socket(&p.tcp, &format!("{path}.tcp"), AckPolicy::EverySecondSegment)?;
             sessions.push(ttcp_session(t, &format!("{path}.ttcp"), socket, &around)?);
         }
         check_ports(&sessions, &path)?;
-        let stack = StackConfig { mac: st.mac, ip: st.ipv4, mtu: sc.mtu as usize, neighbors: everyone.clone(), tso: false };
+        let stack = StackConfig { mac: st.mac, ip: st.ipv4, mtu: around.mtu as usize, neighbors: everyone.clone(), tso: false };
         let plan = IdealConfig { stack, seed: around.seed, sessions, warmup: p.warmup.0 };
         parts.push(Part { name: p.name.clone(), plan: PartPlan::Ideal(plan) });
     }

@@ -36,6 +36,10 @@ pub struct HostSpec {
     /// Application throughput is measured from this time on; it must be before the run's `duration`.
     #[serde(default)]
     pub warmup: TimeSpan,
+    /// Its interfaces' MTU, 68 up to the scenario's `mtu` (the default): its TCP's
+    /// segments and the MSS it advertises follow from it.
+    #[serde(default)]
+    pub mtu: Option<i64>,
     /// Processor cycles per event (`[host.costs]`; required unless the host is ideal).
     #[serde(default)]
     pub costs: Option<Costs>,
@@ -161,7 +165,7 @@ fn one_adapter() -> Vec<AdapterSpec> {
 }
 
 /// The keys an ideal host may have: the rest describe what it does not model.
-pub const IDEAL_KEYS: [&str; 8] = ["name", "ideal", "warmup", "file_request", "file_serve", "file_read", "ttcp", "tcp"];
+pub const IDEAL_KEYS: [&str; 9] = ["name", "ideal", "warmup", "mtu", "file_request", "file_serve", "file_read", "ttcp", "tcp"];
 
 impl HostSpec {
     /// An ideal host (`ideal = true`) with nothing but a name and what it reads.
@@ -173,6 +177,7 @@ impl HostSpec {
             clock: None,
             serialized_stack: false,
             warmup: TimeSpan::default(),
+            mtu: None,
             costs: None,
             driver: DriverConfig::default(),
             bus: None,

@@ -91,7 +91,6 @@ pub enum SweepMode {
 pub enum Protocol {
     Raw,
     Udp,
-    Tcp,
 }
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
@@ -115,7 +114,7 @@ pub struct SourceSpec {
     pub name: String,
     /// The sink this source addresses its frames to.
     pub to: String,
-    /// "raw" (EtherType 0x88B5), "udp", or "tcp" (one data stream, no handshake).
+    /// "raw" (EtherType 0x88B5) or "udp"; TCP segments come only from a host's TCP (`[host.ttcp]`).
     #[serde(default = "udp")]
     pub protocol: Protocol,
     /// 4 or 6 (ignored for raw frames).

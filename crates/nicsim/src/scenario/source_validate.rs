@@ -8,7 +8,7 @@ use crate::scenario::schema::{FillSpec, PatternSpec, Protocol, SourceSpec};
 use crate::scenario::units::SourceRate;
 use crate::scenario::ScenarioError;
 use crate::wire::ethernet::{FCS, HEADER, MIN_FRAME, VLAN_TAG};
-use crate::wire::{Headers, TcpFields, L3, L4};
+use crate::wire::{Headers, L3, L4};
 
 fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, ScenarioError> {
     Err(ScenarioError::new(path, message))
@@ -22,15 +22,6 @@ fn headers_for(s: &SourceSpec, path: &str, flow: u32, from: &Station, to: &Stati
     let l4 = match s.protocol {
         Protocol::Raw => None,
         Protocol::Udp => Some(L4::Udp { src_port: 10_000 + flow as u16, dst_port: 9 }),
-        Protocol::Tcp => Some(L4::Tcp(TcpFields {
-            src_port: 40_000 + flow as u16,
-            dst_port: 5001,
-            seq: 1,
-            ack: Some(1),
-            window: 65_535,
-            psh: false,
-            fin: false,
-        })),
     };
     let l3 = match (l4, s.ip_version) {
         (None, _) => L3::Raw { ether_type: RAW_ETHER_TYPE },

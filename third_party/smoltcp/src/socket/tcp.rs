@@ -543,6 +543,8 @@ pub struct Socket<'a> {
     remote_has_sack: bool,
     /// The maximum number of data octets that the remote side may receive.
     remote_mss: usize,
+    /// nicsim: the MSS this end advertised in its SYN, once sent.
+    local_mss: Option<usize>,
     /// The timestamp of the last packet received.
     remote_last_ts: Option<Instant>,
     /// The sequence number of the last packet received, used for sACK
@@ -711,6 +713,7 @@ impl<'a> Socket<'a> {
             remote_win_scale: None,
             remote_has_sack: false,
             remote_mss: DEFAULT_MSS,
+            local_mss: None,
             remote_last_ts: None,
             local_rx_last_ack: None,
             local_rx_last_seq: None,
@@ -1066,6 +1069,7 @@ impl<'a> Socket<'a> {
         self.remote_win_scale = None;
         self.remote_win_shift = rx_cap_log2.saturating_sub(16) as u8;
         self.remote_mss = DEFAULT_MSS;
+        self.local_mss = None;
         self.remote_last_ts = None;
         self.ack_delay_timer = AckDelayTimer::Idle;
         self.challenge_ack_timer = Instant::from_secs(0);
@@ -2736,10 +2740,16 @@ impl<'a> Socket<'a> {
     /// <https://elixir.bootlin.com/linux/v6.11.4/source/net/ipv4/tcp_input.c#L5747>.
     fn immediate_ack_to_transmit(&self) -> bool {
         if let Some(remote_last_ack) = self.remote_last_ack {
-            remote_last_ack + self.remote_mss < self.remote_seq_no + self.rx_buffer.len()
+            remote_last_ack + self.rcv_mss() < self.remote_seq_no + self.rx_buffer.len()
         } else {
             false
         }
+    }
+
+    /// nicsim: the largest segment this end receives (RFC 9293's RMSS): the remote
+    /// sends no more than its own MSS nor than the one this end advertised.
+    fn rcv_mss(&self) -> usize {
+        self.local_mss.map_or(self.remote_mss, |l| l.min(self.remote_mss))
     }
 
     /// Return whether we should send ACK immediately due to significant window updates.
@@ -2762,7 +2772,7 @@ impl<'a> Socket<'a> {
                     AckPolicy::WindowUpdate => {
                         // BSD tcp_output: the window would open by two segments, or by half the buffer.
                         let adv = (new_win.saturating_sub(last_win) as usize) << self.remote_win_shift;
-                        adv > 0 && (adv >= 2 * self.remote_mss || 2 * adv >= self.rx_buffer.capacity())
+                        adv > 0 && (adv >= 2 * self.rcv_mss() || 2 * adv >= self.rx_buffer.capacity())
                     }
                 }
             }
@@ -3157,6 +3167,7 @@ impl<'a> Socket<'a> {
             // Fill the MSS option. See RFC 6691 for an explanation of this calculation.
             let max_segment_size = cx.ip_mtu() - ip_repr.header_len() - TCP_HEADER_LEN;
             repr.max_seg_size = Some(max_segment_size as u16);
+            self.local_mss = Some(max_segment_size);
         }
 
         // Actually send the packet. If this succeeds, it means the packet is in
