@@ -124,7 +124,8 @@ def test_each_pcie_direction_shares_out_its_own_time(scenarios):
     of its own: a purpose's share is of each direction, and each direction's
     shares add up to its utilization (one share of both, for the adapter's reads
     of a send on a busy gen 1 x1 link, was 1.06 of the run)."""
-    sets = {"duration": "2ms", "host[0].warmup": "0s", "host[1].warmup": "0s", "host[0].bus": {"kind": "pcie", "generation": 1, "lanes": 1}}
+    # Four chunks of frames in flight keep the slow link's downstream busy.
+    sets = {"duration": "2ms", "host[0].warmup": "0s", "host[1].warmup": "0s", "host[0].bus": {"kind": "pcie", "generation": 1, "lanes": 1}, "host[0].send.outstanding": 4}
     m = nicsim.run(scenarios / "combinations" / "workload-beside-sessions.toml", overrides=sets).component("server").metrics
     assert m["bus_down_utilization"] > 0.9 and not any(k.startswith("bus_tx_data_share") for k in m)
     for d in ("up", "down"):

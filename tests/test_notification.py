@@ -323,13 +323,15 @@ def test_an_idle_polling_loop_polls_every_adapter(scenarios):
 
 @pytest.mark.parametrize("mode", ["poll", "os-poll"])
 def test_a_sleeping_poller_spins_only_while_its_processor_is_free(scenarios, mode):
-    """The poller shares its processor with the application's send calls to a
-    programmable adapter: its spin fills the gaps between them and no more (the
-    whole sleep was counted on top of them, a processor more than 100% used)."""
+    """The poller shares its processor with the host's TCP over a programmable
+    adapter (its send calls, the ACKs it takes from the event ring): its spin
+    fills the gaps between them and no more (the whole sleep was counted on top
+    of them, a processor more than 100% used)."""
     m = server(scenarios, "papers/patent-direct-tso/tso.toml", **{"host[0].driver.mode": mode})
     spin = "cpu0_poll" if mode == "poll" else "cpu0_idle_poll"
     work = sum(m[f"cpu0_{a}"] for a in ("interrupt", "deferred", "app", "poll", "background"))
-    assert m["cpu0_app"] > 0.001 and m[spin] > 0.9
+    # Cycles count work, not spin: 20 ms of it in the 120 ms run.
+    assert m["cpu0_cycles"] / 2e9 > 0.01 and m[spin] > 0.8
     assert work == pytest.approx(m["cpu0_utilization"], abs=1e-9)
     assert work + m["cpu0_idle_poll"] == pytest.approx(1, abs=1e-4)
 

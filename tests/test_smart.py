@@ -4,6 +4,7 @@ passing unsegmented, the Malta set-ups, and bad adapter settings named."""
 
 import dpkt
 import pytest
+import xxhash
 
 import nicsim
 
@@ -12,79 +13,86 @@ from frames import check_frame, read_pcap
 TSO = "papers/patent-direct-tso/tso.toml"
 MALTA = "papers/malta2001"
 ONE_MB = 1 << 20
-PERIOD = 251  # the payload pattern: byte i of the stream is i % 251
-
-
-def expected_stream(n):
-    return bytes(i % PERIOD for i in range(n))
 
 
 def tso_run(scenarios, tmp_path, **sets):
     pcap = tmp_path / "tso.pcap"
-    # Keys of the host's programmable adapter, or of the host itself (its send).
-    overrides = {(f"host[0].{k}" if k.startswith(("send.", "zero_copy")) else f"host[0].adapter[0].programmable.{k}"): v for k, v in sets.items()}
+    # Keys of the sending host (its TTCP, zero copy) or of its programmable adapter.
+    overrides = {(f"host[0].{k}" if k.startswith(("ttcp.", "tcp.", "zero_copy")) else f"host[0].adapter[0].programmable.{k}"): v for k, v in sets.items()}
     r = nicsim.run(scenarios / TSO, pcap=pcap, overrides=overrides)
     return r, read_pcap(pcap)
 
 
-def test_a_1mb_send_by_direct_segmentation_is_valid_tcp_that_reassembles(scenarios, tmp_path):
-    r, frames = tso_run(scenarios, tmp_path, **{"send.bytes": ONE_MB, "send.message": ONE_MB})
-    assert len(frames) == -(-ONE_MB // 1460) == 719
-    data = {}
-    ids = []
-    for i, (_, buf) in enumerate(frames):
-        found = check_frame(buf)  # IPv4 header and TCP checksums, by dpkt
+def data_segments(frames):
+    """The sender's TCP segments with data (to TTCP's port 5001), checked by dpkt."""
+    out = []
+    for _, buf in frames:
+        found = check_frame(buf)  # IPv4 header and TCP checksums
         assert found["l4"] == "tcp"
-        tcp = dpkt.ethernet.Ethernet(buf).data.data
-        last = i == len(frames) - 1
-        assert bool(tcp.flags & dpkt.tcp.TH_PUSH) == last, "PSH only on the last segment"
-        assert not tcp.flags & dpkt.tcp.TH_FIN
-        assert tcp.seq == 1 + 1460 * i, "sequence advances by the bytes already sent"
-        data[tcp.seq] = bytes(tcp.data)
-        ids.append(found["id"])
-    assert ids == [(ids[0] + i) % 65536 for i in range(len(ids))], "IPv4 ID +1 per segment"
-    stream = b"".join(data[s] for s in sorted(data))
-    assert stream == expected_stream(ONE_MB)
-    m = r.component("server").metrics
-    assert m["segmented_sends"] == 1 and m["adapter_memory_payload_bytes"] == 0
+        if found["ports"][1] == 5001 and found["payload_len"]:
+            out.append(dpkt.ethernet.Ethernet(buf).data.data)
+    return out
 
 
-def test_store_and_forward_puts_every_payload_byte_in_adapter_memory_and_direct_none(scenarios, tmp_path):
+def test_a_1mb_transfer_by_direct_segmentation_is_valid_tcp_that_reassembles(scenarios, tmp_path):
+    r, frames = tso_run(scenarios, tmp_path, **{"ttcp.bytes": ONE_MB})
+    segs = data_segments(frames)
+    assert len(segs) == -(-ONE_MB // 1460) == 719, "full segments but the last, none sent twice"
+    assert all(len(t.data) == 1460 for t in segs[:-1])
+    assert all(b.seq - a.seq == len(a.data) for a, b in zip(segs, segs[1:])), "each starts where the last ended"
+    stream = b"".join(bytes(t.data) for t in segs)
+    sender = r.component("server")
+    assert xxhash.xxh3_128_hexdigest(stream) == sender.text["ttcp_xxh128"] == r.component("receiver").text["ttcp_xxh128"]
+    m = sender.metrics
+    # The stack's large sends were cut by the adapter; what it sent whole (a send
+    # of one segment or less) went through adapter memory as a frame does.
+    assert m["segmented_sends"] >= 10 and m["adapter_memory_payload_bytes"] < 1460 * (m["sends_completed"] - m["segmented_sends"])
+
+
+def test_store_and_forward_puts_every_payload_byte_in_adapter_memory_and_direct_none(scenarios):
     runs = {}
     for seg in ("direct", "store-and-forward"):
-        r, frames = tso_run(scenarios, tmp_path, **{"segmentation": seg, "send.bytes": 4 * ONE_MB})
+        # The whole 64 MB transfer, past slow start's small sends; no capture.
+        r = nicsim.run(scenarios / TSO, overrides={"host[0].adapter[0].programmable.segmentation": seg})
         runs[seg] = r.component("server").metrics
-        assert all(check_frame(buf)["l4"] == "tcp" for _, buf in frames)
-        assert r.component("receiver").metrics["bad_checksums"] == 0
+        assert r.component("receiver").metrics["transfer_complete"] == 1 and runs[seg]["tcp_retransmits"] == 0
     direct, saf = runs["direct"], runs["store-and-forward"]
-    assert direct["adapter_memory_payload_bytes"] == 0
-    assert saf["adapter_memory_payload_bytes"] == 4 * ONE_MB
-    assert saf["adapter_memory_bytes"] > 2 * 4 * ONE_MB, "payload written in, then read out by the MAC"
-    assert direct["bus_transactions_per_frame"] > 10 * saf["bus_transactions_per_frame"], "one gather read per segment"
+    total = 64 * ONE_MB
+    assert direct["adapter_memory_payload_bytes"] < total / 100_000, "only what the stack sent whole"
+    assert total <= saf["adapter_memory_payload_bytes"] < total * 1.0001
+    assert saf["adapter_memory_bytes"] > 2 * total, "payload written in, then read out by the MAC"
+    per_frame = {k: m["bus_tx_data_transactions"] / m["tx_frames"] for k, m in runs.items()}
+    assert per_frame["direct"] > 10 * per_frame["store-and-forward"], "one gather read per segment against a few large reads"
     assert direct["tx_goodput_mbps"] > saf["tx_goodput_mbps"], "the adapter memory port limits store and forward"
 
 
 def test_split_checksums_work_with_direct_segmentation_and_cost_the_firmware_only_the_headers(scenarios, tmp_path):
     """The patent's claims 5 and 15: the firmware sums the headers and the
     pseudo-header, the Ethernet device the payload as it passes."""
-    costs = {}
+    runs = {}
     for where in ("mac", "split"):
-        r, frames = tso_run(scenarios, tmp_path, **{"checksum": where, "send.bytes": ONE_MB, "send.message": ONE_MB})
-        assert len(frames) == 719 and all(check_frame(buf)["l4"] == "tcp" for _, buf in frames)
-        assert r.component("receiver").metrics["bad_checksums"] == 0
+        r, frames = tso_run(scenarios, tmp_path, **{"checksum": where, "ttcp.bytes": ONE_MB})
+        assert len(data_segments(frames)) == 719
         m = r.component("server").metrics
-        assert m["adapter_memory_payload_bytes"] == 0, "the payload still never enters adapter memory"
-        costs[where] = m["adapter_cycles_per_frame"]
-    # 54 bytes of Ethernet, IPv4 and TCP headers and the 12-byte pseudo-header, a cycle a byte.
-    assert costs["split"] - costs["mac"] == pytest.approx(54 + 12, abs=0.5)
+        assert m["adapter_memory_payload_bytes"] < 1460, "the payload of a large send never enters adapter memory"
+        runs[where] = m
+    # Each frame, a segment sent or an ACK received, costs the firmware its 54 bytes
+    # of Ethernet, IPv4 and TCP headers and the 12-byte pseudo-header, a cycle a byte.
+    mac, split = runs["mac"], runs["split"]
+    assert mac["tx_frames"] == split["tx_frames"] and mac["rx_frames"] == split["rx_frames"]
+    assert split["adapter_cycles_per_frame"] - mac["adapter_cycles_per_frame"] == pytest.approx(54 + 12, abs=0.5)
 
 
 def test_data_within_one_mtu_passes_through_unsegmented(scenarios, tmp_path):
-    r, frames = tso_run(scenarios, tmp_path, **{"send.bytes": 1000 * 10, "send.message": 1000})
-    assert len(frames) == 10
-    assert [dpkt.ethernet.Ethernet(b).data.data.seq for _, b in frames] == [1 + 1000 * i for i in range(10)]
-    assert all(len(dpkt.ethernet.Ethernet(b).data.data.data) == 1000 for _, b in frames)
-    assert r.component("server").metrics["segmented_sends"] == 0
+    r, frames = tso_run(scenarios, tmp_path, **{"ttcp.bytes": 1000})
+    assert [len(t.data) for t in data_segments(frames)] == [1000]
+    m = r.component("server").metrics
+    assert m["segmented_sends"] == 0
+    # A send of one segment, like the handshake's and the FIN's frames, is a frame
+    # the host hands whole: every byte of it goes through adapter memory.
+    sent = [dpkt.ethernet.Ethernet(b) for _, b in frames]
+    whole = sum(14 + len(e.data) for e in sent if e.data.data.dport == 5001)
+    assert m["adapter_memory_payload_bytes"] == whole == 66 + 54 + 1054 + 54
 
 
 def test_adapter_to_adapter_reaches_line_rate(scenarios):
@@ -199,10 +207,12 @@ def test_coalescing_holds_frames_in_adapter_memory_until_its_timeout(scenarios):
 
 
 def test_lro_and_gro_merge_segments_and_deliver_every_byte(scenarios, tmp_path):
-    base = {"host[0].send.bytes": ONE_MB}
-    # A second host with a programmable adapter receives the stream instead of the sink.
+    base = {"host[0].ttcp.bytes": ONE_MB}
+    # A host with a programmable adapter and its own TCP receives the stream
+    # instead of the ideal receiver.
     for where in ("lro_timeout", "gro_timeout"):
-        text = (scenarios / TSO).read_text().replace('[[sink]]\nname = "receiver"\n', "")
+        text = (scenarios / TSO).read_text()
+        text = text[: text.index('[[host]]\nname = "receiver"')] + text[text.index("[[link]]") :]
         text = text.replace('to = "receiver"', 'to = "peer"').replace('b = "receiver"', 'b = "peer"')
         text += RECEIVER.format(where=where)
         tmp = tmp_path / f"tso-{where}.toml"
@@ -210,7 +220,8 @@ def test_lro_and_gro_merge_segments_and_deliver_every_byte(scenarios, tmp_path):
         r = nicsim.run(tmp, overrides=base)
         m = r.component("peer").metrics
         assert m["rx_payload_bytes"] == ONE_MB and m["rx_host_bad"] == 0
-        assert m["rx_delivered_segments"] == 719
+        assert m["rx_delivered_segments"] == 719 + 3, "every data segment, the handshake's ACK, the FIN and its ACK"
+        assert m["ttcp_bytes"] == ONE_MB and r.component("peer").text["ttcp_xxh128"] == r.component("server").text["ttcp_xxh128"]
         assert m["rx_delivered_frames"] < 719 / 4, f"{where}: segments merged"
         # Every wire frame's time is counted once it goes up, held back by the merge or not.
         assert 0 < m["mean_rx_to_driver_us"] <= m["mean_rx_to_stack_us"] <= m["max_rx_to_stack_us"]
@@ -239,22 +250,29 @@ memory_bandwidth = "12.8 Gb/s"
 rx_buffers = 256
 [host.adapter.programmable.receive]
 {where} = "20us"
+[host.ttcp]
+role = "receive"
+message = 1048576
+[host.tcp]
+rx_buffer = 4194304
+tx_buffer = 4194304
 """
 
 
 @pytest.mark.parametrize(
-    "key, value, path, message",
+    "scenario, key, value, path, message",
     [
-        ("host[0].adapter[0].programmable.checksum", "firmware", "host[0].adapter[0].programmable.checksum", "direct segmentation"),
-        ("host[0].send.frame_size", 100, "host[0].send.frame_size", "does not apply"),
-        ("host[0].send.outstanding", 0, "host[0].send.outstanding", "must be 1 to 64"),
-        ("host[0].adapter[0].programmable.memory", 1000, "host[0].adapter[0].programmable.memory", "must be"),
-        ("host[0].send.to", "nobody", "host[0].send.to", "no station"),
+        (TSO, "host[0].adapter[0].programmable.checksum", "firmware", "host[0].adapter[0].programmable.checksum", "direct segmentation"),
+        (TSO, "host[0].adapter[0].programmable.memory", 1000, "host[0].adapter[0].programmable.memory", "must be"),
+        (f"{MALTA}/send.toml", "host[0].send.direction", "to-host", "host[0].send.direction", "does not apply"),
+        (f"{MALTA}/send.toml", "host[0].send.outstanding", 0, "host[0].send.outstanding", "must be 1 to 64"),
+        (f"{MALTA}/send.toml", "host[0].send.to", "nobody", "host[0].send.to", "no station"),
+        (f"{MALTA}/send.toml", "host[0].send.kind", "tcp", "host[0].send.kind", "unknown variant `tcp`"),
     ],
 )
-def test_bad_adapter_settings_are_named(scenarios, key, value, path, message):
+def test_bad_adapter_settings_are_named(scenarios, scenario, key, value, path, message):
     with pytest.raises(nicsim.ScenarioError) as e:
-        nicsim.check(scenarios / TSO, overrides={key: value})
+        nicsim.check(scenarios / scenario, overrides={key: value})
     assert path in str(e.value) and message in str(e.value)
 
 

@@ -75,7 +75,6 @@ fn one_megabyte() -> i64 {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum SendKind {
-    Tcp,
     Frames,
     Generate,
     Dma,
@@ -91,8 +90,6 @@ pub enum DmaDirection {
 /// The defaults of send keys that apply to some kinds only: the checks apply
 /// them and the schema shows them.
 pub mod send_default {
-    pub const BYTES: i64 = 1 << 20;
-    pub const MESSAGE: i64 = 65_536;
     pub const OUTSTANDING: i64 = 2;
     pub const PER_CHUNK: i64 = 1;
     pub const LENGTH: i64 = 1512;
@@ -104,17 +101,13 @@ pub mod send_default {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SendSpec {
-    /// "tcp", "frames", "generate" or "dma"; a key of another kind is an error.
+    /// "frames", "generate" or "dma"; a key of another kind is an error. TCP
+    /// comes from the host's own stack (`[host.ttcp]`), which hands the adapter
+    /// large sends with their headers for segmentation.
     pub kind: SendKind,
-    /// tcp, frames, generate: the receiving station.
+    /// frames, generate: the receiving station.
     pub to: Option<String>,
-    /// tcp: bytes in all.
-    #[schemars(extend("default" = send_default::BYTES))]
-    pub bytes: Option<i64>,
-    /// tcp: bytes per send, up to 16 MB.
-    #[schemars(extend("default" = send_default::MESSAGE))]
-    pub message: Option<i64>,
-    /// tcp, frames: sends in flight.
+    /// frames: sends in flight.
     #[schemars(extend("default" = send_default::OUTSTANDING))]
     pub outstanding: Option<i64>,
     /// frames, generate: bytes per frame, FCS included.

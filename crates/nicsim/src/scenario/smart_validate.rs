@@ -65,7 +65,6 @@ fn adapter(a: &ProgrammableSpec, path: &str, link_rate: u64, mtu: u32) -> Result
 /// The keys each kind of send takes.
 fn allowed(kind: SendKind) -> &'static [&'static str] {
     match kind {
-        SendKind::Tcp => &["to", "bytes", "message", "outstanding"],
         SendKind::Frames => &["to", "frame_size", "per_chunk", "count", "outstanding"],
         SendKind::Generate => &["to", "frame_size", "count"],
         SendKind::Dma => &["direction", "length", "count"],
@@ -75,8 +74,6 @@ fn allowed(kind: SendKind) -> &'static [&'static str] {
 fn workload(w: &SendSpec, path: &str, s: &Surroundings, needs_end: &mut bool) -> Result<Workload, ScenarioError> {
     let given = [
         ("to", w.to.is_some()),
-        ("bytes", w.bytes.is_some()),
-        ("message", w.message.is_some()),
         ("outstanding", w.outstanding.is_some()),
         ("frame_size", w.frame_size.is_some()),
         ("per_chunk", w.per_chunk.is_some()),
@@ -103,11 +100,6 @@ fn workload(w: &SendSpec, path: &str, s: &Surroundings, needs_end: &mut bool) ->
     let outstanding = within(format!("{path}.outstanding"), w.outstanding.unwrap_or(D::OUTSTANDING), 1, SEND_SLOTS as i64)? as u32;
     let count = w.count.map(|c| within(format!("{path}.count"), c, 1, 1 << 40)).transpose()?;
     Ok(match w.kind {
-        SendKind::Tcp => {
-            let message = within(format!("{path}.message"), w.message.unwrap_or(D::MESSAGE), 1, 16 << 20)? as u32;
-            let bytes = within(format!("{path}.bytes"), w.bytes.unwrap_or(D::BYTES), 1, 1 << 40)?;
-            Workload::Tcp { from: me, to: to()?, bytes, message, outstanding }
-        }
         SendKind::Frames => {
             let frame_size = frame_size()?;
             let fit = (chunk::MAX_CHUNK / chunk::footprint(frame_size as usize - 4)) as i64;

@@ -150,14 +150,6 @@ pub struct HostSide {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Workload {
     Idle,
-    /// A TCP stream of `bytes` handed to the adapter `message` bytes at a time.
-    Tcp {
-        from: Addr,
-        to: Addr,
-        bytes: u64,
-        message: u32,
-        outstanding: u32,
-    },
     /// UDP frames built by the host, `per_chunk` to one DMA (fragmentation when > 1).
     Frames {
         from: Addr,

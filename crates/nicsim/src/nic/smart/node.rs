@@ -80,7 +80,6 @@ pub(super) struct SendState {
     pub frames: u64,
     pub payload: u64,
     pub segmented_sends: u64,
-    pub ip_id: u16,
     pub first: Option<Time>,
     pub last_wire_end: Time,
     pub dma_bytes: u64,
@@ -193,7 +192,7 @@ impl Programmable {
         }
         match self.cfg.workload.clone() {
             Workload::Idle => {}
-            Workload::Tcp { outstanding, .. } | Workload::Frames { outstanding, .. } => {
+            Workload::Frames { outstanding, .. } => {
                 self.host_work.extend(std::iter::repeat_n(HostWork::Send, outstanding as usize));
             }
             Workload::Generate { .. } => {

@@ -16,13 +16,11 @@ use crate::time::Time;
 use crate::wire::checksum::accumulate;
 use crate::wire::endpoint::{ipv4_headers, pattern, Addr};
 use crate::wire::ethernet::{FCS, MIN_FRAME};
-use crate::wire::{build, Frame, FrameMeta, TcpFields, L4};
+use crate::wire::{build, Frame, FrameMeta, L4};
 
 const TX_CPU: usize = 0;
 /// Ethernet, IPv4 and UDP headers of the frame workloads.
 const UDP_HEADERS: usize = 42;
-/// First sequence number of the stream.
-const ISN: u32 = 1;
 
 /// A UDP frame of `frame_size` bytes (with FCS) whose payload follows the pattern
 /// from `n`; its checksums are left for the adapter when `offload`.
@@ -50,45 +48,6 @@ impl Programmable {
         let n = self.send.issued;
         let slot = n % SEND_SLOTS;
         match self.cfg.workload.clone() {
-            Workload::Tcp { from, to, bytes, message, outstanding } => {
-                let offset = n * message as u64;
-                if offset >= bytes {
-                    return HostStep::default();
-                }
-                let len = (message as u64).min(bytes - offset) as usize;
-                let stride = (message as u64).next_multiple_of(4096);
-                let app = APP + (n % outstanding as u64) * stride;
-                for at in (0..len).step_by(65_536) {
-                    let piece = pattern(offset + at as u64, (len - at).min(65_536));
-                    self.host_write(app + at as u64, piece);
-                }
-                let src = if self.cfg.host.zero_copy {
-                    app
-                } else {
-                    let mut buf = vec![0u8; len];
-                    self.hw.mem.read(app, &mut buf).expect("mapped");
-                    let kernel = KERNEL + (n % outstanding as u64) * stride;
-                    self.host_write(kernel, &buf);
-                    kernel
-                };
-                let tcp = TcpFields {
-                    src_port: from.port,
-                    dst_port: to.port,
-                    seq: ISN.wrapping_add(offset as u32),
-                    ack: Some(1),
-                    window: 65_535,
-                    psh: true,
-                    fin: false,
-                };
-                let template = build(&ipv4_headers(from, to, self.send.ip_id, L4::Tcp(tcp)), &[]).expect("headers build");
-                let hlen = 54;
-                let mss = self.cfg.adapter.mtu as usize - 40;
-                self.send.ip_id = self.send.ip_id.wrapping_add(len.div_ceil(mss).max(1) as u16);
-                let d = SEND_RING + slot * SEND_SLOT;
-                self.host_write(d, &descriptor(src, len as u32, hlen as u32));
-                self.host_write(d + 16, &template[..hlen]);
-                self.issued(n, at, at, 0, len as u64)
-            }
             Workload::Frames { from, to, frame_size, per_chunk, count, .. } => {
                 let first = n * per_chunk as u64;
                 let k = count.map_or(per_chunk as u64, |c| c.saturating_sub(first).min(per_chunk as u64));
@@ -171,9 +130,8 @@ impl Programmable {
         let (fw, released) = match self.cfg.workload {
             _ if extra & SEGMENT != 0 => {
                 let (h, mss) = ((extra & 0xff) as usize, (extra >> 8 & 0xffff) as usize);
-                self.segment_send(bus, t, addr, len as usize, (&d[16..16 + h], Some(mss)), ctx)
+                self.segment_send(bus, t, addr, len as usize, (&d[16..16 + h], mss), ctx)
             }
-            Workload::Tcp { .. } => self.segment_send(bus, t, addr, len as usize, (&d[16..16 + extra as usize], None), ctx),
             _ => self.chunk_send(bus, t, addr, len as usize, ctx),
         };
         self.send.making = None;
@@ -212,21 +170,19 @@ impl Programmable {
     }
 
     /// Segmentation of one large send (mechanism 1), directly or by store and
-    /// forward: its header template, and the segment size the host asked for
-    /// (else the largest the adapter's MTU allows).
+    /// forward: its header template, and the segment size the host's stack asked for.
     fn segment_send(
         &mut self,
         bus: &mut HostBus,
         at: Time,
         addr: u64,
         len: usize,
-        (template, mss): (&[u8], Option<usize>),
+        (template, mss): (&[u8], usize),
         ctx: &mut Ctx,
     ) -> (Time, Time) {
         let Ok(template) = Template::parse(template) else { return (at, at) };
         let mut released = at;
         let a = self.cfg.adapter.clone();
-        let mss = mss.unwrap_or_else(|| template.mss_for(a.mtu as usize));
         let hlen = template.header_len();
         let mut fw = at;
         let mut staged: Option<(u64, u64, u64)> = None; // (send offset, length, adapter address)
