@@ -42,6 +42,8 @@ CASES = {
     "unknown endpoint": (('b = "sw:0"', 'b = "hub:0"'), "link[0].b", "no source, sink, host, tap or switch"),
     "switch port out of range": (('b = "sw:0"', 'b = "sw:7"'), "link[0].b", "ports 0 to 1"),
     "endless source": (("count = 10", ""), "duration", "no count"),
+    # The TCP generator is gone: the error says where TCP comes from now.
+    "a tcp source": (("count = 10", 'count = 10\nprotocol = "tcp"'), "source[0].protocol", "come only from a host's TCP: give two hosts a [host.ttcp]"),
     "vlan out of range": (("count = 10", "count = 10\nvlan = 5000"), "source[0].vlan", "0 to 4095"),
     "negative time": (('rate = "1Gbps"\n[[link]]\nname = "l1"', 'rate = "1Gbps"\npropagation = "-5us"\n[[link]]\nname = "l1"'), "link[0].propagation", "negative"),
     "toml syntax": (("count = 10", "count = = 10"), "line 7", "invalid"),

@@ -267,7 +267,7 @@ tx_buffer = 4194304
         (f"{MALTA}/send.toml", "host[0].send.direction", "to-host", "host[0].send.direction", "does not apply"),
         (f"{MALTA}/send.toml", "host[0].send.outstanding", 0, "host[0].send.outstanding", "must be 1 to 64"),
         (f"{MALTA}/send.toml", "host[0].send.to", "nobody", "host[0].send.to", "no station"),
-        (f"{MALTA}/send.toml", "host[0].send.kind", "tcp", "host[0].send.kind", "unknown variant `tcp`"),
+        (f"{MALTA}/send.toml", "host[0].send.kind", "tcp", "host[0].send.kind", "comes from the host's own TCP ([host.ttcp])"),
     ],
 )
 def test_bad_adapter_settings_are_named(scenarios, scenario, key, value, path, message):

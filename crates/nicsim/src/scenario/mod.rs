@@ -107,7 +107,8 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
             Some(n) if path.is_empty() || path == "." => key_path::at_line(text, n).unwrap_or(path),
             _ => path,
         };
-        ScenarioError { path, line, message: inner.message().to_string() }
+        let message = with_hint(&path, inner.message());
+        ScenarioError { path, line, message }
     })?;
     if sc.is_empty() {
         return Err(ScenarioError::new(
@@ -149,10 +150,31 @@ pub fn load_with(path: &Path, sets: &[String]) -> Result<Plan, ScenarioError> {
     let table = resolve_text(&text, sets)?;
     ideal_keys::check(&table)?;
     let mut scenario = serde_path_to_error::deserialize(toml::Value::Table(table))
-        .map_err(|e| ScenarioError::new(e.path().to_string(), format!("{} (after --set)", e.into_inner().message())))?;
+        .map_err(|e| {
+            let path = e.path().to_string();
+            let message = with_hint(&path, e.into_inner().message());
+            ScenarioError::new(path, format!("{message} (after --set)"))
+        })?;
     renamed_into_a_clash(&scenario, sets)?;
     segments::expand(&mut scenario)?;
     validate(&scenario)
+}
+
+/// Where a TCP generator was asked for (a source's `protocol`, a programmable
+/// adapter's `send.kind`), say where TCP comes from: only a TCP stack makes
+/// segments, so a scenario written for the generators that did learns what
+/// replaces them.
+fn with_hint(path: &str, message: &str) -> String {
+    if !message.contains("unknown variant `tcp`") {
+        return message.to_string();
+    }
+    if path.ends_with(".send.kind") {
+        format!("{message}; TCP comes from the host's own TCP ([host.ttcp]), whose large sends the adapter segments")
+    } else if path.ends_with(".protocol") {
+        format!("{message}; TCP segments come only from a host's TCP: give two hosts a [host.ttcp] (ideal = true for an end that costs nothing)")
+    } else {
+        message.to_string()
+    }
 }
 
 /// A `--set PART.name=NAME` that gives a part another's name: the key that was
