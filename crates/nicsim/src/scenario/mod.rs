@@ -149,12 +149,11 @@ pub fn load_with(path: &Path, sets: &[String]) -> Result<Plan, ScenarioError> {
     }
     let table = resolve_text(&text, sets)?;
     ideal_keys::check(&table)?;
-    let mut scenario = serde_path_to_error::deserialize(toml::Value::Table(table))
-        .map_err(|e| {
-            let path = e.path().to_string();
-            let message = with_hint(&path, e.into_inner().message());
-            ScenarioError::new(path, format!("{message} (after --set)"))
-        })?;
+    let mut scenario = serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
+        let path = e.path().to_string();
+        let message = with_hint(&path, e.into_inner().message());
+        ScenarioError::new(path, format!("{message} (after --set)"))
+    })?;
     renamed_into_a_clash(&scenario, sets)?;
     segments::expand(&mut scenario)?;
     validate(&scenario)
