@@ -67,11 +67,6 @@ impl Template {
         self.bytes.len()
     }
 
-    /// The largest segment payload an IP packet of `mtu` bytes holds.
-    pub fn mss_for(&self, mtu: usize) -> usize {
-        mtu.saturating_sub(self.layout.ip_len + self.layout.l4_len)
-    }
-
     /// Write the headers of `piece` into `out` (`header_len` bytes). `payload_sum`
     /// is `accumulate(0, payload)` of the piece's payload.
     pub fn write_header(&self, piece: Piece, payload_sum: u64, out: &mut [u8]) {

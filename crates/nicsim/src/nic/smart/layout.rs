@@ -11,10 +11,8 @@ pub const SEND_SLOTS: u64 = 64;
 /// 16-byte completion events the adapter writes and the host polls.
 pub const EVENT_RING: u64 = 0x2000_0000;
 pub const EVENT_SLOTS: u64 = 4096;
-/// Application buffers (pinned when zero copy).
+/// Host buffers of what the host hands the adapter: a chunk of frames, a frame of its stack.
 pub const APP: u64 = 1 << 36;
-/// Kernel buffers that application data is copied through otherwise.
-pub const KERNEL: u64 = 1 << 38;
 /// Receive buffers of 64 KB, each in a 128 KB slot (an LRO segment may pass 64 KB
 /// by its Ethernet header).
 pub const RX_BUFFERS: u64 = 1 << 40;
