@@ -14,6 +14,8 @@ pub mod rings;
 
 pub use message::Message;
 
+use std::cell::Cell;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::bus::HostBus;
@@ -26,6 +28,10 @@ use crate::time::{Duration, Time};
 use crate::wire::Frame;
 
 pub trait Device {
+    /// Which of the host's drivers serves it: how its driver reaches it.
+    fn interface(&self) -> Interface {
+        Interface::Rings
+    }
     /// A frame from the wire passed the MAC's address filter.
     fn frame_in(&mut self, frame: Box<Frame>, cx: &mut DeviceCx);
     /// One of its own timers (armed in its port's space) fell due: a timer it
@@ -38,6 +44,18 @@ pub trait Device {
     /// The host moved a frame it took out of the adapter's packet memory (an
     /// adapter that is no bus master).
     fn moved_out(&mut self, _frame: &Frame) {}
+    /// The MAC its frames leave by, where the queues of one adapter share it
+    /// (a ring adapter's transmit side).
+    fn mac(&self) -> Option<Rc<Cell<Time>>> {
+        None
+    }
+    /// Send through `mac`, the first queue's of the same adapter.
+    fn share_mac(&mut self, _mac: Rc<Cell<Time>>) {}
+    /// How far back in time its transfers may book the bus: a firmware's DMA
+    /// loop or segmented send books ahead of time and out of order.
+    fn books_back(&self) -> Duration {
+        Duration::ZERO
+    }
     /// Its figures at the run's end (the host sums a ring adapter's over its
     /// ring adapters); `host_busy` is the host processors' busy time.
     fn report(&self, _r: &mut Report, _end: Time, _host_busy: Duration) {}
@@ -76,6 +94,9 @@ pub trait Device {
     fn take_message(&mut self) -> Option<Message> {
         None
     }
+    /// Its TCP figures count the frames of local port `port` alone (one
+    /// connection's of several it carries).
+    fn watch(&mut self, _port: u16) {}
     /// The TCP stack it runs for the host.
     fn stack(&self) -> Option<&Stack> {
         None
@@ -86,6 +107,20 @@ pub trait Device {
     }
     /// Draw its own buses into `t`, under `label`.
     fn trace_into(&mut self, _t: &SharedTrace, _label: &str) {}
+}
+
+/// The three ways a driver reaches its adapter; the host runs the driver a
+/// device's interface asks for, whatever the device is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Interface {
+    /// Descriptor rings in host memory, tail registers and an interrupt (a
+    /// bus master, an adapter the host moves frames for, a test adapter).
+    Rings,
+    /// An event ring its driver works through in steps on a polling processor
+    /// (a programmable adapter's firmware).
+    Events,
+    /// Socket-level messages: the adapter runs the host's TCP (an offload engine).
+    Messages,
 }
 
 /// Work an event-ring adapter's events leave for its driver.
@@ -136,8 +171,9 @@ pub enum Register {
     TxTail,
 }
 
-/// Makes the device of a ring adapter's port, in place of the model its
-/// configuration describes: how a new kind (a test adapter) joins a host.
+/// Makes the device of a host's port `i` (the host calls it once a run): the
+/// scenario's assembly makes one for each adapter kind it describes, and a
+/// new kind (a test adapter) joins a host by giving its own.
 #[derive(Clone)]
 pub struct DeviceFactory(pub Arc<dyn Fn(usize) -> Box<dyn Device> + Send + Sync>);
 

@@ -243,8 +243,9 @@ pub struct AdapterSlot {
     pub offload: Option<OffloadConfig>,
     /// A programmable adapter, with the workload the host runs through it.
     pub programmable: Option<SmartConfig>,
-    /// A ring adapter of a kind the configuration does not describe (a test
-    /// adapter), made in place of the model of `nic`.
+    /// A device of a kind the configuration does not describe (a test
+    /// adapter), made in place of the one it describes; the host runs the
+    /// driver its interface asks for.
     pub device: Option<DeviceFactory>,
 }
 

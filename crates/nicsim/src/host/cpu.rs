@@ -38,8 +38,8 @@ pub enum Item {
     Start,
     /// The application's work with the offload engine of adapter `p`.
     Offload(usize, OffloadStep),
-    /// Host work a programmable adapter `p` calls for (a send, an event).
-    Programmable(usize, crate::device::DriverWork),
+    /// Host work the events of adapter `p` call for (a send, an event).
+    EventRing(usize, crate::device::DriverWork),
 }
 
 /// What the application does with an offload engine (`host::offload`).
@@ -69,8 +69,8 @@ pub struct Effects {
     pub leave_handler: bool,
     /// Messages to an adapter's offload engine.
     pub to_adapter: Vec<(usize, crate::device::Message)>,
-    /// A programmable adapter's host step ended: its doorbell and deliveries.
-    pub programmable: Option<usize>,
+    /// An event-ring driver's step for adapter `p` ended: its doorbell and deliveries.
+    pub event_ring: Option<usize>,
     /// When each frame whose protocol work the step does arrived at its adapter.
     pub delivered: Vec<Time>,
     /// Deferred work for other processors, each with the one it goes to.
@@ -102,7 +102,7 @@ impl Effects {
         effects.enable_irq = None;
         effects.first = None;
         effects.leave_handler = false;
-        effects.programmable = None;
+        effects.event_ring = None;
         SPARE_EFFECTS.with_borrow_mut(|s| {
             if s.len() < 64 {
                 s.push(effects);
@@ -143,7 +143,7 @@ mod tests {
         Effects::recycle(e);
         let again = Effects::fresh();
         assert!(again.queue.is_empty() && again.refill.is_empty() && again.transmit.is_empty() && again.to_adapter.is_empty());
-        assert_eq!((again.enable_irq, again.leave_handler, again.programmable.is_none()), (None, false, true));
+        assert_eq!((again.enable_irq, again.leave_handler, again.event_ring.is_none()), (None, false, true));
         assert_eq!(again.queue.capacity(), room, "the list's room is kept");
     }
 }

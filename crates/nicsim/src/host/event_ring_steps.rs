@@ -9,7 +9,6 @@ use crate::device::DriverWork;
 use crate::engine::Ctx;
 use crate::host::cpu::{Activity, Item};
 use crate::host::machine::Machine;
-use crate::host::port::Adapter;
 use crate::host::steps::{Plan, Then};
 use crate::time::{Duration, Time};
 use crate::wire::{Frame, FrameMeta};
@@ -22,13 +21,13 @@ impl Machine {
         if work.is_empty() {
             return;
         }
-        self.procs.cpus[k].queue.extend(work.into_iter().map(|w| Item::Programmable(p, w)));
+        self.procs.cpus[k].queue.extend(work.into_iter().map(|w| Item::EventRing(p, w)));
         self.dispatch(k, ctx);
     }
 
     pub(super) fn event_ring_start(&mut self, ctx: &mut Ctx) {
         for p in 0..self.ports.len() {
-            if matches!(self.ports[p].adapter, Adapter::Events(_)) {
+            if self.ports[p].events() {
                 self.tell_device(p, ctx, |d, cx| d.start(cx));
             }
         }
@@ -80,7 +79,7 @@ impl Machine {
             self.procs.then[k] = Some(Then { plan, turn: None });
         }
         plan.until = Some(now + self.cfg.clock.cycles(plan.cycles) + copy);
-        plan.effects.programmable = Some(p);
+        plan.effects.event_ring = Some(p);
         plan.effects.delivered.extend(cost.went_up);
         plan
     }

@@ -10,14 +10,14 @@
 //! buses, the timers, and what it counts for its results (`Tally`).
 
 use crate::bus::HostBus;
-use crate::device::{Device, DeviceCx, DeviceOut, Register};
+use crate::device::{Device, DeviceCx, DeviceOut, Interface, Register};
 use crate::engine::timers::Timers;
 use crate::engine::{Component, Ctx, Msg, PortId};
 use crate::host::apps::Apps;
 use crate::host::config::HostConfig;
 use crate::host::cpu::{Effects, Item};
 use crate::host::offload::Offload;
-use crate::host::port::{Adapter, Port, Ring};
+use crate::host::port::{Driver, Port, RingDriver};
 use crate::host::processors::{Processors, RunQueue};
 use crate::host::send_queue::SendOrder;
 use crate::host::sessions::Sessions;
@@ -27,13 +27,9 @@ use crate::host::tally::Tally;
 use crate::host::trace_tracks::trace_parts;
 use crate::host::transfer::Wires;
 use crate::mem::DmaCount;
-use crate::nic::smart::Programmable;
-use crate::nic::RingAdapter;
 use crate::observe::{Report, SharedTrace, TrackId};
 use crate::stack::Stack;
 use crate::time::{Duration, Time};
-use crate::toe;
-use crate::toe::engine::Engine;
 
 pub struct Machine {
     pub(super) cfg: HostConfig,
@@ -70,47 +66,48 @@ pub struct Machine {
 }
 
 impl Machine {
-    pub fn new(cfg: HostConfig, name: &str, trace: Option<SharedTrace>) -> Result<Self, String> {
-        // The bus keeps its bookings for as long as the slowest adapter takes to
-        // receive a jumbo frame.
-        let slowest = cfg.adapters.iter().map(|a| a.nic.link_rate_bps).min().unwrap_or(1);
-        let mut reach_back = Duration::for_bits(10_000 * 8, slowest);
-        // A programmable adapter's firmware books its transfers ahead of time
-        // and out of order (a DMA loop, a segmented send).
-        if cfg.adapters.iter().any(|a| a.programmable.is_some()) {
-            reach_back = reach_back.max(Duration::from_ms(10));
+    /// The host `cfg` describes, with `devices` in its adapter slots (port
+    /// order): it runs for each the driver its interface asks for.
+    pub fn new(cfg: HostConfig, devices: Vec<Box<dyn Device>>, name: &str, trace: Option<SharedTrace>) -> Result<Self, String> {
+        if devices.len() != cfg.adapters.len() {
+            return Err(format!("{} devices for {} adapter slots", devices.len(), cfg.adapters.len()));
         }
+        // The bus keeps its bookings for as long as the slowest adapter takes to
+        // receive a jumbo frame, or as far back as a device books.
+        let slowest = cfg.adapters.iter().map(|a| a.nic.link_rate_bps).min().unwrap_or(1);
+        let reach_back = devices.iter().map(|d| d.books_back()).fold(Duration::for_bits(10_000 * 8, slowest), Duration::max);
         let mut buses: Vec<HostBus> = (0..cfg.buses).map(|_| HostBus::new(cfg.bus.clone(), reach_back)).collect();
         // One last-level cache: every bus's DMA moves through DDIO's share of it.
         let dma = DmaCount::default();
         for b in &mut buses {
             b.dma = dma.clone();
         }
-        // Each queue of a multi-queue adapter is a device on the same wire,
-        // sharing the first queue's MAC.
-        let mut mac = None;
-        let mut ports = cfg
-            .adapters
-            .iter()
-            .enumerate()
-            .map(|(i, a)| {
-                let adapter = match (&a.offload, &a.programmable, &a.device) {
-                    (Some(o), ..) => Adapter::Offload(Box::new(Offload::new(o.engine.clone(), &o.roles, |watch| {
-                        Box::new(toe::adapter::Adapter::new(Engine::new(o.engine.clone()), i, watch).on_wire(a.wire))
-                    }))),
-                    (None, Some(c), _) => Adapter::Events(Box::new(Programmable::new(c.clone(), i).on_wire(a.wire))),
-                    (None, None, Some(make)) => Adapter::Ring(Box::new(Ring::new(&a.nic, (make.0)(i)))),
-                    (None, None, None) => {
-                        let dev = RingAdapter::new(&a.nic, i).queue_of(a.wire, mac.clone().filter(|_| a.queue > 0));
-                        if a.queue == 0 {
-                            mac = Some(dev.tx.mac());
-                        }
-                        Adapter::Ring(Box::new(Ring::new(&a.nic, Box::new(dev))))
+        let mut ports = Vec::with_capacity(devices.len());
+        for (i, (a, mut device)) in cfg.adapters.iter().zip(devices).enumerate() {
+            // Each queue of a multi-queue adapter is a device on the same wire,
+            // sending through the first queue's MAC.
+            if a.queue > 0 {
+                let first: &Port = &ports[i - a.queue as usize];
+                if let Some(mac) = first.device.mac() {
+                    device.share_mac(mac);
+                }
+            }
+            let driver = match device.interface() {
+                Interface::Rings => Driver::Rings(Box::new(RingDriver::new(&a.nic))),
+                Interface::Events => Driver::Events,
+                Interface::Messages => {
+                    let Some(o) = &a.offload else {
+                        return Err(format!("adapter {i} speaks in messages, and the host has no sockets for it"));
+                    };
+                    let driver = Offload::new(o.engine.clone(), &o.roles);
+                    if let Some(port) = driver.watched() {
+                        device.watch(port);
                     }
-                };
-                Port::new(&a.nic, a.bus, adapter)
-            })
-            .collect::<Vec<Port>>();
+                    Driver::Messages(Box::new(driver))
+                }
+            };
+            ports.push(Port::new(&a.nic, a.bus, device, driver));
+        }
         let steer = Steer::of(&cfg.adapters);
         let rings: Vec<usize> = (0..ports.len()).filter(|p| ports[*p].ring_ref().is_some()).collect();
         let poller_of: Vec<usize> = cfg
@@ -184,9 +181,9 @@ impl Machine {
     #[inline]
     pub(super) fn tell_device<R>(&mut self, p: usize, ctx: &mut Ctx, f: impl FnOnce(&mut (dyn Device + 'static), &mut DeviceCx) -> R) -> R {
         let mark = ctx.sent().len();
-        let Port { bus, rings, adapter, .. } = &mut self.ports[p];
+        let Port { bus, rings, device, .. } = &mut self.ports[p];
         let bus = &mut self.buses[*bus];
-        let r = f(adapter.device(), &mut DeviceCx { ctx, bus, rings, out: &mut self.device_out });
+        let r = f(&mut **device, &mut DeviceCx { ctx, bus, rings, out: &mut self.device_out });
         if ctx.sent().len() > mark {
             self.frames_sent(mark, ctx);
         }
@@ -279,14 +276,14 @@ impl Machine {
         let Some(step) = self.procs.cpus[k].end() else { return };
         let now = ctx.now();
         let mut effects = step.effects;
-        let (enable_irq, leave_handler, programmable) = (effects.enable_irq, effects.leave_handler, effects.programmable.take());
+        let (enable_irq, leave_handler, event_ring) = (effects.enable_irq, effects.leave_handler, effects.event_ring.take());
         if leave_handler {
             self.procs.cpus[k].in_handler = None;
             if let Some(since) = self.procs.cpus[k].handler_since.take() {
                 self.tally.handler.leave(since, now);
             }
         }
-        if let Some(p) = programmable {
+        if let Some(p) = event_ring {
             self.event_ring_step_end(p, now, ctx);
         }
         if !effects.delivered.is_empty() && self.measuring(now) {
@@ -449,7 +446,7 @@ impl Component for Machine {
             Some(t) => vec![("ttcp_xxh128", t.stream.xxh128_hex())],
             None => self.apps.sessions.as_ref().map(|s| s.text()).unwrap_or_default(),
         };
-        let engines = self.ports.iter().filter_map(|p| p.offload()?.dev.stack());
+        let engines = self.ports.iter().filter(|p| p.offload().is_some()).filter_map(|p| p.device.stack());
         text.extend(Stack::stall_text(self.apps.sessions.iter().map(|s| s.stack()).chain(engines), self.ended));
         text
     }

@@ -44,10 +44,9 @@ impl Ttcp {
     }
 }
 
-/// An offload engine and the applications on the host that use it.
+/// The host's driver for an offload engine (reached by messages and the
+/// interrupt) and the applications on the host that use it.
 pub struct Offload {
-    /// The adapter, reached by messages and the interrupt.
-    pub dev: Box<dyn Device>,
     /// What the engine was built from: its sockets, its message queues.
     cfg: EngineConfig,
     pub ttcp: Option<Ttcp>,
@@ -91,10 +90,9 @@ impl Call {
 }
 
 impl Offload {
-    /// The offload engine `cfg` describes, which `make` makes given the local
-    /// port whose frames its TCP figures count (or all of them); the engine's
-    /// socket `i` serves the session of `roles[i]`.
-    pub fn new(cfg: EngineConfig, roles: &[Role], make: impl FnOnce(Option<u16>) -> Box<dyn Device>) -> Offload {
+    /// The driver for the offload engine `cfg` describes; the engine's socket
+    /// `i` serves the session of `roles[i]`.
+    pub fn new(cfg: EngineConfig, roles: &[Role]) -> Offload {
         let mut ttcp = None;
         let mut files = Vec::new();
         for (s, role) in roles.iter().enumerate() {
@@ -108,10 +106,14 @@ impl Offload {
             };
             ttcp = Some(Ttcp { s, stream, total, start, calls: 0, outstanding: 0, blocked: false });
         }
-        // The TTCP figures count its own connection's frames: those of the
-        // whole engine, unless other sessions share it.
-        let watch = ttcp.as_ref().filter(|_| roles.len() > 1).map(|t| local_port(&cfg.sockets[t.s].open));
-        Offload { dev: make(watch), cfg, ttcp, files, messages: 0, completions: 0, deliveries: 0 }
+        Offload { cfg, ttcp, files, messages: 0, completions: 0, deliveries: 0 }
+    }
+
+    /// The local port whose frames the engine's TCP figures are to count:
+    /// the TTCP connection's, where other sessions share the engine (alone,
+    /// the whole engine's are its own).
+    pub fn watched(&self) -> Option<u16> {
+        self.ttcp_port().filter(|_| self.cfg.sockets.len() > 1)
     }
 
     /// The TTCP end's port, where there is one.
@@ -286,7 +288,7 @@ impl Offload {
 impl Offload {
     /// The applications' figures (named as a host stack's sessions name them),
     /// the engine's TCP counts and its processor's work.
-    pub fn report(&self, r: &mut Report, end: Time) {
+    pub fn report(&self, device: &dyn Device, r: &mut Report, end: Time) {
         if let Some(t) = &self.ttcp {
             let sent = t.all_offered() && t.outstanding == 0;
             let done = if t.sender() { sent } else { t.stream.done.is_some() };
@@ -294,7 +296,7 @@ impl Offload {
             r.count("ttcp_messages", t.calls).count("ttcp_digest48", t.stream.digest48());
         }
         FileApp::report(self.files.iter().map(|(_, f)| f), r);
-        self.dev.report(r, end, Duration::ZERO);
+        device.report(r, end, Duration::ZERO);
         r.count("host_messages", self.messages).count("completions", self.completions).count("deliveries", self.deliveries);
     }
 }
@@ -307,4 +309,80 @@ fn local_port(open: &Open) -> u16 {
 
 fn copy_time(ns_per_byte: f64, bytes: usize) -> Duration {
     Duration((ns_per_byte * bytes as f64 * 1000.0).round() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::PartPlan;
+
+    /// The HP study's host under test: a TTCP sender of 4,000,000 bytes in
+    /// 8,192-byte calls over the i960RN engine, and its bus.
+    fn hp_sender() -> (Offload, HostBus) {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/papers/hp2001/send.toml");
+        let plan = crate::scenario::load(&path).expect("the shipped scenario");
+        let PartPlan::Host(cfg) = &plan.parts.iter().find(|p| p.name == "sut").expect("the host under test").plan else {
+            unreachable!("a modelled host")
+        };
+        let o = cfg.adapters[0].offload.as_ref().expect("an offload engine");
+        (Offload::new(o.engine.clone(), &o.roles), HostBus::new(cfg.bus.clone(), Duration::from_ms(1)))
+    }
+
+    fn costs(bus: &mut HostBus) -> Costs<'_> {
+        Costs { clock: Clock::from_hz(300_000_000), syscall: 2000, copy_ns_per_byte: 5.6, bus }
+    }
+
+    #[test]
+    fn a_sender_opens_without_posting_buffers_and_counts_all_frames_as_its_own() {
+        let (mut o, mut bus) = hp_sender();
+        let call = o.open(Time::ZERO, &mut costs(&mut bus));
+        assert!(matches!(call.to_adapter.as_slice(), [Message::OpenSocket(0)]), "{:?}", call.to_adapter);
+        assert_eq!(o.watched(), None, "alone on the engine, its figures are the engine's");
+        assert!(call.until > Time::ZERO, "the message is written across the bus");
+    }
+
+    #[test]
+    fn sends_fill_the_message_queue_then_wait_for_a_completion() {
+        let (mut o, mut bus) = hp_sender();
+        let depth = o.cfg.adapter.queue_depth;
+        let mut now = Time::ZERO;
+        for i in 1..=depth {
+            let call = o.send(now, &mut costs(&mut bus)).expect("room in the queue");
+            let [Message::SendData { s: 0, bytes, inline: false }] = call.to_adapter.as_slice() else {
+                panic!("one send of a pinned buffer: {:?}", call.to_adapter)
+            };
+            assert_eq!(bytes.len(), 8192);
+            assert_eq!(call.again, i < depth, "call {i} of {depth}");
+            assert!(call.until > now + copy_time(5.6, 8192), "the copy to the pinned buffer, then the message");
+            now = call.until;
+        }
+        assert!(o.send(now, &mut costs(&mut bus)).is_none(), "a full queue blocks the sender");
+        let done = o.take(Message::Completion(0, 1), now, &mut costs(&mut bus), true);
+        assert!(done.again, "a completion wakes the blocked sender");
+        assert!(o.send(now, &mut costs(&mut bus)).is_some());
+    }
+
+    #[test]
+    fn the_last_send_is_short_and_followed_by_the_close() {
+        let (mut o, mut bus) = hp_sender();
+        let (mut sent, mut now) = (0, Time::ZERO);
+        let last = loop {
+            let Some(call) = o.send(now, &mut costs(&mut bus)) else {
+                o.take(Message::Completion(0, 1), now, &mut costs(&mut bus), true);
+                continue;
+            };
+            now = call.until;
+            let Message::SendData { bytes, .. } = &call.to_adapter[0] else { panic!("a send first") };
+            sent += bytes.len();
+            if sent == 4_000_000 {
+                break call;
+            }
+        };
+        let [Message::SendData { bytes, .. }, Message::CloseSocket(0)] = last.to_adapter.as_slice() else {
+            panic!("the last data, then the close: {:?}", last.to_adapter)
+        };
+        assert_eq!(bytes.len(), 4_000_000 % 8192);
+        assert_eq!(o.ttcp.as_ref().map(|t| t.calls), Some(4_000_000u64.div_ceil(8192)));
+        assert!(o.send(now, &mut costs(&mut bus)).is_none(), "nothing after the close");
+    }
 }

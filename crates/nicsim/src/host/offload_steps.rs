@@ -6,14 +6,10 @@ use crate::device::Message;
 use crate::engine::Ctx;
 use crate::host::cpu::{Activity, Item, OffloadStep};
 use crate::host::machine::{Machine, Tag};
-use crate::host::offload::{Call, Costs, Offload};
+use crate::host::offload::{Call, Costs};
 use crate::host::steps::Plan;
 
 impl Machine {
-    fn offload(&mut self, p: usize) -> &mut Offload {
-        self.ports[p].offload_mut().expect("an offload engine's port")
-    }
-
     /// A message from the host reaches adapter `p`.
     pub(super) fn hand_to_engine(&mut self, p: usize, m: Message, ctx: &mut Ctx) {
         self.tell_device(p, ctx, |d, cx| d.message(m, cx));
@@ -24,7 +20,7 @@ impl Machine {
     pub(super) fn offload_handler_step(&mut self, p: usize) -> Plan {
         let costs = &self.cfg.costs;
         let (exit, completion) = (costs.interrupt_exit, costs.completion);
-        match self.offload(p).dev.take_message() {
+        match self.ports[p].device.take_message() {
             None => {
                 let mut plan = Plan::new(Activity::Interrupt, exit);
                 plan.effects.enable_irq = Some(p);

@@ -1,5 +1,6 @@
-//! One adapter of a host with the driver state that belongs to it: its rings,
-//! its interrupt, the bus it sits on, the buffers waiting to be handed back.
+//! One adapter of a host with the driver that serves it: its rings, its
+//! interrupt, the bus it sits on, and the driver's own state (the buffers
+//! waiting to be handed back, an offload engine's sockets).
 
 use std::collections::VecDeque;
 
@@ -17,28 +18,28 @@ pub struct Port {
     pub bus: usize,
     /// Its descriptor rings in host memory (a ring adapter's; empty for the others).
     pub rings: Rings,
-    pub adapter: Adapter,
-}
-
-/// The adapter, a `Device` whatever its kind, with the driver state its
-/// driver needs; the variant names the driver, not the adapter.
-pub enum Adapter {
-    /// Any device behind descriptor rings and registers (a bus master, a
-    /// fixed-function adapter the host moves frames for, a test adapter).
-    Ring(Box<Ring>),
-    /// A TCP offload engine: the adapter's own stack carries the host's TCP
-    /// behind socket-level messages.
-    Offload(Box<Offload>),
-    /// An adapter whose driver works from an event ring, in steps the host
-    /// runs on its polling processor (a programmable adapter: its firmware
-    /// works through host memory, rings and the event ring).
-    Events(Box<dyn Device>),
-}
-
-/// A ring adapter and the driver state that belongs to it.
-pub struct Ring {
-    /// The adapter itself, reached through its rings and registers.
+    /// The adapter, whatever its kind: the host hands it frames from the wire,
+    /// its timers and its driver's register writes.
     pub device: Box<dyn Device>,
+    /// The host's driver for it, the one its interface asks for.
+    pub driver: Driver,
+}
+
+/// The driver the host runs for an adapter, by the adapter's `Interface`:
+/// what the driver keeps of its own.
+pub enum Driver {
+    /// Descriptor rings, tail registers and an interrupt.
+    Rings(Box<RingDriver>),
+    /// Socket-level messages to an offload engine that runs the host's TCP,
+    /// and the applications that use its sockets.
+    Messages(Box<Offload>),
+    /// Steps over an event ring on a polling processor (the device keeps
+    /// the driver's state: its rings live in the adapter's own model).
+    Events,
+}
+
+/// A ring driver's state for its adapter.
+pub struct RingDriver {
     /// Frames the driver holds for want of a free transmit descriptor.
     pub waiting: VecDeque<Frame>,
     /// Frames of running steps a dumb adapter's driver has built ahead of
@@ -61,17 +62,20 @@ pub struct Ring {
 }
 
 impl Port {
-    pub fn new(nic: &NicConfig, bus: usize, adapter: Adapter) -> Self {
+    pub fn new(nic: &NicConfig, bus: usize, device: Box<dyn Device>, driver: Driver) -> Self {
         let mut rings = Rings::new(nic.tx_ring);
         if let Some(n) = nic.tx_in_flight {
             rings.tx.keep_at_most(n);
         }
-        Port { irq: Irq::new(nic.moderation), bus, rings, adapter }
+        Port { irq: Irq::new(nic.moderation), bus, rings, device, driver }
     }
 
-    /// The ring adapter of a port that has one.
-    pub fn ring(&mut self) -> &mut Ring {
-        self.adapter.ring()
+    /// The ring driver of a port that has one.
+    pub fn ring(&mut self) -> &mut RingDriver {
+        match &mut self.driver {
+            Driver::Rings(r) => r,
+            _ => unreachable!("only a ring driver's port comes here"),
+        }
     }
 
     /// The next frame its driver takes from the receive ring at `now`, with
@@ -80,45 +84,49 @@ impl Port {
     #[inline]
     pub fn take(&mut self, now: Time) -> Option<(u64, Box<Frame>, Time)> {
         let (frame, visible) = self.rings.rx.take(now)?;
-        let ring = self.adapter.ring();
+        let Port { device, driver: Driver::Rings(ring), .. } = self else { unreachable!("only a ring driver takes from rings") };
         if ring.transfer != Transfer::BusMaster {
-            ring.device.moved_out(&frame);
+            device.moved_out(&frame);
         }
         ring.taken += 1;
         Some((ring.taken - 1, frame, visible))
     }
 
-    pub fn ring_ref(&self) -> Option<&Ring> {
-        match &self.adapter {
-            Adapter::Ring(r) => Some(r),
+    pub fn ring_ref(&self) -> Option<&RingDriver> {
+        match &self.driver {
+            Driver::Rings(r) => Some(r),
             _ => None,
         }
     }
 
     pub fn offload(&self) -> Option<&Offload> {
-        match &self.adapter {
-            Adapter::Offload(o) => Some(o),
+        match &self.driver {
+            Driver::Messages(o) => Some(o),
             _ => None,
         }
     }
 
     pub fn offload_mut(&mut self) -> Option<&mut Offload> {
-        match &mut self.adapter {
-            Adapter::Offload(o) => Some(o),
+        match &mut self.driver {
+            Driver::Messages(o) => Some(o),
             _ => None,
         }
     }
 
+    /// Its driver works from an event ring.
+    pub fn events(&self) -> bool {
+        matches!(self.driver, Driver::Events)
+    }
+
     /// For an adapter that carries the host's stack (all but an offload
-    /// engine, which runs a stack of its own, and a programmable adapter that
+    /// engine, which runs a stack of its own, and an event-ring adapter that
     /// runs the host's `send` workload), whether it cuts the stack's large
-    /// sends into segments and sums TCP checksums: a ring adapter with `tso`,
-    /// a programmable adapter.
+    /// sends into segments and sums TCP checksums.
     pub fn stack_segments(&self) -> Option<bool> {
-        match &self.adapter {
-            Adapter::Ring(r) => Some(r.tso),
-            Adapter::Offload(_) => None,
-            Adapter::Events(d) => d.stack_segments(),
+        match &self.driver {
+            Driver::Rings(r) => Some(r.tso),
+            Driver::Messages(_) => None,
+            Driver::Events => self.device.stack_segments(),
         }
     }
 
@@ -133,7 +141,7 @@ impl Port {
     }
 
     pub fn device(&mut self) -> &mut (dyn Device + 'static) {
-        self.adapter.device()
+        &mut *self.device
     }
 
     /// Draw the last span of each of its processors.
@@ -144,33 +152,10 @@ impl Port {
     }
 }
 
-impl Adapter {
-    /// The adapter as a device: what the host hands frames from the wire
-    /// and the adapter's timers to.
-    #[inline]
-    pub fn device(&mut self) -> &mut (dyn Device + 'static) {
-        match self {
-            Adapter::Ring(r) => &mut *r.device,
-            Adapter::Offload(o) => &mut *o.dev,
-            Adapter::Events(d) => &mut **d,
-        }
-    }
-
-    /// The ring adapter, where the port has one.
-    pub fn ring(&mut self) -> &mut Ring {
-        match self {
-            Adapter::Ring(r) => r,
-            _ => unreachable!("only a ring adapter's port comes here"),
-        }
-    }
-}
-
-impl Ring {
-    /// The ring adapter `device` (the model of `nic`, or a device a factory
-    /// made), with its driver's state for `nic`.
-    pub fn new(nic: &NicConfig, device: Box<dyn Device>) -> Self {
-        Ring {
-            device,
+impl RingDriver {
+    /// The ring driver's state for an adapter `nic` describes.
+    pub fn new(nic: &NicConfig) -> Self {
+        RingDriver {
             waiting: VecDeque::new(),
             built_ahead: 0,
             refill_pending: 0,
@@ -219,8 +204,8 @@ mod tests {
     /// A ring port with a `Quiet` device; what the host moved out of it.
     fn port(nic: NicConfig) -> (Port, Arc<Mutex<Vec<usize>>>) {
         let moved = Arc::new(Mutex::new(Vec::new()));
-        let ring = Ring::new(&nic, Box::new(Quiet { moved_out: moved.clone() }));
-        (Port::new(&nic, 0, Adapter::Ring(Box::new(ring))), moved)
+        let driver = Driver::Rings(Box::new(RingDriver::new(&nic)));
+        (Port::new(&nic, 0, Box::new(Quiet { moved_out: moved.clone() }), driver), moved)
     }
 
     fn frame(len: usize) -> Box<Frame> {

@@ -3,7 +3,6 @@
 
 use crate::host::cpu::Activity;
 use crate::host::machine::Machine;
-use crate::host::port::Adapter;
 use crate::host::steer::label;
 use crate::host::transfer::{self, Transfer, Wires};
 use crate::observe::{Report, Value};
@@ -61,7 +60,7 @@ pub fn report(m: &Machine, end: Time) -> Report {
     for (i, p) in m.ports.iter().enumerate() {
         let Some(o) = p.offload() else { continue };
         let mut e = Report::default();
-        o.report(&mut e, end);
+        o.report(&*p.device, &mut e, end);
         e.count("engine_interrupts", p.irq.raised);
         let prefix = if engines > 1 || m.apps.sessions.is_some() { format!("adapter{}_", m.cfg.adapters[i].wire) } else { String::new() };
         prefixed(&mut r, &prefix, &e);
@@ -70,11 +69,13 @@ pub fn report(m: &Machine, end: Time) -> Report {
         transfer_report(m, &mut r, w, end);
     }
     // An offload engine's or programmable adapter's ring is not used: their figures are their own.
-    let rings: Vec<(usize, &crate::host::port::Port, &crate::host::port::Ring)> =
-        m.ports.iter().enumerate().filter_map(|(i, p)| p.ring_ref().map(|r| (i, p, r))).collect();
+    let rings: Vec<(usize, &crate::host::port::Port)> = m.ports.iter().enumerate().filter(|(_, p)| p.ring_ref().is_some()).collect();
     let host_busy = m.procs.cpus.iter().map(|c| c.account.busy()).fold(Duration::ZERO, |a, b| a + b);
     for (i, p) in m.ports.iter().enumerate() {
-        let Adapter::Events(dev) = &p.adapter else { continue };
+        if !p.events() {
+            continue;
+        }
+        let dev = &p.device;
         if let Some(name) = label(&m.cfg.adapters, i) {
             let mut a = Report::default();
             dev.report(&mut a, end, host_busy);
@@ -85,9 +86,9 @@ pub fn report(m: &Machine, end: Time) -> Report {
     }
     let adapters: Vec<Report> = rings
         .iter()
-        .map(|(_, p, ring)| {
+        .map(|(_, p)| {
             let mut a = Report::default();
-            ring.device.report(&mut a, end, host_busy);
+            p.device.report(&mut a, end, host_busy);
             a.count("interrupts", p.irq.raised);
             a
         })
@@ -141,15 +142,15 @@ pub fn report(m: &Machine, end: Time) -> Report {
         c.account.report(&mut r, &format!("cpu{i}"), end);
     }
     if m.ports.len() > 1 {
-        for (a, (i, _, ring)) in adapters.iter().zip(&rings) {
+        for (a, (i, p)) in adapters.iter().zip(&rings) {
             let name = label(&m.cfg.adapters, *i).map_or(String::new(), |l| l + "_");
             prefixed(&mut r, &name, a);
             let mut pr = Report::default();
-            ring.device.report_processor(&mut pr, end);
+            p.device.report_processor(&mut pr, end);
             prefixed(&mut r, &name, &pr);
         }
-    } else if let Some((_, _, ring)) = rings.first() {
-        ring.device.report_processor(&mut r, end);
+    } else if let Some((_, p)) = rings.first() {
+        p.device.report_processor(&mut r, end);
     }
     if m.buses.len() > 1 {
         for (i, b) in m.buses.iter().enumerate() {
@@ -170,15 +171,15 @@ fn transfer_report(m: &Machine, r: &mut Report, wires: &Wires, end: Time) {
     let interrupts = m.ports.iter().map(|p| p.irq.raised).sum();
     let offload = m.ports.iter().enumerate().find_map(|(i, p)| p.offload().and_then(|o| Some((i, o, o.ttcp.as_ref()?))));
     let (port, transfer) = match (offload, m.apps.sessions.as_ref().and_then(|s| s.ttcp())) {
-        (Some((i, o, t)), _) => (
+        (Some((i, _, t)), _) => (
             i,
             Transfer {
                 sender: t.sender(),
-                tally: o.dev.stack().map(|s| s.watched.as_ref().unwrap_or(&s.tally)).expect("an offload engine runs a stack"),
+                tally: m.ports[i].device.stack().map(|s| s.watched.as_ref().unwrap_or(&s.tally)).expect("an offload engine runs a stack"),
                 bytes: t.stream.bytes,
                 host_busy,
                 interrupts,
-                adapter_cycles: Some(o.dev.cycles()),
+                adapter_cycles: Some(m.ports[i].device.cycles()),
                 messages: t.calls,
                 line_rate_bps: 0,
             },

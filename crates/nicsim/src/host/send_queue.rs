@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use crate::device::Register;
 use crate::engine::Ctx;
 use crate::host::machine::{IrqAlarm, Machine, Tag};
-use crate::host::port::{Adapter, Port};
+use crate::host::port::{Driver, Port};
 use crate::time::Time;
 use crate::wire::Frame;
 
@@ -43,7 +43,7 @@ impl Machine {
         let mut cycles = 0;
         for p in 0..self.ports.len() {
             let n = transmit.iter().filter(|(q, _)| *q == p).count() as u32;
-            let Port { rings, adapter: Adapter::Ring(ring), .. } = &mut self.ports[p] else { continue };
+            let Port { rings, driver: Driver::Rings(ring), .. } = &mut self.ports[p] else { continue };
             if n == 0 || ring.smart || !ring.waiting.is_empty() {
                 continue;
             }
@@ -68,12 +68,13 @@ impl Machine {
         filled.resize(self.ports.len(), 0);
         let mut unbuilt = None;
         for (p, f) in transmit.drain(..) {
-            if let Adapter::Events(_) = self.ports[p].adapter {
+            if self.ports[p].events() {
                 self.event_ring_send(p, f, ctx);
                 continue;
             }
-            let Port { rings, adapter, .. } = &mut self.ports[p];
-            let ring = adapter.ring();
+            let Port { rings, driver: Driver::Rings(ring), .. } = &mut self.ports[p] else {
+                unreachable!("a frame of the stack leaves by a ring or an event ring")
+            };
             // A frame built ahead takes its credit whatever befalls it: one
             // that must wait after all (another processor filled the ring) is
             // built again when it goes.
@@ -117,8 +118,7 @@ impl Machine {
     /// waiting frames behind them, building a dumb adapter's (the tail write
     /// follows the work). Returns how many it posted and the cycles it spent.
     pub(super) fn reclaim_sends(&mut self, p: usize, now: Time, ctx: &mut Ctx) -> (u32, u64) {
-        let Port { rings, adapter, .. } = &mut self.ports[p];
-        let Adapter::Ring(ring) = adapter else { return (0, 0) };
+        let Port { rings, driver: Driver::Rings(ring), .. } = &mut self.ports[p] else { return (0, 0) };
         if ring.waiting.is_empty() {
             return (0, 0);
         }

@@ -324,7 +324,7 @@ impl Machine {
                 self.sessions_step(&mut plan, ctx, |s, now, measuring| s.call(now, measuring));
             }
             Item::Offload(p, step) => return self.offload_step(p, step, ctx),
-            Item::Programmable(p, work) => return self.event_ring_step(k, p, work, ctx),
+            Item::EventRing(p, work) => return self.event_ring_step(k, p, work, ctx),
             Item::Start => {
                 plan.activity = Activity::App;
                 self.sessions_step(&mut plan, ctx, |s, now, _| s.start(now));

@@ -53,13 +53,10 @@ impl RingAdapter {
         }
     }
 
-    /// A queue of an adapter on wire port `wire`, sending through `mac`, its
-    /// first queue's MAC, if it is another (`Tx::mac`).
-    pub fn queue_of(mut self, wire: usize, mac: Option<Rc<Cell<Time>>>) -> Self {
+    /// It sits on wire port `wire` (a queue of a multi-queue adapter is one
+    /// device of the host's list, all on the adapter's wire).
+    pub fn on_wire(mut self, wire: usize) -> Self {
         self.wire = wire as PortId;
-        if let Some(m) = mac {
-            self.tx.share_mac(m);
-        }
         self
     }
 
@@ -120,6 +117,14 @@ impl Device for RingAdapter {
 
     fn processors(&mut self) -> Vec<&mut Account> {
         self.rx.processor.iter_mut().map(|p| &mut p.timeline.account).collect()
+    }
+
+    fn mac(&self) -> Option<Rc<Cell<Time>>> {
+        Some(self.tx.mac())
+    }
+
+    fn share_mac(&mut self, mac: Rc<Cell<Time>>) {
+        self.tx.share_mac(mac);
     }
 
     fn register_write(&mut self, reg: Register, cx: &mut DeviceCx) {

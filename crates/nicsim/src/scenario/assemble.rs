@@ -1,5 +1,6 @@
 //! Builds a simulator from a plan: one component per part, ports wired per link,
-//! and the chosen links wrapped in a pcap capture. TAP devices are opened here.
+//! and the chosen links wrapped in a pcap capture. TAP devices are opened, and
+//! hosts' adapters made, here.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -10,6 +11,7 @@ use crate::host::machine::Machine;
 use crate::link::Captured;
 use crate::link::{EthernetLink, Impaired, Sink, Source, Switch, TapBridge, TapDevice, END_A, END_B};
 use crate::observe::{CaptureFile, LinkInterface, SharedTrace};
+use crate::scenario::devices::devices;
 use crate::scenario::plan::{PartPlan, Plan};
 
 /// Assemble `plan`. Links named in `capture` (all links, if it is empty) are
@@ -28,7 +30,8 @@ pub fn assemble(
             PartPlan::Sink(mac, ip, announce) => Box::new(Sink::station(*mac, *ip, *announce)),
             PartPlan::Ideal(cfg) => Box::new(IdealHost::new(cfg.clone()).map_err(|e| format!("{}: {e}", part.name))?),
             PartPlan::Host(cfg) => {
-                Box::new(Machine::new((**cfg).clone(), &part.name, trace.cloned()).map_err(|e| format!("{}: {e}", part.name))?)
+                let devices = devices(&cfg.adapters);
+                Box::new(Machine::new((**cfg).clone(), devices, &part.name, trace.cloned()).map_err(|e| format!("{}: {e}", part.name))?)
             }
             PartPlan::Tap(tap) => {
                 let device = TapDevice::open(&tap.cfg.device)

@@ -8,6 +8,7 @@ mod bus_schema;
 mod bus_validate;
 mod checks;
 mod defaults;
+mod devices;
 mod endless;
 mod file_schema;
 mod host_plans;

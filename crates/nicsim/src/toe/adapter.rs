@@ -5,7 +5,7 @@
 
 use std::collections::VecDeque;
 
-use crate::device::{Device, DeviceCx, Message};
+use crate::device::{Device, DeviceCx, Interface, Message};
 use crate::engine::timers::{part_space, Earliest, Timers};
 use crate::engine::{Msg, PortId};
 use crate::observe::{Report, SharedTrace};
@@ -43,12 +43,8 @@ enum EngineDue {
 }
 
 impl Adapter {
-    /// The offload engine of port `port`; its TCP figures count the frames of
-    /// local port `watch` alone, where one is given (one connection's of several).
-    pub fn new(mut engine: Engine, port: usize, watch: Option<u16>) -> Adapter {
-        if let Some(p) = watch {
-            engine.stack.watched = Some(Tally::of_port(p));
-        }
+    /// The offload engine of port `port`.
+    pub fn new(engine: Engine, port: usize) -> Adapter {
         Adapter {
             engine,
             events: VecDeque::new(),
@@ -112,6 +108,14 @@ impl Adapter {
 }
 
 impl Device for Adapter {
+    fn interface(&self) -> Interface {
+        Interface::Messages
+    }
+
+    fn watch(&mut self, port: u16) {
+        self.engine.stack.watched = Some(Tally::of_port(port));
+    }
+
     /// The MAC writes it to adapter memory, then the processor takes it.
     fn frame_in(&mut self, frame: Box<Frame>, cx: &mut DeviceCx) {
         let at = self.engine.receive(cx.now(), frame.len());

@@ -8,7 +8,7 @@
 //! runs it as steps of its own (`host::programmable_steps`).
 
 use crate::bus::HostBus;
-use crate::device::{Device, DeviceCx, DriverStep, DriverWork};
+use crate::device::{Device, DeviceCx, DriverStep, DriverWork, Interface};
 use crate::engine::timers::{part_space, Earliest, Timers};
 use crate::engine::{Ctx, PortId};
 use crate::nic::firmware::coalesce::Coalescer;
@@ -319,6 +319,16 @@ impl Programmable {
 }
 
 impl Device for Programmable {
+    fn interface(&self) -> Interface {
+        Interface::Events
+    }
+
+    /// Its firmware books its transfers ahead of time and out of order (a
+    /// DMA loop, a segmented send).
+    fn books_back(&self) -> Duration {
+        Duration::from_ms(10)
+    }
+
     fn frame_in(&mut self, frame: Box<Frame>, cx: &mut DeviceCx) {
         self.settle(cx.now());
         self.arrive(frame.bytes, cx.bus, cx.ctx);
