@@ -8,6 +8,36 @@ pub use crate::processor::Activity;
 use crate::time::Time;
 use crate::wire::Frame;
 
+/// A step being planned: its activity, its cost and what it changes at its end.
+#[derive(Debug)]
+pub struct Plan {
+    pub activity: Activity,
+    pub cycles: u64,
+    /// Time the processor stalls beyond its cycles (a register read, a copy).
+    pub until: Option<Time>,
+    /// Boxed: a plan moves from planner to step to processor, and each move
+    /// of the effects themselves copied some 200 bytes.
+    pub effects: Box<Effects>,
+    pub holds_stack: bool,
+    /// Ends a frame's protocol work, which may let another processor's next frame go.
+    pub(super) releases_order: bool,
+    /// Runs in deferred context (whatever its activity is counted as).
+    pub(super) deferred: bool,
+}
+
+/// A step planned to follow the one its processor runs (the applications'
+/// part of a frame's protocol work), with its turn in the send order.
+pub(super) struct Then {
+    pub plan: Plan,
+    pub turn: Option<u64>,
+}
+
+impl Plan {
+    pub fn new(activity: Activity, cycles: u64) -> Self {
+        Plan { activity, cycles, until: None, effects: Effects::fresh(), holds_stack: false, releases_order: false, deferred: false }
+    }
+}
+
 /// Deferred work queued on a processor (a DPC, a softirq).
 #[derive(Debug)]
 pub enum Item {
@@ -23,7 +53,7 @@ pub enum Item {
     Socket(Box<Frame>),
     /// The applications' part of a protocol step on another processor, handed
     /// to the one they run on (`app_cpu`).
-    App(Box<crate::host::steps::Plan>),
+    App(Box<Plan>),
     /// Protocol work for a frame of adapter `p` that an XDP program on another
     /// processor handed to this one (a CPU map): out of its adapter's order.
     Handed(usize, Box<Frame>),

@@ -8,8 +8,8 @@
 use crate::device::DriverWork;
 use crate::engine::Ctx;
 use crate::host::cpu::{Activity, Item};
+use crate::host::cpu::{Plan, Then};
 use crate::host::machine::Machine;
-use crate::host::steps::{Plan, Then};
 use crate::time::{Duration, Time};
 use crate::wire::{Frame, FrameMeta};
 

@@ -7,10 +7,10 @@
 
 use crate::engine::Ctx;
 use crate::host::cpu::{Activity, Effects, Item};
+use crate::host::cpu::{Plan, Then};
 use crate::host::gro;
 use crate::host::machine::Machine;
 use crate::host::sessions::Work;
-use crate::host::steps::{Plan, Then};
 use crate::time::Time;
 use crate::wire::Frame;
 

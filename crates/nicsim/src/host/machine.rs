@@ -19,7 +19,7 @@ use crate::host::cpu::{Effects, Item};
 use crate::host::offload::Offload;
 use crate::host::port::{Driver, Port, RingDriver};
 use crate::host::processors::{Processors, RunQueue};
-use crate::host::send_queue::SendOrder;
+use crate::host::send_order::SendOrder;
 use crate::host::sessions::Sessions;
 use crate::host::steer::Steer;
 pub(super) use crate::host::tag::{IrqAlarm, Tag, HOST_TIMERS};
@@ -372,7 +372,7 @@ impl Component for Machine {
     }
 
     fn start(&mut self, ctx: &mut Ctx) {
-        crate::host::report::ends_at(self, ctx.end());
+        self.ends_at(ctx.end());
         self.offload_start();
         self.event_ring_start(ctx);
         for p in self.rings.clone() {
@@ -439,7 +439,7 @@ impl Component for Machine {
     }
 
     fn report(&self, end: Time) -> Report {
-        crate::host::report::report(self, end)
+        self.figures(end)
     }
     fn text(&self) -> Vec<(&'static str, String)> {
         let mut text = match self.ports.iter().find_map(|p| p.offload()?.ttcp.as_ref()) {

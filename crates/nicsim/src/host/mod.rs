@@ -19,6 +19,7 @@ mod port;
 mod processes;
 mod processors;
 mod report;
+mod send_order;
 mod send_queue;
 pub mod sessions;
 mod steer;

@@ -4,10 +4,10 @@
 
 use crate::device::Message;
 use crate::engine::Ctx;
+use crate::host::cpu::Plan;
 use crate::host::cpu::{Activity, Item, OffloadStep};
 use crate::host::machine::{Machine, Tag};
 use crate::host::offload::{Call, Costs};
-use crate::host::steps::Plan;
 
 impl Machine {
     /// A message from the host reaches adapter `p`.

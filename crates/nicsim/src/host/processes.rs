@@ -3,10 +3,10 @@
 //! sender (a blast of frames) and the background processes.
 
 use crate::engine::Ctx;
+use crate::host::cpu::Plan;
 use crate::host::cpu::{Activity, Effects};
 use crate::host::machine::{Machine, Tag};
 use crate::host::processors::Process;
-use crate::host::steps::Plan;
 use crate::time::{Duration, Time};
 
 impl Machine {

@@ -7,8 +7,8 @@
 use std::collections::VecDeque;
 
 use crate::host::config::Deferred;
+use crate::host::cpu::Then;
 use crate::host::cpu::{Cpu, Item};
-use crate::host::steps::Then;
 use crate::time::{Clock, Time};
 
 /// A process of a processor's run queue.

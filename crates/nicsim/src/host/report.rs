@@ -27,8 +27,19 @@ fn summed(parts: &[Report]) -> Report {
     r
 }
 
-/// The run ends at `end`: buses and processors count only what lies within it.
-pub(super) fn ends_at(m: &mut Machine, end: Time) {
+impl Machine {
+    /// The run ends at `end`: buses and processors count only what lies within it.
+    pub(super) fn ends_at(&mut self, end: Time) {
+        ends_at(self, end);
+    }
+
+    /// The host's figures for a run that ended at `end`.
+    pub(super) fn figures(&self, end: Time) -> Report {
+        report(self, end)
+    }
+}
+
+fn ends_at(m: &mut Machine, end: Time) {
     for b in &mut m.buses {
         b.ends_at(end);
     }
@@ -40,7 +51,7 @@ pub(super) fn ends_at(m: &mut Machine, end: Time) {
     }
 }
 
-pub fn report(m: &Machine, end: Time) -> Report {
+fn report(m: &Machine, end: Time) -> Report {
     let mut r = Report::default();
     let seconds = end.since(Time::ZERO + m.cfg.warmup).as_secs_f64();
     let whole = end.as_secs_f64();

@@ -6,43 +6,13 @@
 use crate::bus::Purpose;
 use crate::engine::Ctx;
 use crate::host::config::Buffers;
-use crate::host::cpu::{Activity, Effects, Item, Step};
+use crate::host::cpu::{Activity, Item, Plan, Step};
 use crate::host::driver::OnInterrupt;
 use crate::host::machine::{IrqAlarm, Machine, Tag};
 use crate::host::sessions::{Sessions, Work};
 use crate::nic::{Transfer, DMA_PROGRAM_WRITES};
 use crate::time::{Duration, Time};
 use crate::wire::Frame;
-
-/// A step being planned: its activity, its cost and what it changes at its end.
-#[derive(Debug)]
-pub struct Plan {
-    pub activity: Activity,
-    pub cycles: u64,
-    /// Time the processor stalls beyond its cycles (a register read, a copy).
-    pub until: Option<Time>,
-    /// Boxed: a plan moves from planner to step to processor, and each move
-    /// of the effects themselves copied some 200 bytes.
-    pub effects: Box<Effects>,
-    pub holds_stack: bool,
-    /// Ends a frame's protocol work, which may let another processor's next frame go.
-    releases_order: bool,
-    /// Runs in deferred context (whatever its activity is counted as).
-    deferred: bool,
-}
-
-/// A step planned to follow the one its processor runs (the applications'
-/// part of a frame's protocol work), with its turn in the send order.
-pub(super) struct Then {
-    pub plan: Plan,
-    pub turn: Option<u64>,
-}
-
-impl Plan {
-    pub fn new(activity: Activity, cycles: u64) -> Self {
-        Plan { activity, cycles, until: None, effects: Effects::fresh(), holds_stack: false, releases_order: false, deferred: false }
-    }
-}
 
 impl Machine {
     pub(super) fn dispatch(&mut self, k: usize, ctx: &mut Ctx) {
