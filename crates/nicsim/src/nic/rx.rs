@@ -174,7 +174,8 @@ impl Rx {
             };
             let mut w = self.waiting.pop_front().expect("checked non-empty");
             let bytes = self.dma_bytes(&w.frame);
-            let threshold = w.first_byte + self.threshold_wire;
+            // A frame shorter than the threshold goes once it is all in.
+            let threshold = (w.first_byte + self.threshold_wire).min(w.frame.meta.arrived);
             let start = threshold.max(self.dma_free).max(desc_ready);
             let fill = Fill::Arriving { first_byte: w.first_byte, rate_bps: self.cfg.link_rate_bps, last_bit: w.frame.meta.arrived };
             let end = bus.write(start, bytes, fill, Purpose::RxData);

@@ -220,6 +220,20 @@ fn no_frame_is_visible_before_its_last_bit_arrives() {
     }
 }
 
+/// A frame shorter than the FIFO threshold goes to memory once it is all in:
+/// it does not wait for bytes that will never come (a 60-byte frame is on the
+/// wire 0.6 us; the IBM adapter's 400-byte threshold is 3.2 us of it).
+#[test]
+fn a_frame_shorter_than_the_threshold_goes_once_it_is_in() {
+    let (mut bus, nic) = ibm();
+    let mut rx = TestRx::new(nic);
+    rx.posted(8, Time::ZERO, &mut bus);
+    let arrived = Time::ZERO + Duration::from_us(100);
+    let seen = rx.arrived(frame(60), arrived, &mut bus);
+    let visible = seen[0].0;
+    assert!(visible > arrived && visible < arrived + Duration::from_us(2), "visible {} after its last bit", visible.since(arrived));
+}
+
 #[test]
 fn a_ring_that_takes_no_frame_while_frames_arrive_has_stalled() {
     let (mut bus, nic) = ibm();
