@@ -68,7 +68,7 @@ impl RingAdapter {
 
     /// After receive work: the buffers it has left, and its write-back delay
     /// armed if a group waits.
-    #[inline]
+    #[inline(always)]
     fn received(&mut self, cx: &mut DeviceCx) {
         cx.out.buffers_left = Some(self.rx.buffers_left());
         if let Some(due) = self.rx.flush_due() {

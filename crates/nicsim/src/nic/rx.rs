@@ -218,7 +218,9 @@ impl Rx {
         if let Some(p) = &mut self.processor {
             at = p.run(at, n as u32);
         }
-        for frame in self.unwritten.drain(..) {
+        // In order, popped: a drain's drop is a call of its own, every group.
+        self.unwritten.reverse();
+        while let Some(frame) = self.unwritten.pop() {
             ring.complete(frame, at);
         }
         (at, n as u32)
