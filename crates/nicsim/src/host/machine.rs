@@ -468,3 +468,7 @@ fn run_queues(cfg: &HostConfig, poll_rings: &[Vec<usize>]) -> Vec<RunQueue> {
 fn addressed_to(frame: &[u8], mac: &[u8; 6]) -> bool {
     frame.get(..6).is_some_and(|dst| dst[0] & 1 == 1 || dst == mac)
 }
+
+#[cfg(test)]
+#[path = "machine_tests.rs"]
+mod tests;
