@@ -18,7 +18,7 @@ struct Probe {
 }
 
 impl Probe {
-    fn new(interface: Interface) -> Box<dyn Device> {
+    fn boxed(interface: Interface) -> Box<dyn Device> {
         Box::new(Probe { interface, mac: Rc::new(Cell::new(Time::ZERO)) })
     }
 }
@@ -79,7 +79,7 @@ fn host(adapters: usize, queues: u32) -> HostConfig {
 
 #[test]
 fn each_adapter_gets_the_driver_its_interface_asks_for() {
-    let m = Machine::new(host(2, 1), vec![Probe::new(Interface::Rings), Probe::new(Interface::Events)], "h", None).expect("built");
+    let m = Machine::new(host(2, 1), vec![Probe::boxed(Interface::Rings), Probe::boxed(Interface::Events)], "h", None).expect("built");
     assert!(m.ports[0].ring_ref().is_some() && !m.ports[0].events());
     assert!(m.ports[1].events() && m.ports[1].ring_ref().is_none());
     assert_eq!(m.rings, vec![0], "only a ring driver polls rings");
@@ -87,19 +87,19 @@ fn each_adapter_gets_the_driver_its_interface_asks_for() {
 
 #[test]
 fn a_device_that_speaks_in_messages_needs_sockets_on_the_host() {
-    let Err(e) = Machine::new(host(1, 1), vec![Probe::new(Interface::Messages)], "h", None) else { panic!("built") };
+    let Err(e) = Machine::new(host(1, 1), vec![Probe::boxed(Interface::Messages)], "h", None) else { panic!("built") };
     assert!(e.contains("adapter 0") && e.contains("messages"), "{e}");
 }
 
 #[test]
 fn every_slot_needs_one_device() {
-    let Err(e) = Machine::new(host(2, 1), vec![Probe::new(Interface::Rings)], "h", None) else { panic!("built") };
+    let Err(e) = Machine::new(host(2, 1), vec![Probe::boxed(Interface::Rings)], "h", None) else { panic!("built") };
     assert_eq!(e, "1 devices for 2 adapter slots");
 }
 
 #[test]
 fn the_queues_of_one_adapter_send_through_its_first_queues_mac() {
-    let devices = (0..4).map(|_| Probe::new(Interface::Rings)).collect();
+    let devices = (0..4).map(|_| Probe::boxed(Interface::Rings)).collect();
     let mut m = Machine::new(host(2, 2), devices, "h", None).expect("built");
     let mac = |m: &mut Machine, p: usize| m.ports[p].device.mac().expect("a MAC");
     let (a0, a1, b0, b1) = (mac(&mut m, 0), mac(&mut m, 1), mac(&mut m, 2), mac(&mut m, 3));
