@@ -267,3 +267,63 @@ def test_protocol_work_on_any_processor_sends_a_connection_in_order(scenarios):
     server, store = r.component("server").metrics, r.component("store").metrics
     assert server["ttcp_bytes"] == store["ttcp_bytes"] == 150_000
     assert store["tcp_out_of_order"] == 0 and server["tcp_retransmits"] == 0
+
+
+GSO_HOST = """
+name = "gso"
+duration = "20ms"
+[[host]]
+name = "sender"
+clock = "2GHz"
+[host.costs]
+interrupt_entry = 1000
+interrupt_exit = 500
+rx_frame = 300
+protocol_segment = 700
+tx_frame = 500
+poll = 200
+app_request = 2000
+[host.driver]
+mode = "napi"
+[host.bus]
+kind = "pcie"
+[[host.adapter]]              # port 0 segments: the stack makes large sends
+tso = true
+[[host.adapter]]              # port 1 does not: its driver cuts them (GSO)
+[host.ttcp]
+role = "send"
+to = "receiver"
+bytes = 2000000
+message = 65536
+[[host]]
+name = "receiver"
+ideal = true
+[host.ttcp]
+role = "receive"
+message = 65536
+[[sink]]
+name = "nobody"
+[[link]]
+name = "to-nobody"
+a = "sender:0"
+b = "nobody"
+rate = "10Gbps"
+[[link]]
+name = "to-receiver"
+a = "sender:1"
+b = "receiver"
+rate = "10Gbps"
+"""
+
+
+def test_the_driver_cuts_large_sends_for_an_adapter_that_does_not_segment(tmp_path):
+    path, pcap = tmp_path / "gso.toml", tmp_path / "gso.pcap"
+    path.write_text(GSO_HOST)
+    r = nicsim.run(path, pcap=str(pcap), capture=["to-receiver"])
+    s, _ = transfer(r, "sender", "receiver", 2_000_000)
+    frames = [dpkt.ethernet.Ethernet(buf) for _, buf in read_pcap(pcap)]
+    data = [e for e in frames if isinstance(e.data, dpkt.ip.IP) and len(e.data.data.data) > 0]
+    assert all(check_frame(buf)["l4"] == "tcp" for _, buf in read_pcap(pcap)), "every segment's checksums summed by the driver"
+    assert len(data) >= 2_000_000 // 1460 and max(len(e.data.data.data) for e in data) == 1460, "no segment over the MSS"
+    # One tx_frame a segment: the driver's cut frames are each handed to the adapter.
+    assert s["tx_frames"] >= len(data)

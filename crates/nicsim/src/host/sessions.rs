@@ -22,11 +22,10 @@ pub use turns::Turns;
 use rustc_hash::FxHashMap;
 
 use crate::host::stream::Stream;
-use crate::nic::firmware::tso::cut;
 use crate::stack::tally::Tally;
 use crate::stack::{Sock, SocketConfig, Stack, StackConfig};
 use crate::time::{Duration, Time};
-use crate::wire::{Frame, FrameMeta};
+use crate::wire::Frame;
 
 /// What one end of a session does.
 #[derive(Clone, Debug, PartialEq)]
@@ -354,8 +353,8 @@ impl Sessions {
     }
 
     /// A frame from the stack to the adapter its far end is on; a broadcast
-    /// (an ARP request) to every adapter. An adapter that does not segment gets
-    /// a large send cut, and TCP checksums summed, by the driver (GSO).
+    /// (an ARP request) to every adapter. (The driver cuts a large send for an
+    /// adapter that does not segment: `Machine::charge`.)
     fn route(&self, frame: Box<Frame>, out: &mut Vec<(usize, Box<Frame>)>) {
         let dst: [u8; 6] = frame.bytes[..6].try_into().expect("an Ethernet header");
         if dst == [0xff; 6] {
@@ -366,12 +365,7 @@ impl Sessions {
             return;
         }
         let p = self.routes.get(&dst).copied().filter(|p| self.segments[*p].is_some()).unwrap_or(self.first);
-        if self.stack.tso() && self.segments[p] != Some(true) {
-            let meta = FrameMeta { gso: 0, ..frame.meta };
-            out.extend(cut(&frame.bytes, frame.meta.gso).into_iter().map(|bytes| (p, Box::new(Frame { bytes, meta }))));
-        } else {
-            out.push((p, frame));
-        }
+        out.push((p, frame));
     }
 
     /// When the sessions next need to run: a stack timer or a request due. Once

@@ -10,9 +10,10 @@ use crate::host::cpu::{Activity, Item, Plan, Step};
 use crate::host::driver::OnInterrupt;
 use crate::host::machine::{IrqAlarm, Machine, Tag};
 use crate::host::sessions::{Sessions, Work};
+use crate::nic::firmware::tso::cut;
 use crate::nic::{Transfer, DMA_PROGRAM_WRITES};
 use crate::time::{Duration, Time};
-use crate::wire::Frame;
+use crate::wire::{Frame, FrameMeta};
 
 impl Machine {
     pub(super) fn dispatch(&mut self, k: usize, ctx: &mut Ctx) {
@@ -362,15 +363,25 @@ impl Machine {
 
     /// The cycles of what the sessions did (each request made or answered, each
     /// frame sent, each byte a TTCP end copied), with its frames queued to send.
+    /// Where the stack leaves segmentation and TCP checksums to the adapter, the
+    /// driver does both for an adapter that does not (GSO).
     pub(super) fn charge(&self, work: Work, out: &mut Vec<(usize, Frame)>) -> u64 {
         let c = &self.cfg.costs;
         // A copy runs at memory speed: its time, in cycles of this clock.
         let copied = if self.cfg.zero_copy { 0 } else { work.copied };
         let copy = (copied as f64 * c.copy_ns_per_byte * self.cfg.clock.hz() / 1e9).round() as u64;
+        let before = out.len();
+        let offloads = self.apps.sessions.as_ref().is_some_and(|s| s.stack().tso());
+        for (p, f) in work.out {
+            if offloads && self.ports[p].stack_segments() != Some(true) {
+                let meta = FrameMeta { gso: 0, ..f.meta };
+                out.extend(cut(&f.bytes, f.meta.gso).into_iter().map(|bytes| (p, Frame { bytes, meta })));
+            } else {
+                out.push((p, *f));
+            }
+        }
         // Each frame handed to an adapter costs one: a large send to an adapter
         // that segments it (TSO) is one frame.
-        let cycles = work.requests * c.app_request + work.out.len() as u64 * c.tx_frame + copy;
-        out.extend(work.out.into_iter().map(|(p, f)| (p, *f)));
-        cycles
+        work.requests * c.app_request + (out.len() - before) as u64 * c.tx_frame + copy
     }
 }
