@@ -1,6 +1,7 @@
 """Bad input: a clear error naming the key path, exit code 2, no output file."""
 
 import pytest
+from snippets import KERNEL_COSTS
 
 GOOD = """
 name = "t"
@@ -156,14 +157,7 @@ duration = "20ms"
 [[host]]
 name = "server"
 clock = "2GHz"
-[host.costs]
-interrupt_entry = 1000
-interrupt_exit = 500
-rx_frame = 300
-protocol_segment = 700
-tx_frame = 1000
-app_request = 2000
-[host.bus]
+""" + KERNEL_COSTS + """[host.bus]
 kind = "pcie"
 [[host]]
 name = "near"

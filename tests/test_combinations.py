@@ -8,6 +8,7 @@ import pytest
 import nicsim
 
 from frames import check_frame, read_pcap
+from snippets import KERNEL_COSTS
 from transfers import transfer
 
 
@@ -275,15 +276,7 @@ duration = "20ms"
 [[host]]
 name = "sender"
 clock = "2GHz"
-[host.costs]
-interrupt_entry = 1000
-interrupt_exit = 500
-rx_frame = 300
-protocol_segment = 700
-tx_frame = 500
-poll = 200
-app_request = 2000
-[host.driver]
+""" + KERNEL_COSTS + """[host.driver]
 mode = "napi"
 [host.bus]
 kind = "pcie"
