@@ -4,8 +4,9 @@
 //! through its context (frames to the wire, which it sends itself; receive
 //! completions in host memory and sends done, each a cause of its interrupt;
 //! events for its driver). Every adapter kind implements it (`nic::RingAdapter`,
-//! `nic::smart::Programmable`, `toe::Adapter`), and the host hands frames and
-//! timers to all of them through it alone.
+//! `nic::smart::Programmable`, `toe::Adapter`); the host hands frames and
+//! timers to all of them through it alone, and runs for each the driver its
+//! `Interface` asks for.
 
 #[cfg(test)]
 pub mod bench;
