@@ -17,7 +17,7 @@ impl Machine {
     /// The work adapter `p` asked of the host goes to the polling processor.
     pub(super) fn event_ring_work(&mut self, p: usize, ctx: &mut Ctx) {
         let k = self.cfg.driver.poll_cpu as usize;
-        let work = self.ports[p].device().driver_work();
+        let work = self.ports[p].device.driver_work();
         if work.is_empty() {
             return;
         }

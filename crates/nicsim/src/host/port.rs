@@ -140,13 +140,9 @@ impl Port {
         self.ring_ref().is_some_and(|r| r.transfer != Transfer::BusMaster)
     }
 
-    pub fn device(&mut self) -> &mut (dyn Device + 'static) {
-        &mut *self.device
-    }
-
     /// Draw the last span of each of its processors.
     pub fn close_trace(&mut self) {
-        for a in self.device().processors() {
+        for a in self.device.processors() {
             a.close_trace();
         }
     }

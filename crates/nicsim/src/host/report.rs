@@ -46,7 +46,7 @@ fn ends_at(m: &mut Machine, end: Time) {
     for c in &mut m.procs.cpus {
         c.account.ends_at(end);
     }
-    for a in m.ports.iter_mut().flat_map(|p| p.device().processors()) {
+    for a in m.ports.iter_mut().flat_map(|p| p.device.processors()) {
         a.ends_at(end);
     }
 }

@@ -25,8 +25,8 @@ pub(super) fn trace_parts(
     }
     let labels: Vec<String> = (0..ports.len()).map(|i| label(adapters, i).map_or("adapter".into(), |l| l.replace('_', " "))).collect();
     for (p, label) in ports.iter_mut().zip(&labels) {
-        p.device().trace_into(t, &format!("{name} {label}"));
-        for (k, a) in p.device().processors().into_iter().enumerate() {
+        p.device.trace_into(t, &format!("{name} {label}"));
+        for (k, a) in p.device.processors().into_iter().enumerate() {
             a.trace_into(t, name, &format!("{label} cpu{k}"));
         }
     }
