@@ -443,7 +443,7 @@ impl Component for Machine {
     }
     fn text(&self) -> Vec<(&'static str, String)> {
         let mut text = match self.ports.iter().find_map(|p| p.offload()?.ttcp.as_ref()) {
-            Some(t) => vec![("ttcp_xxh128", t.stream.xxh128_hex())],
+            Some(t) => vec![("ttcp_xxh128", t.app.stream.xxh128_hex())],
             None => self.apps.sessions.as_ref().map(|s| s.text()).unwrap_or_default(),
         };
         let engines = self.ports.iter().filter(|p| p.offload().is_some()).filter_map(|p| p.device.stack());

@@ -5,13 +5,12 @@
 //! the adapter's completions and received data come back as messages the
 //! interrupt handler takes, one at a time, and the application then reads and
 //! posts its buffers again. Each socket on the engine serves one application:
-//! the TTCP transfer (`Ttcp`) or a file session (`host::sessions::FileApp`,
+//! a TTCP end (`host::sessions::TtcpApp`) or a file session (`host::sessions::FileApp`,
 //! the same as over the host's own stack).
 
 use crate::bus::HostBus;
 use crate::device::{Device, Message};
-use crate::host::sessions::{FileApp, Role};
-use crate::host::stream::Stream;
+use crate::host::sessions::{FileApp, Role, TtcpApp};
 use crate::observe::Report;
 use crate::time::{Clock, Duration, Time};
 use crate::toe::engine::{EngineConfig, Open};
@@ -19,29 +18,15 @@ use crate::toe::engine::{EngineConfig, Open};
 /// A message to the adapter is a 16-byte header, then any inline data.
 const MESSAGE_HEADER: usize = 16;
 
-/// The TTCP end on the engine: its stream through the application, the bytes
-/// it is to send (none for a receiver) and when the sender starts; send calls
-/// made, and sends the adapter has not completed.
+/// The TTCP end on the engine: its socket and application; send calls made,
+/// and sends the adapter has not completed.
 pub struct Ttcp {
     pub s: usize,
-    pub stream: Stream,
-    total: u64,
-    pub start: Duration,
+    pub app: TtcpApp,
     pub calls: u64,
     outstanding: u32,
     /// The sender waits for a completion.
     blocked: bool,
-}
-
-impl Ttcp {
-    pub fn sender(&self) -> bool {
-        self.total > 0
-    }
-
-    /// The sender has handed all its bytes to the adapter.
-    fn all_offered(&self) -> bool {
-        self.stream.bytes == self.total
-    }
 }
 
 /// The host's driver for an offload engine (reached by messages and the
@@ -96,15 +81,10 @@ impl Offload {
         let mut ttcp = None;
         let mut files = Vec::new();
         for (s, role) in roles.iter().enumerate() {
-            let (stream, total, start) = match *role {
-                Role::Send { message, bytes, seed, start, .. } => (Stream::new(message, seed), bytes, start),
-                Role::Receive { message } => (Stream::new(message, 0), 0, Duration::ZERO),
-                _ => {
-                    files.push((s, FileApp::new(role)));
-                    continue;
-                }
-            };
-            ttcp = Some(Ttcp { s, stream, total, start, calls: 0, outstanding: 0, blocked: false });
+            match TtcpApp::new(role) {
+                Some(app) => ttcp = Some(Ttcp { s, app, calls: 0, outstanding: 0, blocked: false }),
+                None => files.push((s, FileApp::new(role))),
+            }
         }
         Offload { cfg, ttcp, files, messages: 0, completions: 0, deliveries: 0 }
     }
@@ -164,7 +144,7 @@ impl Offload {
                 Some(_) => self.ask_on(&mut call, c, s),
                 None => {
                     self.connect(&mut call, c, s);
-                    if !self.ttcp.as_ref().is_some_and(|t| t.s == s && t.sender()) {
+                    if !self.ttcp.as_ref().is_some_and(|t| t.s == s && t.app.sender()) {
                         let depth = self.cfg.adapter.queue_depth;
                         self.message(&mut call, c, Message::PostReceive(s, depth));
                     }
@@ -208,20 +188,20 @@ impl Offload {
     pub fn send(&mut self, now: Time, c: &mut Costs) -> Option<Call> {
         let depth = self.cfg.adapter.queue_depth;
         let t = self.ttcp.as_mut()?;
-        if t.all_offered() || t.blocked {
+        if t.app.all_written() || t.blocked {
             return None;
         }
         // One message per call, the last one shorter when the bytes run out.
+        t.app.begin();
         t.calls += 1;
-        let message = t.stream.message as u64;
-        let bytes = t.stream.next(message.min(t.total - t.stream.bytes) as usize);
-        t.stream.through(&bytes);
+        let bytes = t.app.next(t.app.stream.message as usize);
+        t.app.through(&bytes);
         t.outstanding += 1;
         let s = t.s;
         let mut call = Call::at(now);
         self.send_bytes(&mut call, c, s, bytes);
         let t = self.ttcp.as_mut().expect("looked at");
-        if t.all_offered() {
+        if t.app.all_written() {
             call.until = self.write_message(c.bus, call.until, 0);
             call.to_adapter.push(Message::CloseSocket(s));
         } else if t.outstanding < depth {
@@ -269,12 +249,12 @@ impl Offload {
                     self.message(&mut call, c, Message::PostReceive(s, buffers));
                     return call;
                 };
-                call.cycles = c.syscall * (bytes.len() as u64).div_ceil(t.stream.message as u64);
+                call.cycles = c.syscall * (bytes.len() as u64).div_ceil(t.app.stream.message as u64);
                 let read = now + c.clock.cycles(call.cycles) + copy_time(c.copy_ns_per_byte, bytes.len());
-                t.stream.through(&bytes);
+                t.app.through(&bytes);
                 call.until = read;
                 if fin {
-                    t.stream.done = Some(read);
+                    t.app.stream.done = Some(read);
                 } else if buffers > 0 {
                     self.message(&mut call, c, Message::PostReceive(s, buffers));
                 }
@@ -290,10 +270,10 @@ impl Offload {
     /// the engine's TCP counts and its processor's work.
     pub fn report(&self, device: &dyn Device, r: &mut Report, end: Time) {
         if let Some(t) = &self.ttcp {
-            let sent = t.all_offered() && t.outstanding == 0;
-            let done = if t.sender() { sent } else { t.stream.done.is_some() };
-            r.count("ttcp_bytes", t.stream.bytes).count("transfer_complete", done as u64);
-            r.count("ttcp_messages", t.calls).count("ttcp_digest48", t.stream.digest48());
+            let sent = t.app.all_written() && t.outstanding == 0;
+            let done = if t.app.sender() { sent } else { t.app.stream.done.is_some() };
+            r.count("ttcp_bytes", t.app.stream.bytes).count("transfer_complete", done as u64);
+            r.count("ttcp_messages", t.calls).count("ttcp_digest48", t.app.stream.digest48());
         }
         FileApp::report(self.files.iter().map(|(_, f)| f), r);
         device.report(r, end, Duration::ZERO);

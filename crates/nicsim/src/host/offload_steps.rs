@@ -46,8 +46,8 @@ impl Machine {
         let call = match step {
             OffloadStep::Open => {
                 let call = o.open(now, c);
-                if let Some(t) = o.ttcp.as_ref().filter(|t| t.sender()) {
-                    self.timers.arm(ctx, now + t.start, Tag::OffloadSend(p));
+                if let Some(t) = o.ttcp.as_ref().filter(|t| t.app.sender()) {
+                    self.timers.arm(ctx, now + t.app.start, Tag::OffloadSend(p));
                 }
                 Some(call)
             }

@@ -185,9 +185,9 @@ fn transfer_report(m: &Machine, r: &mut Report, wires: &Wires, end: Time) {
         (Some((i, _, t)), _) => (
             i,
             Transfer {
-                sender: t.sender(),
+                sender: t.app.sender(),
                 tally: m.ports[i].device.stack().map(|s| s.watched.as_ref().unwrap_or(&s.tally)).expect("an offload engine runs a stack"),
-                bytes: t.stream.bytes,
+                bytes: t.app.stream.bytes,
                 host_busy,
                 interrupts,
                 adapter_cycles: Some(m.ports[i].device.cycles()),

@@ -13,10 +13,12 @@ mod file_app;
 mod ncp;
 #[cfg(test)]
 mod tests;
+mod ttcp_app;
 mod turns;
 
 pub use answer_times::AnswerTimes;
 pub use file_app::FileApp;
+pub use ttcp_app::TtcpApp;
 pub use turns::Turns;
 
 use rustc_hash::FxHashMap;
@@ -69,17 +71,13 @@ struct Session {
 /// What runs on a session's socket.
 enum App {
     File(FileApp),
-    /// A TTCP end's stream, and the bytes a sender has still to hand its socket.
-    Ttcp {
-        stream: Box<Stream>,
-        owed: u64,
-    },
+    Ttcp(Box<TtcpApp>),
 }
 
 impl Session {
     fn stream(&self) -> Option<&Stream> {
         match &self.app {
-            App::Ttcp { stream, .. } => Some(stream),
+            App::Ttcp(t) => Some(&t.stream),
             App::File(_) => None,
         }
     }
@@ -87,7 +85,7 @@ impl Session {
     fn file(&self) -> Option<&FileApp> {
         match &self.app {
             App::File(f) => Some(f),
-            App::Ttcp { .. } => None,
+            App::Ttcp(_) => None,
         }
     }
 }
@@ -164,14 +162,14 @@ impl Sessions {
                 }
                 // A sender, or a session that asks later, connects at its start.
                 Role::Ask { .. } => App::File(FileApp::new(&cfg.role)),
-                Role::Send { message, seed, .. } => App::Ttcp { stream: Box::new(Stream::new(message, seed)), owed: 0 },
+                Role::Send { .. } => App::Ttcp(Box::new(TtcpApp::new(&cfg.role).expect("a TTCP role"))),
                 Role::Answer { .. } => {
                     s.listen(sock, cfg.port)?;
                     App::File(FileApp::new(&cfg.role))
                 }
-                Role::Receive { message } => {
+                Role::Receive { .. } => {
                     s.listen(sock, cfg.port)?;
-                    App::Ttcp { stream: Box::new(Stream::new(message, 0)), owed: 0 }
+                    App::Ttcp(Box::new(TtcpApp::new(&cfg.role).expect("a TTCP role")))
                 }
             };
             list.push(Session { cfg, sock, queued: 0, ask_at: None, app });
@@ -258,9 +256,9 @@ impl Sessions {
                         f.ask(now);
                         work.requests += 1;
                     }
-                    (&Role::Send { ip, port, bytes, .. }, App::Ttcp { owed, .. }) => {
+                    (&Role::Send { ip, port, .. }, App::Ttcp(t)) => {
                         self.stack.connect(s.sock, ip, port, s.cfg.port).expect("addresses are checked with the scenario");
-                        *owed += bytes;
+                        t.begin();
                     }
                     _ => {}
                 }
@@ -328,21 +326,21 @@ impl Sessions {
     /// its bytes are written, the receiver once it has read the sender's FIN.
     /// Returns whether it closed.
     fn end_stream(stack: &mut Stack, s: &mut Session, now: Time) -> bool {
-        let App::Ttcp { stream: st, .. } = &mut s.app else { return false };
-        let finished = match s.cfg.role {
-            Role::Send { bytes, .. } => {
-                if st.closed && st.done.is_none() && stack.send_queue(s.sock) == 0 {
-                    st.done = Some(now);
-                }
-                st.bytes == bytes
+        let App::Ttcp(t) = &mut s.app else { return false };
+        let sender = t.sender();
+        let all_written = t.all_written();
+        let st = &mut t.stream;
+        let finished = if sender {
+            if st.closed && st.done.is_none() && stack.send_queue(s.sock) == 0 {
+                st.done = Some(now);
             }
-            _ => {
-                let fin = stack.peer_finished(s.sock);
-                if fin && st.done.is_none() {
-                    st.done = Some(now);
-                }
-                fin
+            all_written
+        } else {
+            let fin = stack.peer_finished(s.sock);
+            if fin && st.done.is_none() {
+                st.done = Some(now);
             }
+            fin
         };
         if finished && !st.closed {
             st.closed = true;

@@ -5,8 +5,7 @@
 //! its process does, so frames that come in between two calls are taken up (and
 //! answered) between them; on an ideal host it makes every call it can at once.
 
-use super::{App, FileApp, Sessions, Work};
-use crate::host::stream::Stream;
+use super::{App, FileApp, Sessions, TtcpApp, Work};
 use crate::stack::{Sock, Stack};
 use crate::time::Time;
 use crate::wire::Frame;
@@ -61,8 +60,8 @@ impl Sessions {
     /// Session `i` made a call: it waits its turn again if it has another to make.
     fn due_again(&mut self, i: usize) {
         let s = &self.sessions[i];
-        let more = match s.app {
-            App::Ttcp { owed, .. } => self.stack.readable(s.sock) > 0 || owed > 0 && self.stack.send_room(s.sock) > 0,
+        let more = match &s.app {
+            App::Ttcp(t) => self.stack.readable(s.sock) > 0 || t.owed() > 0 && self.stack.send_room(s.sock) > 0,
             App::File(_) => false,
         };
         if more {
@@ -90,7 +89,7 @@ impl Sessions {
                 }
                 (n, acted)
             }
-            App::Ttcp { stream, owed } => Self::act_ttcp(stack, sock, (stream, owed), self.one_call, now, work, frames),
+            App::Ttcp(t) => Self::act_ttcp(stack, sock, t, self.one_call, now, work, frames),
         };
         if measuring {
             self.measured_read += n;
@@ -132,28 +131,27 @@ impl Sessions {
     fn act_ttcp(
         stack: &mut Stack,
         sock: Sock,
-        (st, owed): (&mut Stream, &mut u64),
+        t: &mut TtcpApp,
         one_call: bool,
         now: Time,
         work: &mut Work,
         frames: &mut Vec<Box<Frame>>,
     ) -> (u64, bool) {
-        let most = if one_call { st.message as usize - (st.bytes % st.message as u64) as usize } else { usize::MAX };
-        let n = stack.drain(sock, most, |bytes| work.requests += st.through(bytes)) as u64;
+        let most = if one_call { t.left_of_call() } else { usize::MAX };
+        let n = stack.drain(sock, most, |bytes| work.requests += t.through(bytes)) as u64;
         work.copied += n;
         let mut acted = n > 0;
         // Without Nagle a stack outputs at every send call, so each call's
         // bytes leave as their own segment when the window allows.
         let per_call = !stack.nagle(sock);
         // A call reads or writes, not both.
-        while *owed > 0 && !(one_call && n > 0) {
+        while t.owed() > 0 && !(one_call && n > 0) {
             // The stream is laid out 64 KB at a time.
-            let room = stack.send_room(sock).min(*owed as usize).min(65_536);
-            let m = st.message as usize;
-            let room = if per_call || one_call { room.min(m - (st.bytes % m as u64) as usize) } else { room };
-            let data = st.next(room);
+            let room = stack.send_room(sock).min(65_536);
+            let room = if per_call || one_call { room.min(t.left_of_call()) } else { room };
+            let data = t.next(room);
             let sent = stack.send(sock, &data);
-            work.requests += st.through(&data[..sent]);
+            work.requests += t.through(&data[..sent]);
             work.copied += sent as u64;
             if per_call && sent > 0 {
                 frames.extend(stack.poll(now));
@@ -161,7 +159,6 @@ impl Sessions {
             if sent == 0 {
                 break;
             }
-            *owed -= sent as u64;
             acted = true;
             if one_call {
                 break;
