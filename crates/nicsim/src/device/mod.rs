@@ -63,26 +63,22 @@ pub trait Device {
     /// Its processor's figures, where it has one.
     fn report_processor(&self, _r: &mut Report, _end: Time) {}
 
-    // An adapter whose driver works from an event ring (a programmable
-    // adapter): the host runs the driver's steps on its polling processor.
+    // An adapter whose driver works from an event ring in host memory (a
+    // programmable adapter): the driver (`host::event_driver`) reads and
+    // writes its buffers, descriptors and events there and rings its
+    // doorbells by register writes.
 
-    /// The run starts.
+    /// The run starts (the firmware's own workload begins).
     fn start(&mut self, _cx: &mut DeviceCx) {}
-    /// The work its events left for its driver, oldest first.
-    fn driver_work(&mut self) -> Vec<DriverWork> {
+    /// The events its firmware wrote to the event ring that are now in host
+    /// memory, oldest first.
+    fn events(&mut self) -> Vec<Event> {
         Vec::new()
     }
-    /// Its driver's step for `work`: what it did, for the host to price.
-    fn driver_step(&mut self, _work: DriverWork, _cx: &mut DeviceCx) -> DriverStep {
-        DriverStep::default()
-    }
-    /// Its driver's last step ended at `end` (the doorbell it rings then).
-    fn driver_step_end(&mut self, _end: Time, _cx: &mut DeviceCx) {}
-    /// A frame of the host's stack goes out through its driver's send call.
-    fn send(&mut self, _frame: Frame, _cx: &mut DeviceCx) {}
-    /// Where the host's own stack sends through it: whether it cuts large
-    /// sends into segments and sums their checksums (none: the stack does not).
-    fn stack_segments(&self) -> Option<bool> {
+    /// Host memory as its bridge maps it, where its model holds the bytes it
+    /// moves (a programmable adapter's DMA moves real bytes): its driver's
+    /// buffers, descriptors and event ring.
+    fn host_memory(&mut self) -> Option<&mut crate::mem::Memory> {
         None
     }
 
@@ -124,52 +120,31 @@ pub enum Interface {
     Messages,
 }
 
-/// Work an event-ring adapter's events leave for its driver.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DriverWork {
-    /// The application's next send call.
-    Send,
-    /// A send's completion event: take it, then make the next send.
-    SendDone,
-    /// A filled receive buffer in this slot: take it up the stack.
-    Receive(u64),
-    /// The driver's GRO timeout passed: hand up what it holds.
-    GroFlush,
+/// An entry of an event ring, as its driver finds it in host memory (the
+/// entry's bytes say the rest: `nic::smart::layout`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// Send `n` is done: its buffer is free.
+    SendDone(u64),
+    /// Receive buffer `slot` is filled. Beside the bytes, for the host's
+    /// figures: when the entry was in host memory, and when each wire frame in
+    /// the buffer arrived.
+    Received { slot: u64, seen: Time, arrived: Vec<Time> },
 }
 
-/// What one driver step did, in work the host prices with its own costs, and
-/// the frames it hands the host's stack.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct DriverStep {
-    /// The application's send calls.
-    pub send_calls: u64,
-    /// Frames the host built for a send.
-    pub frames_built: u64,
-    /// Events taken from the event ring.
-    pub completions: u64,
-    /// Filled receive buffers the driver took.
-    pub buffers_taken: u64,
-    /// Segments the driver's GRO took in.
-    pub gro_segments: u64,
-    /// Frames or merged segments that passed the host's protocol.
-    pub protocol_passes: u64,
-    pub copy_bytes: u64,
-    /// Frames for the host's stack, in order.
-    pub delivered: Vec<Vec<u8>>,
-    /// Wire frames whose buffers the driver took: when each arrived and when
-    /// it was in host memory.
-    pub taken: Vec<(Time, Time)>,
-    /// Wire frames that went up the protocol: when each arrived.
-    pub went_up: Vec<Time>,
-}
-
-/// A register of a ring adapter that its driver writes.
+/// A register of an adapter that its driver writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Register {
-    /// The receive tail: this many more buffers posted.
+    /// A ring adapter's receive tail: this many more buffers posted.
     RxTail(u32),
-    /// The transmit tail: the descriptors filled so far are the adapter's.
+    /// A ring adapter's transmit tail: the descriptors filled so far are the adapter's.
     TxTail,
+    /// An event-ring adapter's send doorbell: send `n`'s descriptor is
+    /// written. Beside the write, for the figures: when the host made the
+    /// send's bytes and when it issued the send.
+    SendPosted { n: u64, made: Time, issued: Time },
+    /// An event-ring adapter's receive doorbell: this many more buffers posted.
+    BuffersPosted(u64),
 }
 
 /// Makes the device of a host's port `i` (the host calls it once a run): the
@@ -221,6 +196,6 @@ pub struct DeviceOut {
     pub sends_done: u32,
     /// It took sends from its transmit ring: the driver may queue more.
     pub took_sends: bool,
-    /// It left work for its driver (an event ring's entries).
+    /// Its driver has work to look at (an event ring's entries, or its own).
     pub driver_work: bool,
 }

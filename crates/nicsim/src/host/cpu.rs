@@ -69,7 +69,7 @@ pub enum Item {
     /// The application's work with the offload engine of adapter `p`.
     Offload(usize, OffloadStep),
     /// Host work the events of adapter `p` call for (a send, an event).
-    EventRing(usize, crate::device::DriverWork),
+    EventRing(usize, crate::host::event_driver::DriverWork),
 }
 
 /// What the application does with an offload engine (`host::offload`).

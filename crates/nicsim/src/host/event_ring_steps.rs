@@ -1,23 +1,36 @@
-//! A host's event-ring adapters (a programmable adapter) in time: what the
-//! adapter's events call for from its driver (a send call, an event from the
+//! A host's event-ring adapters (a programmable adapter) in time: the work
+//! its driver (`host::event_driver`) finds (a send call, an event from the
 //! event ring, which the driver polls) runs as a step of the polling
 //! processor, priced with the host's costs from what the step did
-//! (`device::DriverStep`), and the doorbell it rings at its end goes back to
-//! the adapter. The host reaches the adapter through `device::Device` alone.
+//! (`DriverStep`); the doorbells it rings at its end are register writes
+//! across the bus. The host reaches the adapter through `device::Device` alone.
 
-use crate::device::DriverWork;
 use crate::engine::Ctx;
 use crate::host::cpu::{Activity, Item};
 use crate::host::cpu::{Plan, Then};
+use crate::host::event_driver::{DriverWork, EventDriver};
 use crate::host::machine::Machine;
+use crate::host::port::{Driver, Port};
+use crate::host::tag::Tag;
+use crate::mem::Memory;
 use crate::time::{Duration, Time};
 use crate::wire::{Frame, FrameMeta};
 
+impl Port {
+    /// An event-ring port's driver, and the host memory its adapter's model holds.
+    fn event_driver(&mut self) -> (&mut EventDriver, &mut Memory) {
+        let Port { device, driver: Driver::Events(d), .. } = self else { unreachable!("only an event-ring port comes here") };
+        (d, device.host_memory().expect("an event-ring adapter holds the host memory it reaches"))
+    }
+}
+
 impl Machine {
-    /// The work adapter `p` asked of the host goes to the polling processor.
+    /// The work adapter `p`'s driver finds goes to the polling processor.
     pub(super) fn event_ring_work(&mut self, p: usize, ctx: &mut Ctx) {
         let k = self.cfg.driver.poll_cpu as usize;
-        let work = self.ports[p].device.driver_work();
+        let events = self.ports[p].device.events();
+        let Driver::Events(d) = &mut self.ports[p].driver else { return };
+        let work = d.work(events);
         if work.is_empty() {
             return;
         }
@@ -27,22 +40,40 @@ impl Machine {
 
     pub(super) fn event_ring_start(&mut self, ctx: &mut Ctx) {
         for p in 0..self.ports.len() {
-            if self.ports[p].events() {
+            if let Driver::Events(d) = &mut self.ports[p].driver {
+                d.start();
                 self.tell_device(p, ctx, |d, cx| d.start(cx));
             }
         }
     }
 
+    /// Adapter `p`'s driver's GRO timeout fell due.
+    pub(super) fn event_ring_gro(&mut self, p: usize, ctx: &mut Ctx) {
+        if let Driver::Events(d) = &mut self.ports[p].driver {
+            d.gro_due();
+        }
+        self.event_ring_work(p, ctx);
+    }
+
     /// A frame of the host's stack leaves by event-ring adapter `p`.
     pub(super) fn event_ring_send(&mut self, p: usize, frame: Frame, ctx: &mut Ctx) {
-        self.tell_device(p, ctx, |d, cx| d.send(frame, cx));
+        let now = ctx.now();
+        let (d, mem) = self.ports[p].event_driver();
+        if let Some(reg) = d.send_frame(frame, now, mem) {
+            self.write_register(p, reg, now, ctx);
+        }
     }
 
     /// The host step for adapter `p`'s `work`: a send call is the
     /// application's, the rest the driver's poll of the event ring.
     pub(super) fn event_ring_step(&mut self, k: usize, p: usize, work: DriverWork, ctx: &mut Ctx) -> Plan {
         let now = ctx.now();
-        let cost = self.tell_device(p, ctx, |d, cx| d.driver_step(work, cx));
+        let activity = if work == DriverWork::Send { Activity::App } else { Activity::Poll };
+        let (d, mem) = self.ports[p].event_driver();
+        let (cost, gro_due) = d.step(work, now, mem);
+        if let Some(due) = gro_due {
+            d.gro_timer.set(&mut self.timers, ctx, due, now, Tag::EventRingGro(p));
+        }
         let c = &self.cfg.costs;
         let copy = Duration::from_ps((cost.copy_bytes as f64 * c.copy_ns_per_byte * 1e3) as u64);
         let cycles = c.app_request * cost.send_calls
@@ -56,7 +87,6 @@ impl Machine {
                 self.tally.latency.taken(arrived, in_memory, now);
             }
         }
-        let activity = if work == DriverWork::Send { Activity::App } else { Activity::Poll };
         let mut plan = Plan::new(activity, cycles);
         // Frames for the host's own stack pass its protocol one by one; the
         // applications' work on them follows as one step.
@@ -84,7 +114,13 @@ impl Machine {
         plan
     }
 
+    /// A step of adapter `p`'s driver ended at `end`: it rings its doorbells,
+    /// and finds what came meanwhile.
     pub(super) fn event_ring_step_end(&mut self, p: usize, end: Time, ctx: &mut Ctx) {
-        self.tell_device(p, ctx, |d, cx| d.driver_step_end(end, cx));
+        let (d, mem) = self.ports[p].event_driver();
+        for reg in d.step_end(end, mem) {
+            self.write_register(p, reg, end, ctx);
+        }
+        self.event_ring_work(p, ctx);
     }
 }

@@ -16,6 +16,7 @@ use crate::engine::{Component, Ctx, Msg, PortId};
 use crate::host::apps::Apps;
 use crate::host::config::HostConfig;
 use crate::host::cpu::{Effects, Item};
+use crate::host::event_driver::EventDriver;
 use crate::host::offload::Offload;
 use crate::host::port::{Driver, Port, RingDriver};
 use crate::host::processors::{Processors, RunQueue};
@@ -94,7 +95,12 @@ impl Machine {
             }
             let driver = match device.interface() {
                 Interface::Rings => Driver::Rings(Box::new(RingDriver::new(&a.nic))),
-                Interface::Events => Driver::Events,
+                Interface::Events => {
+                    let Some(cfg) = &a.programmable else {
+                        return Err(format!("adapter {i} works from an event ring, and the host has no settings for its driver"));
+                    };
+                    Driver::Events(Box::new(EventDriver::new(cfg)))
+                }
                 Interface::Messages => {
                     let Some(o) = &a.offload else {
                         return Err(format!("adapter {i} speaks in messages, and the host has no sockets for it"));

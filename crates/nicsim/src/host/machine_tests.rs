@@ -77,18 +77,38 @@ fn host(adapters: usize, queues: u32) -> HostConfig {
     *cfg
 }
 
+/// The host of a shipped scenario (path from the repository's root).
+fn shipped_host(path: &str, name: &str) -> HostConfig {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(path);
+    let plan = crate::scenario::load(&path).expect("the shipped scenario");
+    let part = plan.parts.into_iter().find(|p| p.name == name).expect("the host");
+    let PartPlan::Host(cfg) = part.plan else { unreachable!("a modelled host") };
+    *cfg
+}
+
 #[test]
 fn each_adapter_gets_the_driver_its_interface_asks_for() {
-    let m = Machine::new(host(2, 1), vec![Probe::boxed(Interface::Rings), Probe::boxed(Interface::Events)], "h", None).expect("built");
-    assert!(m.ports[0].ring_ref().is_some() && !m.ports[0].events());
-    assert!(m.ports[1].events() && m.ports[1].ring_ref().is_none());
-    assert_eq!(m.rings, vec![0], "only a ring driver polls rings");
+    // Port 0 is a programmable adapter, port 1 a ring adapter.
+    let cfg = shipped_host("scenarios/combinations/ring-and-programmable.toml", "server");
+    let m = Machine::new(cfg, vec![Probe::boxed(Interface::Events), Probe::boxed(Interface::Rings)], "h", None).expect("built");
+    assert!(m.ports[1].ring_ref().is_some() && !m.ports[1].events());
+    assert!(m.ports[0].events() && m.ports[0].ring_ref().is_none());
+    assert_eq!(m.rings, vec![1], "only a ring driver polls rings");
+    assert_eq!(m.ports[0].stack_segments(), Some(true), "the host's stack sends through the event ring, the adapter segmenting");
 }
 
 #[test]
 fn a_device_that_speaks_in_messages_needs_sockets_on_the_host() {
     let Err(e) = Machine::new(host(1, 1), vec![Probe::boxed(Interface::Messages)], "h", None) else { panic!("built") };
     assert!(e.contains("adapter 0") && e.contains("messages"), "{e}");
+}
+
+#[test]
+fn a_device_with_an_event_ring_needs_its_drivers_settings() {
+    let Err(e) = Machine::new(host(2, 1), vec![Probe::boxed(Interface::Rings), Probe::boxed(Interface::Events)], "h", None) else {
+        panic!("built")
+    };
+    assert!(e.contains("adapter 1") && e.contains("event ring"), "{e}");
 }
 
 #[test]

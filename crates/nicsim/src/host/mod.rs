@@ -5,6 +5,7 @@ pub mod apps;
 pub mod config;
 pub mod cpu;
 pub mod driver;
+pub mod event_driver;
 mod event_ring_steps;
 mod frames_up;
 mod gone_up;

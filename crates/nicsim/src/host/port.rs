@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 
 use crate::device::rings::Rings;
 use crate::device::Device;
+use crate::host::event_driver::EventDriver;
 use crate::host::gone_up::GoneUp;
 use crate::host::offload::Offload;
 use crate::nic::{Irq, NicConfig, Transfer};
@@ -33,9 +34,8 @@ pub enum Driver {
     /// Socket-level messages to an offload engine that runs the host's TCP,
     /// and the applications that use its sockets.
     Messages(Box<Offload>),
-    /// Steps over an event ring on a polling processor (the device keeps
-    /// the driver's state: its rings live in the adapter's own model).
-    Events,
+    /// Steps over an event ring on a polling processor.
+    Events(Box<EventDriver>),
 }
 
 /// A ring driver's state for its adapter.
@@ -115,7 +115,7 @@ impl Port {
 
     /// Its driver works from an event ring.
     pub fn events(&self) -> bool {
-        matches!(self.driver, Driver::Events)
+        matches!(self.driver, Driver::Events(_))
     }
 
     /// For an adapter that carries the host's stack (all but an offload
@@ -126,7 +126,7 @@ impl Port {
         match &self.driver {
             Driver::Rings(r) => Some(r.tso),
             Driver::Messages(_) => None,
-            Driver::Events => self.device.stack_segments(),
+            Driver::Events(d) => d.stack_frames().then_some(true),
         }
     }
 

@@ -3,6 +3,7 @@
 
 use crate::host::cpu::Activity;
 use crate::host::machine::Machine;
+use crate::host::port::Driver;
 use crate::host::steer::label;
 use crate::host::transfer::{self, Transfer, Wires};
 use crate::observe::{Report, Value};
@@ -83,17 +84,12 @@ fn report(m: &Machine, end: Time) -> Report {
     let rings: Vec<(usize, &crate::host::port::Port)> = m.ports.iter().enumerate().filter(|(_, p)| p.ring_ref().is_some()).collect();
     let host_busy = m.procs.cpus.iter().map(|c| c.account.busy()).fold(Duration::ZERO, |a, b| a + b);
     for (i, p) in m.ports.iter().enumerate() {
-        if !p.events() {
-            continue;
-        }
-        let dev = &p.device;
-        if let Some(name) = label(&m.cfg.adapters, i) {
-            let mut a = Report::default();
-            dev.report(&mut a, end, host_busy);
-            prefixed(&mut r, &format!("{name}_"), &a);
-        } else {
-            dev.report(&mut r, end, host_busy);
-        }
+        let Driver::Events(driver) = &p.driver else { continue };
+        let mut a = Report::default();
+        p.device.report(&mut a, end, host_busy);
+        driver.report(&mut a, host_busy);
+        let prefix = label(&m.cfg.adapters, i).map_or(String::new(), |name| format!("{name}_"));
+        prefixed(&mut r, &prefix, &a);
     }
     let adapters: Vec<Report> = rings
         .iter()

@@ -26,6 +26,8 @@ pub(super) enum Tag {
     OffloadSend(usize),
     /// A file session on offload engine `p`'s socket `s` asks again.
     OffloadAsk(usize, usize),
+    /// The GRO timeout of event-ring adapter `p`'s driver.
+    EventRingGro(usize),
 }
 
 /// The host's timers' space (`engine::timers::space_of`); each adapter's own

@@ -41,6 +41,7 @@ impl Machine {
                 self.procs.cpus[0].queue.push_back(Item::Offload(p, OffloadStep::Ask(s)));
                 self.dispatch(0, ctx);
             }
+            Tag::EventRingGro(p) => self.event_ring_gro(p, ctx),
             Tag::Wake(k) => {
                 self.procs.waking[k] = false;
                 self.dispatch(k, ctx);

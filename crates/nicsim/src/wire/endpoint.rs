@@ -37,6 +37,21 @@ pub fn ipv4_headers(from: Addr, to: Addr, id: u16, l4: L4) -> Headers {
     Headers { dst_mac: to.mac, src_mac: from.mac, vlan: None, l3: L3::Ipv4 { src: from.ip, dst: to.ip, ttl: 64, id, l4 } }
 }
 
+/// A UDP frame `n` from `from` to `to` of `frame_size` bytes with FCS (ID
+/// `n`, its payload the pattern from `7n`); with `for_adapter` its checksums
+/// are left for the adapter to fill.
+pub fn udp_frame(from: Addr, to: Addr, n: u64, frame_size: u32, for_adapter: bool) -> Vec<u8> {
+    let payload = frame_size as usize - crate::wire::ethernet::FCS - 42;
+    let l4 = L4::Udp { src_port: from.port, dst_port: to.port };
+    let mut bytes =
+        crate::wire::build(&ipv4_headers(from, to, n as u16, l4), pattern(n * 7, payload)).expect("a checked frame size builds");
+    if for_adapter {
+        bytes[24..26].fill(0);
+        bytes[40..42].fill(0);
+    }
+    bytes
+}
+
 /// Build one TCP/IPv4 frame from `from` to `to` (tests make segments with it).
 #[cfg(test)]
 #[allow(clippy::too_many_arguments)]

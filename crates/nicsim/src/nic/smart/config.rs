@@ -136,7 +136,7 @@ pub struct AdapterConfig {
 #[derive(Clone, Debug, PartialEq)]
 pub struct HostSide {
     /// The host's clock, for the report's cycles per byte. The host prices
-    /// the work its steps do (`HostStep`) with its own costs.
+    /// the work its driver's steps do with its own costs.
     pub clock: Clock,
     /// Applications own pinned buffers the adapter reads and writes (mechanism
     /// 12); otherwise data is copied between them and kernel buffers.

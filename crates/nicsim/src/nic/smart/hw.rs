@@ -151,10 +151,9 @@ impl Hw {
         done
     }
 
-    /// The host processor writes a doorbell register; returns when it reaches the adapter.
-    pub fn doorbell(&mut self, bus: &mut HostBus, at: Time) -> Time {
+    /// A doorbell register write of the host reached the adapter (4 bytes across the host bus).
+    pub fn doorbell_rung(&mut self) {
         self.bus_tally(4);
-        bus.register_write(at)
     }
 
     /// The MAC gathers a frame from `pieces` (bus address, length), each routed

@@ -3,12 +3,12 @@
 //! `nic::firmware` on real bytes. The host drives it through rings in its
 //! memory and doorbells, and learns of completions from an event ring it polls
 //! (the adapter's interrupt masked, as in the Malta study). Sending lives in
-//! `send.rs`, receiving in `recv.rs`. What the host's processors must do in
-//! answer (a send call, an event to take) is queued in `host_work`; the host
-//! runs it as steps of its own (`host::programmable_steps`).
+//! `send.rs`, receiving in `recv.rs`. The host's driver for it
+//! (`host::event_driver`) reaches it only through host memory, its doorbell
+//! registers and the events it writes.
 
 use crate::bus::HostBus;
-use crate::device::{Device, DeviceCx, DriverStep, DriverWork, Interface};
+use crate::device::{Device, DeviceCx, Event, Interface, Register};
 use crate::engine::timers::{part_space, Earliest, Timers};
 use crate::engine::{Ctx, PortId};
 use crate::nic::firmware::coalesce::Coalescer;
@@ -23,60 +23,21 @@ use crate::wire::Frame;
 /// What falls due at a programmable adapter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Due {
-    /// A send doorbell reaches the adapter for this send.
-    Doorbell(u64),
-    /// The host sees the completion event of this send.
+    /// The completion event of this send is in host memory.
     SendDone(u64),
     /// The firmware makes its next frames.
     Generate,
-    /// A receive-buffer doorbell reaches the adapter with this many buffers.
-    RxPost(u64),
-    /// The host sees a filled receive buffer (by its slot).
+    /// The event of a filled receive buffer (by its slot) is in host memory.
     RxDone(u64),
     /// A coalescing or LRO timeout may have passed.
     RxFlush,
-    /// The host driver's GRO timeout may have passed.
-    GroFlush,
     /// A transfer of the firmware's DMA loop completed: it programs the next.
     DmaDone,
-}
-
-/// Work for the host's processors that the adapter's events call for.
-pub use crate::device::DriverWork as HostWork;
-
-/// What a host step did (`DriverStep`: the work the host prices with its own
-/// costs, the bytes copied, none with zero copy), and what the adapter does
-/// when it ends.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(super) struct HostStep {
-    /// What it did, as the host sees it.
-    pub done: DriverStep,
-    /// A doorbell to ring when the step ends: a send (by number), or receive buffers (a count).
-    pub doorbell: Option<Due>,
-    /// The step hands received data to the application (it ends a receive interval).
-    pub delivers: bool,
-    /// A frame of the host's stack to send when the step ends (it waited for a slot).
-    pub resend: Option<Frame>,
-}
-
-impl std::ops::Deref for HostStep {
-    type Target = DriverStep;
-    fn deref(&self) -> &DriverStep {
-        &self.done
-    }
-}
-
-impl std::ops::DerefMut for HostStep {
-    fn deref_mut(&mut self) -> &mut DriverStep {
-        &mut self.done
-    }
 }
 
 /// What the sending side has done.
 #[derive(Debug, Default)]
 pub(super) struct SendState {
-    pub issued: u64,
-    pub completed: u64,
     pub frames: u64,
     pub payload: u64,
     pub segmented_sends: u64,
@@ -105,22 +66,13 @@ pub(super) struct RecvState {
     pub counted: u64,
     pub counted_bytes: u64,
     pub posted: u64,
-    pub to_repost: u64,
     pub next_slot: u64,
-    pub batches: u64,
-    pub delivered_frames: u64,
-    pub delivered_segments: u64,
-    pub delivered_payload: u64,
-    pub host_bad: u64,
     pub first: Option<Time>,
     pub last: Time,
-    /// Per receive-buffer slot in use: the bytes written, frames and segments,
-    /// and when its event was in host memory.
-    pub slots: rustc_hash::FxHashMap<u64, (usize, u32, u32, Time)>,
-    /// When each wire frame bound for the host arrived, in order: once for the
-    /// driver taking its buffer, once for its protocol work.
-    pub arrived_for_driver: std::collections::VecDeque<Time>,
-    pub arrived_for_stack: std::collections::VecDeque<Time>,
+    /// When each wire frame bound for the host arrived, in order, until its
+    /// buffer is written; then each filled slot's, until its event is seen.
+    pub arrived: std::collections::VecDeque<Time>,
+    pub slots: rustc_hash::FxHashMap<u64, Vec<Time>>,
 }
 
 pub struct Programmable {
@@ -134,28 +86,14 @@ pub struct Programmable {
     pub(super) recv: RecvState,
     pub(super) coalescer: Option<Coalescer>,
     pub(super) lro: Option<Gro>,
-    pub(super) gro: Option<Gro>,
-    /// The host driver's GRO timeout in flight: when, and its handle.
-    pub(super) gro_timer: Earliest,
     /// Buffers ready to move to the host, waiting for a posted host buffer.
     pub(super) ready: std::collections::VecDeque<super::recv::Ready>,
     /// Segments in the open coalescing buffer.
     pub(super) pending_segments: u32,
     /// The coalescing or LRO timeout in flight: when, and its handle.
     pub(super) flush_timer: Earliest,
-    /// What the host's processors must do next, oldest first.
-    pub host_work: Vec<HostWork>,
-    /// Frames of the host's stack waiting for a send slot.
-    pub(super) backlog: std::collections::VecDeque<Frame>,
-    /// Frames handed up to the host's stack, for it to take in.
-    pub delivered: Vec<Vec<u8>>,
-    /// Wire frames whose buffers the host's driver took in this step: when
-    /// each arrived and when it was in host memory.
-    pub taken: Vec<(Time, Time)>,
-    /// Wire frames that went up the protocol in this step: when each arrived.
-    pub went_up: Vec<Time>,
-    /// What the host steps under way do when they end, in the order they started.
-    step_ends: std::collections::VecDeque<HostStep>,
+    /// The events in host memory its driver has not looked at, oldest first.
+    events: Vec<Event>,
 }
 
 impl Programmable {
@@ -170,31 +108,22 @@ impl Programmable {
             recv: RecvState::default(),
             coalescer: cfg.receive.coalesce.map(Coalescer::new),
             lro: cfg.receive.lro.map(Gro::new),
-            gro: cfg.receive.gro.map(Gro::new),
-            gro_timer: Earliest::default(),
             ready: Default::default(),
             pending_segments: 0,
             flush_timer: Earliest::default(),
-            host_work: Vec::new(),
-            backlog: Default::default(),
-            delivered: Vec::new(),
-            taken: Vec::new(),
-            went_up: Vec::new(),
-            step_ends: Default::default(),
+            events: Vec::new(),
             cfg,
         }
     }
 
-    /// The run starts: buffers are posted, the workload begins.
+    /// The run starts: the host's ring of receive buffers is posted, the
+    /// firmware's own workload begins.
     fn begin(&mut self, bus: &mut HostBus, ctx: &mut Ctx) {
         if self.cfg.receive.to_host {
             self.post_initial_buffers();
         }
         match self.cfg.workload.clone() {
-            Workload::Idle => {}
-            Workload::Frames { outstanding, .. } => {
-                self.host_work.extend(std::iter::repeat_n(HostWork::Send, outstanding as usize));
-            }
+            Workload::Idle | Workload::Frames { .. } => {}
             Workload::Generate { .. } => {
                 self.timers.arm(ctx, ctx.now(), Due::Generate);
             }
@@ -213,70 +142,17 @@ impl Programmable {
     /// A timer of this adapter fell due.
     pub fn due(&mut self, due: Due, bus: &mut HostBus, ctx: &mut Ctx) {
         match due {
-            Due::Doorbell(n) => self.adapter_send(n, bus, ctx),
-            Due::SendDone(_) => self.host_work.push(HostWork::SendDone),
+            Due::SendDone(n) => self.events.push(Event::SendDone(n)),
             Due::Generate => self.generate(bus, ctx),
-            Due::RxPost(n) => self.buffers_posted(n, bus, ctx),
-            Due::RxDone(slot) => self.host_work.push(HostWork::Receive(slot)),
+            Due::RxDone(slot) => {
+                let arrived = self.recv.slots.remove(&slot).unwrap_or_default();
+                self.events.push(Event::Received { slot, seen: ctx.now(), arrived });
+            }
             Due::RxFlush => self.rx_flush(bus, ctx),
-            Due::GroFlush => self.host_work.push(HostWork::GroFlush),
             Due::DmaDone => {
                 self.dma_done(ctx.now());
                 self.dma_next(bus, ctx);
             }
-        }
-    }
-
-    /// The host step for `work` at `now`: what it did.
-    fn host_step(&mut self, work: HostWork, now: Time, ctx: &mut Ctx) -> HostStep {
-        let mut step = self.host_work_step(work, now, ctx);
-        if self.cfg.host.zero_copy {
-            step.copy_bytes = 0;
-        }
-        step
-    }
-
-    fn host_work_step(&mut self, work: HostWork, now: Time, ctx: &mut Ctx) -> HostStep {
-        match work {
-            HostWork::Send => self.host_send(now),
-            HostWork::SendDone => {
-                self.send.completed += 1;
-                if self.stack_frames() {
-                    // A send slot is free: the oldest waiting frame takes it.
-                    if let Some(frame) = self.backlog.pop_front() {
-                        return HostStep {
-                            done: DriverStep { completions: 1, ..Default::default() },
-                            resend: Some(frame),
-                            ..Default::default()
-                        };
-                    }
-                } else {
-                    self.host_work.push(HostWork::Send);
-                }
-                HostStep { done: DriverStep { completions: 1, ..Default::default() }, ..Default::default() }
-            }
-            HostWork::Receive(slot) => self.host_receive(slot, now, ctx),
-            HostWork::GroFlush => self.gro_flush(now, ctx),
-        }
-    }
-
-    /// Whether the host's own stack sends and receives through this adapter
-    /// (it runs no workload of its own).
-    pub fn stack_frames(&self) -> bool {
-        self.cfg.workload == Workload::Idle
-    }
-
-    /// A host step of this adapter ended at `end`: ring its doorbell, if any.
-    fn host_step_end(&mut self, cost: HostStep, end: Time, bus: &mut HostBus, ctx: &mut Ctx) {
-        if let Some(frame) = cost.resend {
-            self.send_frame(frame, end, bus, ctx);
-        }
-        if cost.delivers {
-            self.recv.last = self.recv.last.max(end);
-        }
-        if let Some(due) = cost.doorbell {
-            let at = self.hw.doorbell(bus, end);
-            self.timers.arm(ctx, at, due);
         }
     }
 
@@ -292,9 +168,8 @@ impl Programmable {
         self
     }
 
-    /// The adapter's figures; `host_busy` is the host processors' busy time,
-    /// for the host cycles per byte.
-    fn figures(&self, r: &mut Report, end: Time, host_busy: Duration) {
+    /// The adapter's figures (its driver adds the host's: `host::event_driver`).
+    fn figures(&self, r: &mut Report, end: Time) {
         let secs = end.as_secs_f64().max(1e-12);
         self.send_report(r);
         self.recv_report(r);
@@ -310,11 +185,8 @@ impl Programmable {
         r.count("dma_transfers", c.dma_transfers);
         r.real("adapter_dma_read_utilization", self.hw.engine_busy(0, end).as_secs_f64() / secs);
         r.real("adapter_dma_write_utilization", self.hw.engine_busy(1, end).as_secs_f64() / secs);
-        let payload = (self.send.payload + self.recv.delivered_payload + self.send.dma_bytes).max(1);
         r.count("host_bus_bytes", c.bus_bytes);
-        r.real("bus_bytes_per_payload_byte", c.bus_bytes as f64 / payload as f64);
         r.real("bus_transactions_per_frame", c.bus_transactions as f64 / frames as f64);
-        r.real("host_cycles_per_byte", host_busy.as_secs_f64() * self.cfg.host.clock.hz() / payload as f64);
     }
 }
 
@@ -346,8 +218,8 @@ impl Device for Programmable {
         self.hw.cpus.iter_mut().map(|c| &mut c.account).collect()
     }
 
-    fn report(&self, r: &mut Report, end: Time, host_busy: Duration) {
-        self.figures(r, end, host_busy);
+    fn report(&self, r: &mut Report, end: Time, _host_busy: Duration) {
+        self.figures(r, end);
     }
 
     fn start(&mut self, cx: &mut DeviceCx) {
@@ -356,38 +228,27 @@ impl Device for Programmable {
         cx.out.driver_work = true;
     }
 
-    fn driver_work(&mut self) -> Vec<DriverWork> {
-        std::mem::take(&mut self.host_work)
-    }
-
-    fn driver_step(&mut self, work: DriverWork, cx: &mut DeviceCx) -> DriverStep {
-        let now = cx.now();
-        self.settle(now);
-        let mut step = self.host_step(work, now, cx.ctx);
-        let done = DriverStep {
-            delivered: std::mem::take(&mut self.delivered),
-            taken: std::mem::take(&mut self.taken),
-            went_up: std::mem::take(&mut self.went_up),
-            ..std::mem::take(&mut step.done)
-        };
-        self.step_ends.push_back(step);
-        done
-    }
-
-    fn driver_step_end(&mut self, end: Time, cx: &mut DeviceCx) {
+    fn register_write(&mut self, reg: Register, cx: &mut DeviceCx) {
         self.settle(cx.now());
-        let step = self.step_ends.pop_front().expect("a host step of this adapter was under way");
-        self.host_step_end(step, end, cx.bus, cx.ctx);
+        self.hw.doorbell_rung();
+        match reg {
+            Register::SendPosted { n, made, issued } => {
+                self.send.made.insert(n, made);
+                self.send.first.get_or_insert(issued);
+                self.adapter_send(n, cx.bus, cx.ctx);
+            }
+            Register::BuffersPosted(n) => self.buffers_posted(n, cx.bus, cx.ctx),
+            // A ring adapter's tails: it has no rings.
+            Register::RxTail(_) | Register::TxTail => {}
+        }
         cx.out.driver_work = true;
     }
 
-    fn send(&mut self, frame: Frame, cx: &mut DeviceCx) {
-        let now = cx.now();
-        self.settle(now);
-        self.send_frame(frame, now, cx.bus, cx.ctx);
+    fn events(&mut self) -> Vec<Event> {
+        std::mem::take(&mut self.events)
     }
 
-    fn stack_segments(&self) -> Option<bool> {
-        self.stack_frames().then_some(true)
+    fn host_memory(&mut self) -> Option<&mut crate::mem::Memory> {
+        Some(&mut self.hw.mem)
     }
 }

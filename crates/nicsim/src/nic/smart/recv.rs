@@ -1,27 +1,26 @@
 //! The receiving side: the MAC puts each arriving frame in adapter memory; the
 //! firmware verifies its checksums and reports them, optionally merges TCP
 //! segments (LRO) and packs frames into one host buffer (packet coalescing),
-//! then moves them by DMA into buffers the host posted and writes an event. The
-//! host polls the event ring, optionally merges segments itself (GRO), counts and
-//! checks what arrived, and posts buffers back in batches.
+//! then moves them by DMA into buffers the host posted and writes an event
+//! (its length, frames and wire frames: `layout::rx_event`). The host's driver
+//! (`host::event_driver`) takes it from there.
 
 use crate::bus::{HostBus, Purpose};
 use crate::engine::Ctx;
 use crate::engine::Msg;
+use crate::nic::firmware::csum;
 use crate::nic::firmware::gro::Out;
 use crate::nic::firmware::headers::Layout;
-use crate::nic::firmware::{chunk, csum};
 use crate::nic::smart::config::ChecksumAt;
 use crate::nic::smart::layout::*;
-use crate::nic::smart::node::{Due, HostStep, Programmable};
+use crate::nic::smart::node::{Due, Programmable};
 use crate::observe::Report;
 use crate::time::Time;
-use crate::wire::{verify_checksums, Frame, FrameMeta};
+use crate::wire::{Frame, FrameMeta};
 use crate::xdp::{RxCtx, Verdict};
 
 /// Receive work runs on the second processor where there is one.
 const RX_CPU: usize = 1;
-const RX_EVENTS: u64 = EVENT_RING + EVENT_SLOTS * 16;
 
 /// Something ready to move to one host buffer: its bytes, frames and segments.
 #[derive(Debug)]
@@ -97,8 +96,7 @@ impl Programmable {
             self.recv.last = now;
             return;
         }
-        self.recv.arrived_for_driver.push_back(now);
-        self.recv.arrived_for_stack.push_back(now);
+        self.recv.arrived.push_back(now);
         let outs = match &mut self.lro {
             Some(lro) => {
                 t = self.hw.run(RX_CPU, t, lro_cost);
@@ -162,11 +160,10 @@ impl Programmable {
             let done = self.hw.write_host(bus, t, RX_BUFFERS + slot * RX_SLOT, &r.bytes, Purpose::RxData).expect("mapped");
             self.recv.held -= r.segments as u64;
             t = self.hw.run(RX_CPU, done, event_cost);
-            let mut event = [0u8; 16];
-            event[..4].copy_from_slice(&(r.bytes.len() as u32).to_le_bytes());
-            event[4..8].copy_from_slice(&r.frames.to_le_bytes());
+            let event = rx_event(r.bytes.len() as u32, r.frames, r.segments);
             let seen = self.hw.write_host(bus, t, RX_EVENTS + (slot % EVENT_SLOTS) * 16, &event, Purpose::RxStatus).expect("mapped");
-            self.recv.slots.insert(slot, (r.bytes.len(), r.frames, r.segments, seen));
+            let n = (r.segments as usize).min(self.recv.arrived.len());
+            self.recv.slots.insert(slot, self.recv.arrived.drain(..n).collect());
             self.timers.arm(ctx, seen, Due::RxDone(slot));
         }
     }
@@ -176,94 +173,6 @@ impl Programmable {
         let t = self.hw.run(RX_CPU, ctx.now(), self.cfg.adapter.costs.doorbell);
         self.recv.posted += n;
         self.dma_out(t, bus, ctx);
-    }
-
-    /// The host finds a filled buffer in its event ring: it takes the buffer,
-    /// merges segments (GRO, if on), hands each frame or merged segment to the
-    /// protocol (copying its payload unless zero copy) and posts buffers back
-    /// in batches.
-    pub(super) fn host_receive(&mut self, slot: u64, now: Time, ctx: &mut Ctx) -> HostStep {
-        let Some((len, frames, segments, seen)) = self.recv.slots.remove(&slot) else { return HostStep::default() };
-        // Counted as the host takes them, as the segments they carry are: a
-        // backlog's transfers are booked ahead, some to end after the run.
-        self.recv.batches += 1;
-        self.recv.delivered_segments += segments as u64;
-        let n = (segments as usize).min(self.recv.arrived_for_driver.len());
-        let arrivals = self.recv.arrived_for_driver.drain(..n);
-        self.taken.extend(arrivals.map(|a| (a, seen)));
-        let mut buf = vec![0u8; len];
-        self.hw.mem.read(RX_BUFFERS + slot * RX_SLOT, &mut buf).expect("mapped");
-        let list = if self.coalescer.is_some() { chunk::split(&buf).unwrap_or_default() } else { std::iter::once(0..len).collect() };
-        // The wire frames each piece stands for: one a coalesced frame, all of
-        // the buffer's an LRO segment.
-        let weight = if self.coalescer.is_some() { 1 } else { segments };
-        if list.len() != frames as usize {
-            self.recv.host_bad += frames as u64;
-        }
-        let mut outs = Vec::new();
-        let mut gro_in = 0u64;
-        for r in list {
-            match &mut self.gro {
-                Some(g) => {
-                    gro_in += 1;
-                    outs.extend(g.push_weighted(&buf[r], now, weight));
-                }
-                None => outs.push(Out { bytes: buf[r].to_vec(), segments: weight, reason: None }),
-            }
-        }
-        let mut cost = self.deliver(outs);
-        cost.completions += 1;
-        cost.buffers_taken += 1;
-        cost.gro_segments += gro_in;
-        self.recv.to_repost += 1;
-        if self.recv.to_repost >= self.cfg.host.repost_batch as u64 {
-            cost.doorbell = Some(Due::RxPost(std::mem::take(&mut self.recv.to_repost)));
-        }
-        self.arm_gro(ctx);
-        cost
-    }
-
-    /// The protocol takes frames (or merged segments): checked, counted, copied.
-    fn deliver(&mut self, outs: Vec<Out>) -> HostStep {
-        let mut cost = HostStep { delivers: true, ..Default::default() };
-        // The host's own stack pays for its protocol work and copies itself.
-        let stack = self.stack_frames();
-        for o in outs {
-            let payload = match verify_checksums(&o.bytes) {
-                Ok(v) => v.payload.len() as u64,
-                Err(_) => {
-                    self.recv.host_bad += 1;
-                    0
-                }
-            };
-            self.recv.delivered_frames += 1;
-            self.recv.delivered_payload += payload;
-            let n = (o.segments as usize).min(self.recv.arrived_for_stack.len());
-            self.went_up.extend(self.recv.arrived_for_stack.drain(..n));
-            if stack {
-                self.delivered.push(o.bytes);
-            } else {
-                cost.protocol_passes += 1;
-                cost.copy_bytes += payload;
-            }
-        }
-        cost
-    }
-
-    fn arm_gro(&mut self, ctx: &mut Ctx) {
-        if let Some(due) = self.gro.as_ref().and_then(|g| g.deadline()) {
-            let now = ctx.now();
-            self.gro_timer.set(&mut self.timers, ctx, due, now, Due::GroFlush);
-        }
-    }
-
-    /// The driver's GRO timeout: what it holds goes up the stack.
-    pub(super) fn gro_flush(&mut self, now: Time, ctx: &mut Ctx) -> HostStep {
-        self.gro_timer.fired();
-        let outs = self.gro.as_mut().map_or_else(Vec::new, |g| g.expire(now));
-        let cost = self.deliver(outs);
-        self.arm_gro(ctx);
-        cost
     }
 
     pub(super) fn recv_report(&self, r: &mut Report) {
@@ -282,18 +191,8 @@ impl Programmable {
             r.real("rx_l2_payload_mbps", s.counted_bytes as f64 * 8.0 / secs / 1e6);
             return;
         }
-        r.count("rx_host_buffers", s.batches);
-        r.count("rx_delivered_segments", s.delivered_segments);
-        r.count("rx_delivered_frames", s.delivered_frames);
-        r.count("rx_payload_bytes", s.delivered_payload);
-        r.count("rx_host_bad", s.host_bad);
-        r.real("rx_goodput_mbps", s.delivered_payload as f64 * 8.0 / secs / 1e6);
-        r.real("rx_frames_per_s", s.delivered_segments as f64 / secs);
-        r.real("rx_frames_per_host_buffer", s.delivered_segments as f64 / s.batches.max(1) as f64);
-        for (name, g) in [("lro", &self.lro), ("gro", &self.gro)] {
-            if let Some(g) = g {
-                r.count(&format!("{name}_merged_segments"), g.merged_segments);
-            }
+        if let Some(g) = &self.lro {
+            r.count("lro_merged_segments", g.merged_segments);
         }
     }
 }

@@ -1,119 +1,28 @@
-//! The sending side: the host hands the adapter large TCP sends with a header
-//! template (segmented directly from host memory, or stored and forwarded), or
-//! chunks of ready frames (fragmentation; one frame per chunk is the standard
-//! firmware); the firmware can also make frames itself or run a DMA loop.
+//! The sending side: the host's driver hands the adapter large TCP sends with
+//! a header template (segmented directly from host memory, or stored and
+//! forwarded), or chunks of ready frames (fragmentation; one frame per chunk is
+//! the standard firmware), each a descriptor in host memory and a doorbell;
+//! the firmware can also make frames itself or run a DMA loop.
 
 use crate::bus::{HostBus, Purpose};
-use crate::device::DriverStep;
 use crate::engine::{Ctx, Msg};
 use crate::nic::firmware::tso::{plan, Template};
 use crate::nic::firmware::{chunk, csum};
 use crate::nic::smart::config::{ChecksumAt, Segmentation, Workload};
 use crate::nic::smart::layout::*;
-use crate::nic::smart::node::{Due, HostStep, Programmable};
+use crate::nic::smart::node::{Due, Programmable};
 use crate::observe::Report;
 use crate::time::Time;
 use crate::wire::checksum::accumulate;
-use crate::wire::endpoint::{ipv4_headers, pattern, Addr};
+use crate::wire::endpoint::udp_frame;
 use crate::wire::ethernet::{FCS, MIN_FRAME};
-use crate::wire::{build, Frame, FrameMeta, L4};
+use crate::wire::{Frame, FrameMeta};
 
 const TX_CPU: usize = 0;
 /// Ethernet, IPv4 and UDP headers of the frame workloads.
 const UDP_HEADERS: usize = 42;
 
-/// A UDP frame of `frame_size` bytes (with FCS) whose payload follows the pattern
-/// from `n`; its checksums are left for the adapter when `offload`.
-fn udp_frame(from: Addr, to: Addr, n: u64, frame_size: u32, offload: bool) -> Vec<u8> {
-    let payload = frame_size as usize - FCS - 42;
-    let l4 = L4::Udp { src_port: from.port, dst_port: to.port };
-    let mut bytes = build(&ipv4_headers(from, to, n as u16, l4), pattern(n * 7, payload)).expect("a checked frame size builds");
-    if offload {
-        bytes[24..26].fill(0);
-        bytes[40..42].fill(0);
-    }
-    bytes
-}
-
 impl Programmable {
-    /// Write bytes the host produced into host memory.
-    fn host_write(&mut self, addr: u64, bytes: &[u8]) {
-        self.hw.mem.write(addr, bytes).expect("host buffers are mapped");
-    }
-
-    /// The host's next send call, if any is left, at `at`: it writes the data
-    /// (and, unless zero copy, copies it to kernel buffers) and a descriptor,
-    /// and rings the doorbell when done.
-    pub(super) fn host_send(&mut self, at: Time) -> HostStep {
-        let n = self.send.issued;
-        let slot = n % SEND_SLOTS;
-        match self.cfg.workload.clone() {
-            Workload::Frames { from, to, frame_size, per_chunk, count, .. } => {
-                let first = n * per_chunk as u64;
-                let k = count.map_or(per_chunk as u64, |c| c.saturating_sub(first).min(per_chunk as u64));
-                if k == 0 {
-                    return HostStep::default();
-                }
-                let mut buf = Vec::new();
-                for i in 0..k {
-                    let f = udp_frame(from, to, first + i, frame_size, true);
-                    if per_chunk == 1 {
-                        buf = f;
-                    } else {
-                        chunk::push(&mut buf, &f);
-                    }
-                }
-                let addr = APP + slot * chunk::MAX_CHUNK as u64;
-                self.host_write(addr, &buf);
-                self.host_write(SEND_RING + slot * SEND_SLOT, &descriptor(addr, buf.len() as u32, k as u32));
-                self.issued(n, at, at, k, buf.len() as u64)
-            }
-            _ => HostStep::default(),
-        }
-    }
-
-    /// A frame of the host's own stack, handed over at `at` (its cost is the
-    /// stack's): written to a buffer with its descriptor, the doorbell rung. A
-    /// large send (`gso`) leaves its headers in the descriptor as the template
-    /// for segmentation. With every send slot in flight it waits for a completion.
-    pub fn send_frame(&mut self, frame: Frame, at: Time, bus: &mut HostBus, ctx: &mut Ctx) {
-        if self.send.issued - self.send.completed >= SEND_SLOTS {
-            self.backlog.push_back(frame);
-            return;
-        }
-        let n = self.send.issued;
-        let slot = n % SEND_SLOTS;
-        let addr = APP + slot * chunk::MAX_CHUNK as u64;
-        let d = SEND_RING + slot * SEND_SLOT;
-        let template = (frame.meta.gso > 0).then(|| Template::parse(&frame.bytes).ok()).flatten();
-        match template {
-            Some(t) => {
-                let h = t.header_len();
-                self.host_write(addr, &frame.bytes[h..]);
-                let flags = SEGMENT | (frame.meta.gso as u32) << 8 | h as u32;
-                self.host_write(d, &descriptor(addr, (frame.bytes.len() - h) as u32, flags));
-                self.host_write(d + 16, &frame.bytes[..h]);
-            }
-            None => {
-                self.host_write(addr, &frame.bytes);
-                self.host_write(d, &descriptor(addr, frame.bytes.len() as u32, 1));
-            }
-        }
-        self.issued(n, frame.meta.created, at, 0, 0);
-        let t = self.hw.doorbell(bus, at);
-        self.timers.arm(ctx, t, Due::Doorbell(n));
-    }
-
-    /// Send `n`, made at `made`, is issued at `at`: one send call that built
-    /// `frames` frames and copied `bytes`.
-    fn issued(&mut self, n: u64, made: Time, at: Time, frames: u64, bytes: u64) -> HostStep {
-        self.send.issued += 1;
-        self.send.made.insert(n, made);
-        self.send.first.get_or_insert(at);
-        let done = DriverStep { send_calls: 1, frames_built: frames, copy_bytes: bytes, ..Default::default() };
-        HostStep { done, doorbell: Some(Due::Doorbell(n)), ..Default::default() }
-    }
-
     /// The firmware takes send `n`: fetch its descriptor, then cut and send it.
     pub(super) fn adapter_send(&mut self, n: u64, bus: &mut HostBus, ctx: &mut Ctx) {
         let costs = self.cfg.adapter.costs.clone();
@@ -337,7 +246,6 @@ impl Programmable {
         }
         r.count("tx_frames", s.frames);
         r.count("tx_payload_bytes", s.payload);
-        r.count("sends_completed", s.completed);
         r.count("segmented_sends", s.segmented_sends);
         r.real("tx_goodput_mbps", s.payload as f64 * 8.0 / secs / 1e6);
         r.real("tx_frames_per_s", s.frames as f64 / secs);

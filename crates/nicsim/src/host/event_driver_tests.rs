@@ -1,0 +1,114 @@
+//! The event-ring driver on its own: what it writes into host memory and the
+//! doorbells it rings, from the Malta study's hosts' settings, with no adapter.
+
+use super::*;
+use crate::nic::smart::hw::Hw;
+use crate::scenario::PartPlan;
+use crate::wire::ethernet::FCS;
+
+/// The programmable adapter settings of host `name` in the Malta study's
+/// host-to-host scenario (a frame sender, and a receiver whose stack takes
+/// what arrives), and host memory as the adapter's bridge maps it.
+fn malta(name: &str) -> (SmartConfig, Memory) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/papers/malta2001/host-to-host.toml");
+    let plan = crate::scenario::load(&path).expect("the shipped scenario");
+    let part = plan.parts.into_iter().find(|p| p.name == name).expect("the host");
+    let PartPlan::Host(cfg) = part.plan else { unreachable!("a modelled host") };
+    let smart = cfg.adapters[0].programmable.clone().expect("a programmable adapter");
+    let mem = Hw::new(smart.adapter.clone()).mem;
+    (smart, mem)
+}
+
+fn us(n: u64) -> Time {
+    Time::ZERO + Duration::from_us(n)
+}
+
+fn read(mem: &Memory, addr: u64, len: usize) -> Vec<u8> {
+    let mut b = vec![0u8; len];
+    mem.read(addr, &mut b).expect("mapped");
+    b
+}
+
+#[test]
+fn a_send_call_writes_its_chunk_and_descriptor_and_rings_the_doorbell_at_its_end() {
+    let (mut cfg, mut mem) = malta("sender");
+    let Workload::Frames { per_chunk, count, frame_size, .. } = &mut cfg.workload else { panic!("a frame workload") };
+    (*per_chunk, *count) = (4, Some(6));
+    let frame_size = *frame_size as usize;
+    let mut d = EventDriver::new(&cfg);
+    d.start();
+    let work = d.work(Vec::new());
+    assert_eq!(work.len(), 32, "the workload's outstanding sends");
+    let t = us(3);
+    let (step, gro) = d.step(DriverWork::Send, t, &mut mem);
+    assert_eq!((step.send_calls, step.frames_built, gro), (1, 4, None));
+    let (addr, len, frames) = parse_descriptor(&read(&mem, SEND_RING, 16));
+    assert_eq!((addr, frames), (APP, 4), "the descriptor points at the chunk of four");
+    assert_eq!(step.copy_bytes, if cfg.host.zero_copy { 0 } else { len as u64 }, "copied unless the application's buffers are pinned");
+    let chunk = read(&mem, addr, len as usize);
+    let pieces = chunk::split(&chunk).expect("a chunk of frames");
+    assert_eq!(pieces.len(), 4);
+    assert!(pieces.iter().all(|r| r.len() == frame_size - FCS), "whole frames, without FCS");
+    assert!(d.step_end(us(5), &mut mem) == [Register::SendPosted { n: 0, made: t, issued: t }], "rung as the call ends");
+    let (second, _) = d.step(DriverWork::Send, t, &mut mem);
+    assert_eq!(second.frames_built, 2, "the count's last two frames");
+    assert_eq!(d.step_end(t, &mut mem).len(), 1);
+    let (third, _) = d.step(DriverWork::Send, t, &mut mem);
+    assert_eq!(third, DriverStep::default(), "nothing left to send");
+    assert!(d.step_end(t, &mut mem).is_empty(), "and no doorbell");
+}
+
+#[test]
+fn the_stacks_frames_wait_for_a_free_send_slot_and_take_it_as_a_completion_ends() {
+    let (cfg, mut mem) = malta("receiver");
+    let mut d = EventDriver::new(&cfg);
+    assert!(d.stack_frames(), "no workload: the host's stack sends through it");
+    let frame = |n: u16| Frame { bytes: vec![n as u8; 60], meta: Default::default() };
+    for n in 0..SEND_SLOTS {
+        assert!(matches!(d.send_frame(frame(n as u16), Time::ZERO, &mut mem), Some(Register::SendPosted { n: m, .. }) if m == n));
+    }
+    assert_eq!(d.send_frame(frame(99), Time::ZERO, &mut mem), None, "every slot in flight: it waits");
+    let work = d.work(vec![Event::SendDone(0)]);
+    assert_eq!(work, [DriverWork::SendDone]);
+    let (step, _) = d.step(DriverWork::SendDone, us(1), &mut mem);
+    assert_eq!(step.completions, 1);
+    let rung = d.step_end(us(2), &mut mem);
+    assert!(matches!(rung[..], [Register::SendPosted { n, issued, .. }] if n == SEND_SLOTS && issued == us(2)));
+    let slot = SEND_SLOTS % SEND_SLOTS;
+    assert_eq!(read(&mem, APP + slot * chunk::MAX_CHUNK as u64, 60), vec![99u8; 60], "the waiting frame in the freed slot");
+}
+
+#[test]
+fn a_filled_buffer_goes_up_the_stack_and_buffers_are_posted_back_in_batches() {
+    let (cfg, mut mem) = malta("receiver");
+    let batch = cfg.host.repost_batch as u64;
+    let mut d = EventDriver::new(&cfg);
+    let bytes = crate::wire::endpoint::udp_frame(
+        crate::wire::endpoint::Addr { mac: [2, 0, 0, 0, 0, 1], ip: [10, 0, 0, 1], port: 9 },
+        crate::wire::endpoint::Addr { mac: [2, 0, 0, 0, 0, 2], ip: [10, 0, 0, 2], port: 9 },
+        0,
+        1518,
+        false,
+    );
+    for slot in 0..batch {
+        mem.write(RX_BUFFERS + slot * RX_SLOT, &bytes).expect("mapped");
+        mem.write(RX_EVENTS + slot * 16, &rx_event(bytes.len() as u32, 1, 1)).expect("mapped");
+        let (arrived, seen) = (us(slot), us(slot + 10));
+        let work = d.work(vec![Event::Received { slot, seen, arrived: vec![arrived] }]);
+        let [w] = &work[..] else { panic!("one piece of work: {work:?}") };
+        let (step, _) = d.step(w.clone(), seen, &mut mem);
+        assert_eq!(step.delivered, std::slice::from_ref(&bytes), "the frame, read from host memory, for the stack");
+        assert_eq!((step.taken, step.went_up), (vec![(arrived, seen)], vec![arrived]));
+        assert_eq!((step.completions, step.buffers_taken), (1, 1));
+        let rung = d.step_end(seen, &mut mem);
+        if slot + 1 < batch {
+            assert!(rung.is_empty(), "buffer {slot} waits for its batch");
+        } else {
+            assert_eq!(rung, [Register::BuffersPosted(batch)]);
+        }
+    }
+    let mut r = Report::default();
+    d.report(&mut r, Duration::ZERO);
+    assert_eq!(r.get("rx_host_buffers"), Some(batch as f64));
+    assert_eq!(r.get("rx_payload_bytes"), Some((batch * (1518 - 4 - 42)) as f64));
+}
