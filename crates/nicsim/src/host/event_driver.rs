@@ -33,11 +33,20 @@ pub enum DriverWork {
     Send,
     /// A send's completion event: take it, then make the next send.
     SendDone,
-    /// A filled receive buffer in this slot: take it up the stack. When its
-    /// event was in host memory, and when its wire frames arrived (figures).
-    Receive { slot: u64, seen: Time, arrived: Vec<Time> },
+    /// A filled receive buffer: take it up the stack. (Boxed: a processor's
+    /// queue holds items of the size of its largest.)
+    Receive(Box<Received>),
     /// The driver's GRO timeout passed: hand up what it holds.
     GroFlush,
+}
+
+/// A filled receive buffer's event, as the driver found it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Received {
+    pub slot: u64,
+    /// When its event was in host memory, and when its wire frames arrived (figures).
+    pub seen: Time,
+    pub arrived: Vec<Time>,
 }
 
 /// What one driver step did, in work the host prices with its own costs, and
@@ -150,7 +159,7 @@ impl EventDriver {
     pub fn work(&mut self, events: Vec<Event>) -> Vec<DriverWork> {
         self.work.extend(events.into_iter().map(|e| match e {
             Event::SendDone(_) => DriverWork::SendDone,
-            Event::Received { slot, seen, arrived } => DriverWork::Receive { slot, seen, arrived },
+            Event::Received { slot, seen, arrived } => DriverWork::Receive(Box::new(Received { slot, seen, arrived })),
         }));
         std::mem::take(&mut self.work)
     }
@@ -158,11 +167,11 @@ impl EventDriver {
     /// The step for `work` at `now`, over host memory `mem`: what it did, and
     /// when its GRO next falls due, if it holds segments.
     pub fn step(&mut self, work: DriverWork, now: Time, mem: &mut Memory) -> (DriverStep, Option<Time>) {
-        let receives = matches!(work, DriverWork::Receive { .. } | DriverWork::GroFlush);
+        let receives = matches!(work, DriverWork::Receive(_) | DriverWork::GroFlush);
         let (mut step, end) = match work {
             DriverWork::Send => self.send_call(now, mem),
             DriverWork::SendDone => self.send_done(),
-            DriverWork::Receive { slot, seen, arrived } => self.receive(slot, (seen, arrived), now, mem),
+            DriverWork::Receive(r) => self.receive(*r, now, mem),
             DriverWork::GroFlush => {
                 self.gro_timer.fired();
                 let outs = self.gro.as_mut().map_or_else(Vec::new, |g| g.expire(now));
@@ -272,7 +281,7 @@ impl EventDriver {
     /// buffer, merges segments (GRO, if on), hands each frame or merged
     /// segment to the protocol (copying its payload unless zero copy) and
     /// posts buffers back in batches.
-    fn receive(&mut self, slot: u64, (seen, arrived): (Time, Vec<Time>), now: Time, mem: &mut Memory) -> (DriverStep, StepEnd) {
+    fn receive(&mut self, Received { slot, seen, arrived }: Received, now: Time, mem: &mut Memory) -> (DriverStep, StepEnd) {
         let mut event = [0u8; 16];
         mem.read(RX_EVENTS + (slot % EVENT_SLOTS) * 16, &mut event).expect("mapped");
         let (len, frames, segments) = parse_rx_event(&event);
