@@ -359,8 +359,10 @@ impl EventDriver {
         if self.issued > 0 {
             r.count("sends_completed", self.completed);
         }
-        if let Some(first) = self.first.filter(|_| self.cfg.receive.to_host) {
-            let secs = self.last.since(first).as_secs_f64().max(1e-12);
+        // Where its adapter received frames for the host, even if none came up
+        // (an offloaded XDP program dropped them all).
+        if self.cfg.receive.to_host && r.get("rx_frames").is_some() {
+            let secs = self.first.map_or(0.0, |first| self.last.since(first).as_secs_f64()).max(1e-12);
             r.count("rx_host_buffers", self.buffers);
             r.count("rx_delivered_segments", self.delivered_segments);
             r.count("rx_delivered_frames", self.delivered_frames);
