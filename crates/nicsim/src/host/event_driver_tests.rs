@@ -107,8 +107,24 @@ fn a_filled_buffer_goes_up_the_stack_and_buffers_are_posted_back_in_batches() {
             assert_eq!(rung, [Register::BuffersPosted(batch)]);
         }
     }
+    // Beside its adapter's figures, which say frames came.
     let mut r = Report::default();
+    r.count("rx_frames", batch);
     d.report(&mut r, Duration::ZERO);
     assert_eq!(r.get("rx_host_buffers"), Some(batch as f64));
     assert_eq!(r.get("rx_payload_bytes"), Some((batch * (1518 - 4 - 42)) as f64));
+}
+
+#[test]
+fn its_receive_figures_stand_where_frames_came_and_none_went_up() {
+    let (cfg, _) = malta("receiver");
+    let d = EventDriver::new(&cfg);
+    let mut quiet = Report::default();
+    d.report(&mut quiet, Duration::ZERO);
+    assert_eq!(quiet.get("rx_delivered_frames"), None, "no frame reached the adapter: nothing to say");
+    // The adapter received frames (an offloaded XDP program dropped them all).
+    let mut r = Report::default();
+    r.count("rx_frames", 1000);
+    d.report(&mut r, Duration::ZERO);
+    assert_eq!((r.get("rx_delivered_frames"), r.get("rx_goodput_mbps")), (Some(0.0), Some(0.0)));
 }
