@@ -8,21 +8,12 @@
 use crate::engine::Ctx;
 use crate::host::cpu::{Activity, Item};
 use crate::host::cpu::{Plan, Then};
-use crate::host::event_driver::{DriverWork, EventDriver};
+use crate::host::event_driver::DriverWork;
 use crate::host::machine::Machine;
-use crate::host::port::{Driver, Port};
+use crate::host::port::Driver;
 use crate::host::tag::Tag;
-use crate::mem::Memory;
 use crate::time::{Duration, Time};
 use crate::wire::{Frame, FrameMeta};
-
-impl Port {
-    /// An event-ring port's driver, and the host memory its adapter's model holds.
-    fn event_driver(&mut self) -> (&mut EventDriver, &mut Memory) {
-        let Port { device, driver: Driver::Events(d), .. } = self else { unreachable!("only an event-ring port comes here") };
-        (d, device.host_memory().expect("an event-ring adapter holds the host memory it reaches"))
-    }
-}
 
 impl Machine {
     /// The work adapter `p`'s driver finds goes to the polling processor.

@@ -113,6 +113,12 @@ impl Port {
         }
     }
 
+    /// An event-ring port's driver, and the host memory its adapter's model holds.
+    pub fn event_driver(&mut self) -> (&mut EventDriver, &mut crate::mem::Memory) {
+        let Port { device, driver: Driver::Events(d), .. } = self else { unreachable!("only an event-ring port comes here") };
+        (d, device.host_memory().expect("an event-ring adapter holds the host memory it reaches"))
+    }
+
     /// Its driver works from an event ring.
     pub fn events(&self) -> bool {
         matches!(self.driver, Driver::Events(_))
