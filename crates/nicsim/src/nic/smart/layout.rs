@@ -36,32 +36,49 @@ pub const A_RESERVED: u64 = 192 * 1024;
 /// size in bits 8..24.
 pub const SEGMENT: u32 = 1 << 31;
 
+/// A 16-byte entry (a descriptor or an event) of little-endian 32-bit words.
+fn entry(words: [u32; 4]) -> [u8; 16] {
+    let mut e = [0u8; 16];
+    for (i, w) in words.iter().enumerate() {
+        e[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
+    }
+    e
+}
+
+/// Word `i` of an entry.
+fn word(e: &[u8], i: usize) -> u32 {
+    u32::from_le_bytes(e[4 * i..4 * i + 4].try_into().expect("4 bytes"))
+}
+
 /// A send descriptor: buffer address, length, and the length of the template behind it.
 pub fn descriptor(addr: u64, len: u32, extra: u32) -> [u8; 16] {
-    let mut d = [0u8; 16];
-    d[..8].copy_from_slice(&addr.to_le_bytes());
-    d[8..12].copy_from_slice(&len.to_le_bytes());
-    d[12..16].copy_from_slice(&extra.to_le_bytes());
-    d
+    entry([addr as u32, (addr >> 32) as u32, len, extra])
 }
 
 pub fn parse_descriptor(d: &[u8]) -> (u64, u32, u32) {
-    let word = |r: std::ops::Range<usize>| u32::from_le_bytes(d[r].try_into().expect("4 bytes"));
-    (u64::from_le_bytes(d[..8].try_into().expect("8 bytes")), word(8..12), word(12..16))
+    (word(d, 0) as u64 | (word(d, 1) as u64) << 32, word(d, 2), word(d, 3))
 }
 
 /// A filled receive buffer's event: its length, the frames in it (more than
 /// one when coalesced) and the wire frames they stand for (more when merged).
 pub fn rx_event(len: u32, frames: u32, segments: u32) -> [u8; 16] {
-    let mut e = [0u8; 16];
-    e[..4].copy_from_slice(&len.to_le_bytes());
-    e[4..8].copy_from_slice(&frames.to_le_bytes());
-    e[8..12].copy_from_slice(&segments.to_le_bytes());
-    e
+    entry([len, frames, segments, 0])
 }
 
 /// What `rx_event` wrote: length, frames, wire frames.
 pub fn parse_rx_event(e: &[u8]) -> (usize, u32, u32) {
-    let word = |r: std::ops::Range<usize>| u32::from_le_bytes(e[r].try_into().expect("4 bytes"));
-    (word(0..4) as usize, word(4..8), word(8..12))
+    (word(e, 0) as usize, word(e, 1), word(e, 2))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_read_back_what_was_written() {
+        let addr = APP + 3 * 65_536 + 7;
+        assert_eq!(parse_descriptor(&descriptor(addr, 1514, SEGMENT | 1460 << 8 | 54)), (addr, 1514, SEGMENT | 1460 << 8 | 54));
+        assert_eq!(&descriptor(addr, 1, 2)[..8], &addr.to_le_bytes(), "the address as one little-endian word of 64 bits");
+        assert_eq!(parse_rx_event(&rx_event(62_000, 42, 44)), (62_000, 42, 44));
+    }
 }
