@@ -42,6 +42,7 @@ fn socket_config(path: &str, mtu: u32, window: i64, delayed_ack: Duration) -> Re
         // RFC 6298's; `[host.tcp] min_rto` sets a TTCP socket's.
         min_rto: Duration::from_ms(1000),
         cubic: false,
+        byte_counting: false,
         tso_defer: true,
     })
 }

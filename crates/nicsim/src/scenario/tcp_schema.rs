@@ -81,6 +81,12 @@ pub struct StackSpec {
     /// "cubic" (RFC 9438, Linux's default since 2.6.19).
     #[serde(default)]
     pub congestion: CongestionSpec,
+    /// Grow the congestion window by the bytes each ACK acknowledges (RFC 3465
+    /// byte counting; Linux since 4.0 counts every segment a stretch ACK covers,
+    /// such as the one ACK of a GRO merge), not by one segment an ACK at most
+    /// (RFC 5681, and the stacks of the studies: NT 4, FreeBSD 4).
+    #[serde(default)]
+    pub byte_counting: bool,
     /// With segmentation offload, hold back a send the window cuts short while
     /// the ACK that widens it is near, as Linux does (`tcp_tso_should_defer`).
     #[serde(default = "yes")]

@@ -59,6 +59,7 @@ pub fn socket(s: &StackSpec, sp: &str, ack_policy: AckPolicy) -> Result<SocketCo
         },
         min_rto: min_rto(s.min_rto.0, &format!("{sp}.min_rto"))?,
         cubic: s.congestion == CongestionSpec::Cubic,
+        byte_counting: s.byte_counting,
         tso_defer: s.tso_defer,
     })
 }

@@ -75,6 +75,9 @@ pub struct SocketConfig {
     pub min_rto: Duration,
     /// CUBIC congestion control (RFC 9438) instead of Reno (RFC 5681).
     pub cubic: bool,
+    /// The congestion window grows by the bytes an ACK covers (RFC 3465),
+    /// not one segment an ACK.
+    pub byte_counting: bool,
     /// With segmentation offload, Linux's deferral of sends the window cuts short.
     pub tso_defer: bool,
 }
@@ -137,6 +140,7 @@ impl Stack {
         socket.set_ack_policy(cfg.ack_policy);
         socket.set_min_rto(smoltcp::time::Duration::from_micros(cfg.min_rto.ps() / 1_000_000));
         socket.set_congestion_control(if cfg.cubic { tcp::CongestionControl::Cubic } else { tcp::CongestionControl::Reno });
+        socket.set_byte_counting(cfg.byte_counting);
         // Only a stack whose adapters segment has sends to defer.
         socket.set_tso_defer(cfg.tso_defer && self.cfg.tso);
         let seed = self.seed ^ (self.lanes.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);

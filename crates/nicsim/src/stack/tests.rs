@@ -19,6 +19,7 @@ fn socket() -> SocketConfig {
         ack_policy: AckPolicy::EverySecondSegment,
         min_rto: Duration::from_ms(1000),
         cubic: false,
+        byte_counting: false,
         tso_defer: true,
     }
 }
@@ -437,4 +438,26 @@ fn a_segment_across_the_transmit_buffer_wrap_is_whole() {
     let (got, _, _) = exchange(&mut a, &mut b, &data, |n| n % 37 == 0);
     assert_eq!(got, data);
     assert!(a.tally.retransmits > 0);
+}
+
+/// When a transfer of `bytes` over an unlimited wire ends, with the sender's
+/// window counted per ACK or by the bytes each ACK covers.
+fn finished(byte_counting: bool, bytes: usize) -> Time {
+    let socket =
+        SocketConfig { rx_buffer: 4 << 20, tx_buffer: 4 << 20, ack_delay: Some(Duration::from_us(100)), byte_counting, ..socket() };
+    let (mut a, mut b) = pair_with(&socket);
+    let data = vec![5u8; bytes];
+    let (got, _, end) = exchange(&mut a, &mut b, &data, |_| false);
+    assert_eq!(got.len(), bytes);
+    end
+}
+
+#[test]
+fn byte_counting_opens_the_window_by_the_segments_each_ack_covers() {
+    // The receiver acknowledges every second segment: counted per ACK, slow
+    // start grows the window by half each round trip; counted by bytes
+    // (RFC 3465, Linux), it doubles it, so the same transfer needs fewer
+    // round trips.
+    let (per_ack, by_bytes) = (finished(false, 2_000_000), finished(true, 2_000_000));
+    assert!(by_bytes.ps() * 10 < per_ack.ps() * 8, "by bytes {by_bytes:?}, per ACK {per_ack:?}");
 }

@@ -586,6 +586,8 @@ pub struct Socket<'a> {
 
     /// nicsim: TSO deferral (`set_tso_defer`), and when the data in flight left.
     tso_defer: bool,
+    /// nicsim: the congestion window grows by the bytes an ACK covers (`set_byte_counting`).
+    byte_counting: bool,
     /// Whether the last look at what to send held a send back.
     deferring: core::cell::Cell<bool>,
     send_times: send_times::SendTimes,
@@ -731,6 +733,7 @@ impl<'a> Socket<'a> {
             challenge_ack_timer: Instant::from_secs(0),
             nagle: true,
             tso_defer: false,
+            byte_counting: false,
             deferring: core::cell::Cell::new(false),
             send_times: send_times::SendTimes::default(),
             last_data_sent: None,
@@ -789,7 +792,20 @@ impl<'a> Socket<'a> {
 
             #[cfg(feature = "socket-tcp-cubic")]
             CongestionControl::Cubic => AnyController::Cubic(cubic::Cubic::new()),
-        }
+        };
+        self.congestion_controller
+            .inner_mut()
+            .set_byte_counting(self.byte_counting);
+    }
+
+    /// nicsim: whether the congestion window grows by the bytes each ACK
+    /// acknowledges (RFC 3465 byte counting, without its limit: Linux since
+    /// 4.0 counts every segment a stretch ACK covers, such as an ACK of a GRO
+    /// merge) rather than by at most one segment an ACK (RFC 5681's count,
+    /// and the older stacks'). Kept across `set_congestion_control`.
+    pub fn set_byte_counting(&mut self, on: bool) {
+        self.byte_counting = on;
+        self.congestion_controller.inner_mut().set_byte_counting(on);
     }
 
     /// Return the current congestion control algorithm.

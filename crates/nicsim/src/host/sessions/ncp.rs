@@ -238,6 +238,7 @@ mod tests {
             ack_policy: AckPolicy::default(),
             min_rto: Duration::from_ms(1000),
             cubic: false,
+            byte_counting: false,
             tso_defer: false,
         };
         SessionConfig { role, port: 524, socket, peer: None, ncp: true }

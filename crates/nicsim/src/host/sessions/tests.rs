@@ -26,6 +26,7 @@ fn socket() -> SocketConfig {
         ack_policy: AckPolicy::EverySecondSegment,
         min_rto: Duration::from_ms(200),
         cubic: false,
+        byte_counting: false,
         tso_defer: false,
     }
 }

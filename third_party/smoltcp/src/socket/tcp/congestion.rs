@@ -39,6 +39,11 @@ pub(super) trait Controller {
 
     /// Set the maximum segment size.
     fn set_mss(&mut self, mss: usize) {}
+
+    /// nicsim: grow the window by the bytes each ACK acknowledges (RFC 3465
+    /// byte counting, without its limit: Linux since 4.0 counts every segment
+    /// a stretch ACK covers) instead of by at most one segment an ACK.
+    fn set_byte_counting(&mut self, on: bool) {}
 }
 
 #[derive(Debug)]

@@ -30,6 +30,7 @@ pub struct Cubic {
     // again (RFC 5681 section 3.1).
     in_rto_recovery: bool,
     idle_start: Option<Instant>, // RFC 9438 §4.2: when in-flight last hit 0
+    byte_counting: bool,         // nicsim: RFC 3465 byte counting (`set_byte_counting`)
 }
 
 impl Cubic {
@@ -48,6 +49,7 @@ impl Cubic {
             in_fast_recovery: false,
             in_rto_recovery: false,
             idle_start: None,
+            byte_counting: false,
         };
         cubic.recompute_k();
         cubic
@@ -78,7 +80,13 @@ impl Controller for Cubic {
     }
 
     fn on_ack(&mut self, now: Instant, len: usize, in_flight: usize, rtt: &RttEstimator) {
-        let segment = len.min(self.mss);
+        // What this ACK counts for: at most one segment, or with byte counting
+        // every byte it acknowledges (Linux since 4.0: the segments it covers).
+        let segment = if self.byte_counting {
+            len
+        } else {
+            len.min(self.mss)
+        };
 
         self.absorb_idle(now);
 
@@ -104,12 +112,14 @@ impl Controller for Cubic {
             self.w_est = self.cwnd as f64;
             return;
         } else if self.cwnd < self.ssthresh {
-            // Slow start: increase `cwnd` by 1 MSS per ACK.
-            self.cwnd = self
-                .cwnd
-                .saturating_add(segment)
-                .min(self.rwnd)
-                .max(self.mss);
+            // Slow start: increase `cwnd` by 1 MSS per ACK (with byte
+            // counting, by the bytes acknowledged up to ssthresh).
+            let inc = if self.byte_counting {
+                segment.min(self.ssthresh - self.cwnd)
+            } else {
+                segment
+            };
+            self.cwnd = self.cwnd.saturating_add(inc).min(self.rwnd).max(self.mss);
             return;
         }
 
@@ -247,6 +257,10 @@ impl Controller for Cubic {
         if self.rwnd < remote_window {
             self.rwnd = remote_window;
         }
+    }
+
+    fn set_byte_counting(&mut self, on: bool) {
+        self.byte_counting = on;
     }
 }
 

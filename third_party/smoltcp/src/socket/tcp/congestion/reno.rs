@@ -17,6 +17,11 @@ pub struct Reno {
     // are retransmissions of the same segment and must not reduce ssthresh
     // again (RFC 5681 section 3.1).
     in_rto_recovery: bool,
+
+    // nicsim: RFC 3465 byte counting (`set_byte_counting`), and the bytes
+    // acknowledged in congestion avoidance not yet turned into window.
+    byte_counting: bool,
+    bytes_acked: usize,
 }
 
 impl Reno {
@@ -28,6 +33,8 @@ impl Reno {
             rwnd: 64 * DEFAULT_MSS,
             in_fast_recovery: false,
             in_rto_recovery: false,
+            byte_counting: false,
+            bytes_acked: 0,
         }
     }
 }
@@ -56,7 +63,20 @@ impl Controller for Reno {
             return;
         }
 
-        let inc = if self.cwnd < self.ssthresh {
+        let inc = if self.byte_counting {
+            if self.cwnd < self.ssthresh {
+                // Slow start: by the bytes acknowledged, up to ssthresh
+                // (Linux's `tcp_slow_start`).
+                len.min(self.ssthresh - self.cwnd)
+            } else {
+                // Congestion avoidance: one MSS for each window's worth of
+                // bytes acknowledged (Linux's `tcp_cong_avoid_ai`).
+                self.bytes_acked += len;
+                let windows = self.bytes_acked / self.cwnd;
+                self.bytes_acked -= windows * self.cwnd;
+                windows * self.mss
+            }
+        } else if self.cwnd < self.ssthresh {
             // Slow start: increase `cwnd` by 1 MSS per ACK.
             len.min(self.mss)
         } else {
@@ -124,6 +144,10 @@ impl Controller for Reno {
         if self.rwnd < remote_window {
             self.rwnd = remote_window;
         }
+    }
+
+    fn set_byte_counting(&mut self, on: bool) {
+        self.byte_counting = on;
     }
 }
 
