@@ -133,9 +133,12 @@ impl Machine {
         let measuring = self.measuring(at);
         let by = if self.multi_queue { self.stack_port(p) } else { p };
         if let Some(s) = self.apps.sessions.as_mut().filter(|s| s.claims(&frame.bytes)) {
-            s.input(by, frame);
-            for f in merged.drain(..) {
-                s.input(by, f);
+            if merged.is_empty() {
+                s.input(by, frame);
+            } else {
+                for f in gro::merged(&frame, merged) {
+                    s.input(by, f);
+                }
             }
             let (answer, apps) = s.run_apart(at, measuring, Work::default());
             let due = s.calls_due();

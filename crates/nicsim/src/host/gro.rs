@@ -1,14 +1,18 @@
 //! GRO as a driver stage: which frames queued for the stack go up with a
-//! segment as one merge. The rule is the adapters' (`nic::firmware::merge`);
-//! what is driver-side is that the merges of several flows are held at once,
-//! as Linux's GRO holds them, so other flows' segments may come between.
+//! segment as one merge, and the one frame they make. The rule, and the
+//! building of the merged frame, are the adapters' (`nic::firmware::merge`,
+//! `nic::firmware::gro`); what is driver-side is when: a merge is held while
+//! the poll's queue has its segments (Linux's GRO, flushed as its poll ends),
+//! not for a timeout, and the merges of several flows are held at once, so
+//! other flows' segments may come between.
 
 use std::collections::VecDeque;
 
 use crate::host::cpu::Item;
 use crate::host::gone_up::GoneUp;
+use crate::nic::firmware::gro;
 use crate::nic::firmware::merge::{Flow, Meets, Merge};
-use crate::wire::Frame;
+use crate::wire::{verify_checksums, Frame, FrameMeta};
 
 /// The flows whose merges Linux's GRO holds at once (`MAX_GRO_SKBS` in
 /// net/core/dev.c: one list a NAPI context, 2.6.29 to 4.18).
@@ -65,6 +69,25 @@ pub fn take_merge(queue: &mut VecDeque<Item>, p: usize, (order, gone_up): (u64, 
     merged
 }
 
+/// The frame that `first` and the segments `take_merge` took with it make
+/// (one, by the rule they were taken by), for the stack. It carries the
+/// first's facts (its arrival) and, as Linux's GRO sets `gso_size`, the size
+/// of the segments it was merged from, so the stack counts the wire's.
+#[allow(clippy::vec_box, reason = "frames travel boxed from the wire")]
+pub fn merged(first: &Frame, taken: &mut Vec<Box<Frame>>) -> Vec<Box<Frame>> {
+    let size = verify_checksums(&first.bytes).map_or(0, |v| v.payload.len() as u16);
+    let rest = taken.iter().map(|f| f.bytes.as_slice());
+    let out = gro::merged(&first.bytes, rest)
+        .into_iter()
+        .map(|o| {
+            let gso = if o.segments > 1 { size } else { 0 };
+            Box::new(Frame { bytes: o.bytes, meta: FrameMeta { gso, ..first.meta } })
+        })
+        .collect();
+    taken.clear();
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,6 +135,22 @@ mod tests {
         }
         let rest = VecDeque::from([Item::Frame(0, 3, frame(&b[1]))]);
         assert_eq!(take_after(rest, 0, 1, &frame(&b[0]), &gone).0, [3]);
+    }
+
+    #[test]
+    fn a_merges_segments_go_up_as_one_frame_that_counts_as_the_wires() {
+        let a = flow(5001, 3);
+        let mut q = queue(&[&a[0], &a[1], &a[2]]);
+        let Some(Item::Frame(p, order, first)) = q.pop_front() else { panic!("a frame first") };
+        let mut taken: Vec<Box<Frame>> = take_merge(&mut q, p, (order, &GoneUp::default()), &first).into_iter().map(|(_, f)| f).collect();
+        let up = merged(&first, &mut taken);
+        assert!(taken.is_empty());
+        let [one] = &up[..] else { panic!("one frame: {}", up.len()) };
+        assert_eq!(one.meta.gso, 1460, "the size of the segments it was merged from");
+        assert_eq!(tso::reassemble(std::slice::from_ref(&one.bytes)).expect("valid"), tso::reassemble(&a).expect("valid"));
+        let mut tally = crate::stack::tally::Tally::default();
+        tally.inbound(&one.bytes, one.meta.gso);
+        assert_eq!((tally.data_in, tally.payload_in), (3, 3 * 1460), "three segments on the wire");
     }
 
     #[test]

@@ -188,9 +188,9 @@ impl Stack {
     /// A frame from the wire, taken in at the next poll by the lanes it concerns.
     pub fn input(&mut self, frame: Box<Frame>) {
         let seg = Segment::parse(&frame.bytes);
-        self.tally.inbound_parsed(seg.as_ref());
+        self.tally.inbound_parsed(seg.as_ref(), frame.meta.gso);
         if let Some(w) = &mut self.watched {
-            w.inbound_parsed(seg.as_ref());
+            w.inbound_parsed(seg.as_ref(), frame.meta.gso);
         }
         if self.lanes.is_empty() {
             return;

@@ -200,12 +200,15 @@ impl Tally {
         }
     }
 
-    pub fn inbound(&mut self, frame: &[u8]) {
-        self.inbound_parsed(Segment::parse(frame).as_ref());
+    /// A frame received; with `gso`, one GRO merged from segments of that
+    /// size, each counted as a data segment.
+    pub fn inbound(&mut self, frame: &[u8], gso: u16) {
+        self.inbound_parsed(Segment::parse(frame).as_ref(), gso);
     }
 
-    /// An incoming frame already parsed (`None`: not a TCP segment).
-    pub(super) fn inbound_parsed(&mut self, seg: Option<&Segment>) {
+    /// An incoming frame already parsed (`None`: not a TCP segment); `gso`,
+    /// for a frame GRO merged, the size of the segments it was merged from.
+    pub(super) fn inbound_parsed(&mut self, seg: Option<&Segment>, gso: u16) {
         if self.skips(seg, false) {
             return;
         }
@@ -215,7 +218,8 @@ impl Tally {
         };
         match seg.class {
             Class::Data { seq, len } => {
-                self.data_in += 1;
+                // A merged segment stands for the segments on the wire it was merged from.
+                self.data_in += if gso == 0 { 1 } else { len.div_ceil(gso as u32) as u64 };
                 self.payload_in += len as u64;
                 let (end, beyond) = self.received_end.entry((seg.dst.1, seg.src.1, seg.src.0)).or_insert((seq, Vec::new()));
                 if after(seq, *end) {
@@ -298,9 +302,9 @@ mod tests {
         let mut t = Tally::of_port(1);
         t.outbound(&seg(0, 100), 0);
         t.outbound(&tcp_frame(other, b, 1, 0, 1, 1000, false, &[7; 100]).bytes, 0);
-        t.inbound(&tcp_frame(b, a, 1, 0, 1, 1000, false, &[]).bytes);
-        t.inbound(&tcp_frame(b, other, 1, 0, 1, 1000, false, &[]).bytes);
-        t.inbound(&[0u8; 20]);
+        t.inbound(&tcp_frame(b, a, 1, 0, 1, 1000, false, &[]).bytes, 0);
+        t.inbound(&tcp_frame(b, other, 1, 0, 1, 1000, false, &[]).bytes, 0);
+        t.inbound(&[0u8; 20], 0);
         assert_eq!((t.data_out, t.payload_out, t.acks_in, t.other_in), (1, 100, 1, 0));
         assert_eq!(classify_on(&seg(0, 100), Some(2), true), Class::Other);
         assert_eq!(classify_on(&seg(0, 100), Some(2), false), Class::Data { seq: 0, len: 100 }, "port 2 is the receiver's");
@@ -320,14 +324,14 @@ mod tests {
     #[test]
     fn after_one_gap_is_filled_only_the_segments_that_came_behind_it_were_out_of_order() {
         let mut t = Tally::default();
-        t.inbound(&seg(1000, 100));
+        t.inbound(&seg(1000, 100), 0);
         // 1100..1200 is lost; 200 segments come behind the gap, more than ranges are kept.
         for k in 0..200 {
-            t.inbound(&seg(1200 + 100 * k, 100));
+            t.inbound(&seg(1200 + 100 * k, 100), 0);
         }
-        t.inbound(&seg(1100, 100));
+        t.inbound(&seg(1100, 100), 0);
         for k in 200..300 {
-            t.inbound(&seg(1200 + 100 * k, 100));
+            t.inbound(&seg(1200 + 100 * k, 100), 0);
         }
         assert_eq!(t.out_of_order, 200);
     }

@@ -12,7 +12,8 @@ pub struct FrameMeta {
     /// Its number within the flow, from zero.
     pub seq: u64,
     /// A TCP send larger than a segment: the segment size the adapter (or the
-    /// driver, in software) cuts its data into. 0: a frame as it is.
+    /// driver, in software) cuts its data into; a segment GRO merged: the
+    /// size of the segments it was merged from. 0: a frame as it is.
     pub gso: u16,
     /// When its last bit reached the adapter that received it (for the
     /// host's receive latency).

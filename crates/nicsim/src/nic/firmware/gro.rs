@@ -122,6 +122,19 @@ impl Gro {
     }
 }
 
+/// The merged frame of segments a driver's GRO took together by the rule
+/// (`host::gro`, which holds them during a poll rather than for a timeout):
+/// built as the adapter's GRO builds it, so one merge makes one frame.
+pub fn merged<'a>(first: &[u8], rest: impl Iterator<Item = &'a [u8]>) -> Vec<Out> {
+    let mut g = Gro::new(Duration::ZERO);
+    let mut out = g.push(first, Time::ZERO);
+    for f in rest {
+        out.extend(g.push(f, Time::ZERO));
+    }
+    out.extend(g.expire(Time::ZERO));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,8 +12,8 @@
 //! with ID 0 and don't-fragment).
 //!
 //! The adapter's LRO and GRO (`gro`) build merged frames by this rule; a host
-//! driver's GRO, which hands a merge's segments up the stack together, groups
-//! them by it (`Merge::start`, `Merge::meet`).
+//! driver's GRO groups a poll's segments by it (`Merge::start`, `Merge::meet`)
+//! and builds the frame they make with `gro::merged`.
 
 use etherparse::IpNumber;
 
