@@ -32,6 +32,7 @@ pub mod observe;
 pub mod processor;
 pub mod run;
 pub mod scenario;
+pub mod settings;
 pub mod stack;
 pub mod time;
 pub mod toe;

@@ -11,6 +11,7 @@ pub mod pcie;
 pub mod pcie_profile;
 pub mod purpose;
 pub mod rhythm;
+pub mod settings;
 
 pub use host_bus::{BusConfig, Fill, HostBus};
 pub use purpose::Purpose;

@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::scenario::defaults::one;
 use crate::scenario::smart_schema::ProgrammableSpec;
-use crate::scenario::tcp_schema::OffloadSpec;
 use crate::scenario::units::{BitRate, Frequency, TimeSpan};
+use crate::toe::settings::OffloadSpec;
 
 /// With `interrupt = "backup"`: the receive buffers left that interrupt at once.
 pub const BACKUP_LOW_BUFFERS: i64 = 4;

@@ -11,13 +11,12 @@ use crate::scenario::checks::within;
 use crate::scenario::host_schema::{AdapterKindSpec, AdapterSpec, HostSpec, InterruptSpec};
 use crate::scenario::smart_validate::programmable_config;
 use crate::scenario::surroundings::Surroundings;
-use crate::scenario::tcp_schema::OffloadSpec;
-use crate::scenario::tcp_validate::offload_adapter;
 use crate::scenario::ScenarioError;
 use crate::stack::{SocketConfig, StackConfig};
 use crate::time::Duration;
 use crate::toe::config::AdapterConfig;
 use crate::toe::engine::{EngineConfig, Open, SocketPlan};
+use crate::toe::settings::OffloadSpec;
 
 fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, ScenarioError> {
     Err(ScenarioError::new(path, message))
@@ -114,7 +113,9 @@ pub(crate) fn adapter_slots(
                 return err(format!("{ap}.programmable"), "applies only with kind = \"programmable\"");
             }
             let offload = match (a.kind, &a.toe) {
-                (AdapterKindSpec::Toe, t) => Some(offload_adapter(t.as_ref().unwrap_or(&OffloadSpec::default()), &format!("{ap}.toe"))?),
+                (AdapterKindSpec::Toe, t) => {
+                    Some(ScenarioError::field(&format!("{ap}.toe"), t.as_ref().unwrap_or(&OffloadSpec::default()).config())?)
+                }
                 _ => None,
             };
             let programmable = match a.kind {

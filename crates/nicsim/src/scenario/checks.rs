@@ -8,10 +8,7 @@ fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, Scen
 
 /// `v` as a whole number in `lo..=hi`.
 pub(crate) fn within(path: String, v: i64, lo: i64, hi: i64) -> Result<u64, ScenarioError> {
-    if v < lo || v > hi {
-        return err(path, format!("must be {lo} to {hi}, got {v}"));
-    }
-    Ok(v as u64)
+    crate::settings::range(v, lo, hi).map_err(|m| ScenarioError::new(path, m))
 }
 
 /// `v` above zero.

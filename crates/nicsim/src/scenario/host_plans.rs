@@ -18,7 +18,6 @@ use crate::scenario::plan::{stations_of, Part, PartPlan, Station};
 use crate::scenario::reach::{check_reached, Networks};
 use crate::scenario::schema::Scenario;
 use crate::scenario::surroundings::Surroundings;
-use crate::scenario::ttcp_validate::socket;
 use crate::scenario::ScenarioError;
 use crate::stack::{AckPolicy, Neighbors, StackConfig};
 use crate::time::Duration;
@@ -142,7 +141,7 @@ fn onto_engines(
     stations: &HashMap<&str, Station>,
 ) -> Result<(), ScenarioError> {
     let Some(first) = cfg.adapters.iter().position(|a| a.offload.is_some()) else { return Ok(()) };
-    let ttcp = socket(&h.tcp, &format!("{path}.tcp"), AckPolicy::WindowUpdate)?;
+    let ttcp = ScenarioError::field(&format!("{path}.tcp"), h.tcp.socket(AckPolicy::WindowUpdate))?;
     // The adapter that reaches each address; a TTCP receiver's far end is the
     // host whose transfer names it.
     let mac: HashMap<[u8; 4], [u8; 6]> = stations.values().map(|s| (s.ipv4, s.mac)).collect();
@@ -342,7 +341,7 @@ pub(super) fn hosts(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<
         sessions.extend(joins[i].iter().cloned());
         let around = ideal_around(k, &p.name, host_mtu(sc, p, &path)?);
         if let Some(t) = &p.ttcp {
-            let socket = socket(&p.tcp, &format!("{path}.tcp"), AckPolicy::EverySecondSegment)?;
+            let socket = ScenarioError::field(&format!("{path}.tcp"), p.tcp.socket(AckPolicy::EverySecondSegment))?;
             sessions.push(ttcp_session(t, &format!("{path}.ttcp"), socket, &around)?);
         }
         check_ports(&sessions, &path)?;

@@ -4,13 +4,14 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+pub use crate::bus::settings::BusSpec;
 use crate::host::config::{Costs, DriverConfig};
 pub use crate::scenario::adapter_schema::{AdapterKindSpec, AdapterSpec, InterruptSpec};
-pub use crate::scenario::bus_schema::BusSpec;
 pub use crate::scenario::file_schema::{FileReadSpec, FileRequestSpec, FileServeSpec};
 use crate::scenario::smart_schema::SendSpec;
-use crate::scenario::tcp_schema::{StackSpec, TtcpSpec};
+use crate::scenario::tcp_schema::TtcpSpec;
 use crate::scenario::units::{BitRate, Frequency, TimeSpan};
+use crate::stack::settings::StackSpec;
 
 use crate::scenario::defaults::{one, yes};
 

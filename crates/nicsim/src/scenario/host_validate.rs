@@ -5,13 +5,12 @@ use crate::host::config::{BackgroundConfig, BlastConfig, Ddio, DriverMode, HostC
 use crate::host::sessions::{Role, SessionConfig, SEND_BUFFER};
 use crate::link::{Fill, Pattern, Rate, SourceConfig};
 use crate::scenario::adapter_validate::{adapter_slots, offload_engines};
-use crate::scenario::bus_validate::bus_config;
 use crate::scenario::checks::within;
 use crate::scenario::file_schema::{FileServeSpec, Transport};
 use crate::scenario::host_schema::{AdapterKindSpec, FileRequestSpec, HostSpec};
 use crate::scenario::surroundings::Surroundings;
 use crate::scenario::tcp_schema::TtcpSpec;
-use crate::scenario::ttcp_validate::{socket, transfer};
+use crate::scenario::ttcp_validate::transfer;
 use crate::scenario::ScenarioError;
 use crate::stack::{AckPolicy, SocketConfig, StackConfig};
 use crate::time::Duration;
@@ -160,7 +159,7 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
             })
         }
     };
-    let bus = bus_config(needed(&h.bus, path, "bus")?, &format!("{path}.bus"))?;
+    let bus = ScenarioError::field(&format!("{path}.bus"), needed(&h.bus, path, "bus")?.config())?;
     let mut needs_end = false;
     let adapters = adapter_slots(h, path, buses, s, &mut needs_end)?;
     if needs_end && !s.bounded {
@@ -181,7 +180,7 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
         sessions.extend(file_serves(f, &format!("{path}.file_serve"), s)?);
     }
     if let Some(t) = &h.ttcp {
-        let socket = socket(&h.tcp, &format!("{path}.tcp"), AckPolicy::EverySecondSegment)?;
+        let socket = ScenarioError::field(&format!("{path}.tcp"), h.tcp.socket(AckPolicy::EverySecondSegment))?;
         sessions.push(ttcp_session(t, &format!("{path}.ttcp"), socket, s)?);
     }
     let mut adapters = adapters;

@@ -4,8 +4,6 @@
 mod adapter_schema;
 mod adapter_validate;
 mod assemble;
-mod bus_schema;
-mod bus_validate;
 mod checks;
 mod defaults;
 mod devices;
@@ -29,7 +27,6 @@ mod surroundings;
 mod sweep_validate;
 mod tap_validate;
 mod tcp_schema;
-mod tcp_validate;
 mod ttcp_validate;
 pub(crate) use crate::units;
 mod validate;
@@ -60,6 +57,12 @@ impl ScenarioError {
     /// A part's own check says "field: what is wrong"; the error names the field
     /// under `path` and says what is wrong once.
     pub fn at_field(path: &str, check: Result<(), String>) -> Result<(), ScenarioError> {
+        Self::field(path, check)
+    }
+
+    /// What a part's own check of its table at `path` made of it; its error
+    /// ("key: what is wrong") names the key under `path`.
+    pub fn field<T>(path: &str, check: Result<T, String>) -> Result<T, ScenarioError> {
         check.map_err(|m| match m.split_once(": ") {
             Some((field, rest)) => ScenarioError::new(format!("{path}.{field}"), rest),
             None => ScenarioError::new(path, m),

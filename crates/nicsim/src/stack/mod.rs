@@ -21,6 +21,7 @@ mod arp;
 mod device;
 mod lane;
 mod progress;
+pub mod settings;
 pub mod tally;
 
 use std::cmp::Reverse;

@@ -8,6 +8,7 @@ pub mod adapter;
 pub mod config;
 pub mod engine;
 pub mod firmware_costs;
+pub mod settings;
 pub mod work;
 
 pub use config::AdapterConfig;
