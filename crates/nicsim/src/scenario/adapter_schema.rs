@@ -5,8 +5,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::nic::smart::settings::ProgrammableSpec;
 use crate::scenario::defaults::one;
-use crate::scenario::smart_schema::ProgrammableSpec;
 use crate::scenario::units::{BitRate, Frequency, TimeSpan};
 use crate::toe::settings::OffloadSpec;
 

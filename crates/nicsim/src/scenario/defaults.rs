@@ -11,10 +11,6 @@ pub(crate) fn yes() -> bool {
     true
 }
 
-pub(crate) fn sixty_four() -> i64 {
-    64
-}
-
 pub(crate) fn zero_time() -> TimeSpan {
     TimeSpan(crate::time::Duration::ZERO)
 }

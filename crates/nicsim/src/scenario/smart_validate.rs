@@ -1,11 +1,11 @@
-//! Checks a host's programmable adapter (`[host.adapter.programmable]`) and the
-//! workload it runs (`[host.send]`); errors name the key path. Defaults are
-//! documented in docs/scenarios.md and their sources in docs/model.md.
+//! Checks the workload a host runs through its programmable adapter
+//! (`[host.send]`), whose stations it names, and puts it together with the
+//! adapter's own table (`nic::smart::settings`); errors name the key path.
 
 use crate::nic::firmware::chunk;
-use crate::nic::firmware::coalesce::CoalesceConfig;
 use crate::nic::smart::config::*;
-use crate::nic::smart::layout::{A_RESERVED, RX_BUFFER, SEND_SLOTS};
+use crate::nic::smart::layout::{RX_BUFFER, SEND_SLOTS};
+use crate::nic::smart::settings::ProgrammableSpec;
 use crate::scenario::checks::within;
 use crate::scenario::host_schema::HostSpec;
 use crate::scenario::smart_schema::{send_default as D, *};
@@ -15,51 +15,6 @@ use crate::wire::endpoint::Addr;
 
 fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, ScenarioError> {
     Err(ScenarioError::new(path, message))
-}
-
-fn cycles(path: String, v: i64) -> Result<u64, ScenarioError> {
-    within(path, v, 0, 1_000_000_000)
-}
-
-/// The host's side of a programmable adapter: its processor's costs, taken
-/// from the host's (`[host.costs]`), and the receive buffers it keeps posted.
-fn host_side(h: &HostSpec, a: &ProgrammableSpec, path: &str) -> Result<HostSide, ScenarioError> {
-    let rx_buffers = within(format!("{path}.rx_buffers"), a.rx_buffers, 1, 4096)? as u32;
-    let repost_batch = within(format!("{path}.repost_batch"), a.repost_batch, 1, rx_buffers as i64)? as u32;
-    let Some(clock) = h.clock else { return Err(ScenarioError::new(path, "its host has no clock")) };
-    Ok(HostSide { clock: clock.0, zero_copy: h.zero_copy, rx_buffers, repost_batch })
-}
-
-fn adapter(a: &ProgrammableSpec, path: &str, link_rate: u64, mtu: u32) -> Result<AdapterConfig, ScenarioError> {
-    let memory = within(format!("{path}.memory"), a.memory, 256 * 1024, 1 << 34)?;
-    let rx_memory = a.rx_memory.unwrap_or(((memory - A_RESERVED) / 2) as i64);
-    let rx_memory = within(format!("{path}.rx_memory"), rx_memory, 16 * 1024, (memory - A_RESERVED) as i64)?;
-    if a.checksum == ChecksumAt::Firmware && a.segmentation == Segmentation::Direct {
-        return err(
-            format!("{path}.checksum"),
-            "\"firmware\" needs the payload in adapter memory, which direct segmentation never puts there: use \"mac\" or \"split\", or segmentation = \"store-and-forward\"",
-        );
-    }
-    if a.memory_bandwidth.0 < 8 {
-        return err(
-            format!("{path}.memory_bandwidth"),
-            format!("must be at least 8 b/s (a byte a second), got {} b/s", a.memory_bandwidth.0),
-        );
-    }
-    Ok(AdapterConfig {
-        processors: within(format!("{path}.processors"), a.processors, 1, 64)? as u32,
-        clock: a.clock.0,
-        memory_bytes: memory,
-        memory_bytes_per_s: a.memory_bandwidth.0 / 8,
-        rx_memory_bytes: rx_memory,
-        mac_tx_frames: within(format!("{path}.mac_tx_frames"), a.mac_tx_frames, 1, 1024)? as u32,
-        dma_startup: cycles(format!("{path}.dma_startup"), a.dma_startup)?,
-        link_rate_bps: link_rate,
-        mtu,
-        costs: a.costs.clone(),
-        checksum: a.checksum,
-        segmentation: a.segmentation,
-    })
 }
 
 /// The keys each kind of send takes.
@@ -121,29 +76,6 @@ fn workload(w: &SendSpec, path: &str, s: &Surroundings, needs_end: &mut bool) ->
     })
 }
 
-fn receive(r: &ReceiveSpec, path: &str) -> Result<Receive, ScenarioError> {
-    let coalesce = match r.coalesce_frames {
-        None => None,
-        Some(frames) => {
-            if !r.to_host {
-                return err(format!("{path}.coalesce_frames"), "coalescing needs to_host = true");
-            }
-            let max_frames = within(format!("{path}.coalesce_frames"), frames, 1, 43)? as u32;
-            Some(CoalesceConfig { max_frames, capacity: RX_BUFFER as usize, timeout: r.coalesce_timeout.0 })
-        }
-    };
-    if r.lro_timeout.is_some() && !r.to_host {
-        return err(format!("{path}.lro_timeout"), "LRO needs to_host = true");
-    }
-    if r.lro_timeout.is_some() && coalesce.is_some() {
-        return err(
-            format!("{path}.lro_timeout"),
-            "LRO segments of up to 64 KB do not pack into 64 KB coalescing buffers: use one or the other",
-        );
-    }
-    Ok(Receive { to_host: r.to_host, coalesce, lro: r.lro_timeout.map(|t| t.0), gro: r.gro_timeout.map(|t| t.0), xdp: r.xdp.clone() })
-}
-
 /// A programmable adapter at `path` (its `programmable` table), on a link of
 /// `link_rate`, with the host's `send` workload when `runs` (the host's first
 /// programmable adapter); `needs_end` is set when that would run for ever
@@ -168,9 +100,9 @@ pub fn programmable_config(
         _ => Workload::Idle,
     };
     Ok(SmartConfig {
-        host: host_side(h, a, &ap)?,
-        adapter: adapter(a, &ap, link_rate, s.mtu)?,
+        host: ScenarioError::field(&ap, a.host_side(h.clock.map(|c| c.0), h.zero_copy))?,
+        adapter: ScenarioError::field(&ap, a.adapter(link_rate, s.mtu))?,
         workload,
-        receive: receive(&a.receive, &format!("{ap}.receive"))?,
+        receive: ScenarioError::field(&format!("{ap}.receive"), a.receive.receive())?,
     })
 }

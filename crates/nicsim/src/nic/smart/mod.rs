@@ -10,6 +10,7 @@ pub mod layout;
 mod node;
 mod recv;
 mod send;
+pub mod settings;
 mod staging;
 
 pub use node::{Due, Programmable};
