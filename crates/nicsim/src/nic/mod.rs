@@ -11,6 +11,7 @@ mod processor;
 mod ring;
 pub mod rss;
 mod rx;
+pub mod settings;
 pub mod smart;
 mod tx;
 

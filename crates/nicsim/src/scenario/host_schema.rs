@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 pub use crate::bus::settings::BusSpec;
 use crate::host::config::{Costs, DriverConfig};
-pub use crate::scenario::adapter_schema::{AdapterKindSpec, AdapterSpec, InterruptSpec};
+pub use crate::nic::settings::{AdapterKindSpec, AdapterSpec};
 pub use crate::scenario::file_schema::{FileReadSpec, FileRequestSpec, FileServeSpec};
 use crate::scenario::smart_schema::SendSpec;
 use crate::scenario::tcp_schema::TtcpSpec;

@@ -1,7 +1,6 @@
 //! Scenarios: TOML files read with serde, checked into a plan, assembled into a
 //! simulator. Errors name the key path (`link[0].rate: must be positive, got 0`).
 
-mod adapter_schema;
 mod adapter_validate;
 mod assemble;
 mod checks;
