@@ -208,7 +208,8 @@ def test_large_receive_offload_on_the_adapter_under_the_hosts_own_stack(scenario
     lro = {"host[0].adapter[0].tso": tso, "host[1].adapter[0].programmable.receive": {"lro_timeout": timeout}}
     r = nicsim.run(scenarios / "combinations" / "stack-over-programmable.toml", overrides=lro)
     s, t = transfer(r, "sender", "receiver", 20_000_000)
-    assert t["rx_delivered_frames"] >= t["tcp_data_in"]
+    # The stack counts the wire's segments in a merged one (its gso_size).
+    assert t["rx_delivered_segments"] >= t["tcp_data_in"] >= 13_000
     assert t["rx_delivered_frames"] < (1 - merged) * t["rx_delivered_segments"], "segments were merged"
     assert t["tcp_goodput_mbps"] > 0.9 * 1000 * 1460 / 1538
 

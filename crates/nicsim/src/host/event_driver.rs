@@ -66,8 +66,9 @@ pub struct DriverStep {
     /// Frames or merged segments that passed the host's protocol.
     pub protocol_passes: u64,
     pub copy_bytes: u64,
-    /// Frames for the host's stack, in order.
-    pub delivered: Vec<Vec<u8>>,
+    /// Frames for the host's stack, in order, each with the size of the
+    /// segments it was merged from (0: as it came).
+    pub delivered: Vec<(Vec<u8>, u16)>,
     /// Wire frames whose buffers the driver took: when each arrived and when
     /// it was in host memory.
     pub taken: Vec<(Time, Time)>,
@@ -310,7 +311,7 @@ impl EventDriver {
                     gro_in += 1;
                     outs.extend(g.push_weighted(&buf[r], now, weight));
                 }
-                None => outs.push(Out { bytes: buf[r].to_vec(), segments: weight, reason: None }),
+                None => outs.push(Out { bytes: buf[r].to_vec(), segments: weight, reason: None, gso: 0 }),
             }
         }
         let (mut step, mut end) = self.deliver(outs);
@@ -343,7 +344,13 @@ impl EventDriver {
             let n = (o.segments as usize).min(self.arrived_for_stack.len());
             step.went_up.extend(self.arrived_for_stack.drain(..n));
             if stack {
-                step.delivered.push(o.bytes);
+                // A segment the adapter's LRO merged comes without its segment
+                // size: the driver divides, as Linux's mlx5 does for its LRO.
+                let gso = match o.gso {
+                    0 if o.segments > 1 => payload.div_ceil(o.segments as u64) as u16,
+                    g => g,
+                };
+                step.delivered.push((o.bytes, gso));
             } else {
                 step.protocol_passes += 1;
                 step.copy_bytes += payload;

@@ -97,7 +97,7 @@ fn a_filled_buffer_goes_up_the_stack_and_buffers_are_posted_back_in_batches() {
         let work = d.work(vec![Event::Received { slot, seen, arrived: vec![arrived] }]);
         let [w] = &work[..] else { panic!("one piece of work: {work:?}") };
         let (step, _) = d.step(w.clone(), seen, &mut mem);
-        assert_eq!(step.delivered, std::slice::from_ref(&bytes), "the frame, read from host memory, for the stack");
+        assert_eq!(step.delivered, [(bytes.clone(), 0)], "the frame, read from host memory, for the stack, as it came");
         assert_eq!((step.taken, step.went_up), (vec![(arrived, seen)], vec![arrived]));
         assert_eq!((step.completions, step.buffers_taken), (1, 1));
         let rung = d.step_end(seen, &mut mem);
@@ -127,4 +127,27 @@ fn its_receive_figures_stand_where_frames_came_and_none_went_up() {
     r.count("rx_frames", 1000);
     d.report(&mut r, Duration::ZERO);
     assert_eq!((r.get("rx_delivered_frames"), r.get("rx_goodput_mbps")), (Some(0.0), Some(0.0)));
+}
+
+#[test]
+fn a_segment_the_adapter_merged_goes_up_with_the_size_of_its_wire_segments() {
+    // The adapter's LRO merged three segments (1,000, 1,000 and 500 bytes) into
+    // one buffer; its event says so, and the stack is told 3 segments' worth
+    // (Linux's gso_size, which mlx5 also divides out of an LRO segment).
+    let (cfg, mut mem) = malta("receiver");
+    let mut d = EventDriver::new(&cfg);
+    let data: Vec<u8> = (0..2500u32).map(|i| i as u8).collect();
+    let segs = crate::nic::firmware::tso::segment(&crate::nic::firmware::testing::template(5001, 100, 1000, 1, false, false), &data, 1000);
+    let merged = crate::nic::firmware::gro::merged(&segs[0], segs[1..].iter().map(|s| s.as_slice()));
+    let [one] = &merged[..] else { panic!("one merge") };
+    mem.write(RX_BUFFERS, &one.bytes).expect("mapped");
+    mem.write(RX_EVENTS, &rx_event(one.bytes.len() as u32, 1, 3)).expect("mapped");
+    let work = d.work(vec![Event::Received { slot: 0, seen: us(5), arrived: vec![us(1), us(2), us(3)] }]);
+    let [w] = &work[..] else { panic!("one piece of work: {work:?}") };
+    let (step, _) = d.step(w.clone(), us(5), &mut mem);
+    let [(bytes, gso)] = &step.delivered[..] else { panic!("one frame up: {}", step.delivered.len()) };
+    assert_eq!((bytes, *gso), (&one.bytes, 834), "2,500 bytes over 3 segments, rounded up");
+    let mut tally = crate::stack::tally::Tally::default();
+    tally.inbound(bytes, *gso);
+    assert_eq!(tally.data_in, 3, "the stack counts the wire's segments");
 }

@@ -82,8 +82,8 @@ impl Machine {
         // Frames for the host's own stack pass its protocol one by one; the
         // applications' work on them follows as one step.
         let mut apps: Option<Plan> = None;
-        for bytes in cost.delivered {
-            let frame = Box::new(Frame { bytes, meta: FrameMeta::default() });
+        for (bytes, gso) in cost.delivered {
+            let frame = Box::new(Frame { bytes, meta: FrameMeta { gso, ..FrameMeta::default() } });
             let mut then = None;
             plan.cycles += self.protocol(p, (frame, &mut Vec::new()), now, ctx, (&mut plan.effects.transmit, &mut then));
             match (&mut apps, then) {

@@ -12,7 +12,7 @@ use crate::host::cpu::Item;
 use crate::host::gone_up::GoneUp;
 use crate::nic::firmware::gro;
 use crate::nic::firmware::merge::{Flow, Meets, Merge};
-use crate::wire::{verify_checksums, Frame, FrameMeta};
+use crate::wire::{Frame, FrameMeta};
 
 /// The flows whose merges Linux's GRO holds at once (`MAX_GRO_SKBS` in
 /// net/core/dev.c: one list a NAPI context, 2.6.29 to 4.18).
@@ -75,14 +75,10 @@ pub fn take_merge(queue: &mut VecDeque<Item>, p: usize, (order, gone_up): (u64, 
 /// of the segments it was merged from, so the stack counts the wire's.
 #[allow(clippy::vec_box, reason = "frames travel boxed from the wire")]
 pub fn merged(first: &Frame, taken: &mut Vec<Box<Frame>>) -> Vec<Box<Frame>> {
-    let size = verify_checksums(&first.bytes).map_or(0, |v| v.payload.len() as u16);
     let rest = taken.iter().map(|f| f.bytes.as_slice());
     let out = gro::merged(&first.bytes, rest)
         .into_iter()
-        .map(|o| {
-            let gso = if o.segments > 1 { size } else { 0 };
-            Box::new(Frame { bytes: o.bytes, meta: FrameMeta { gso, ..first.meta } })
-        })
+        .map(|o| Box::new(Frame { bytes: o.bytes, meta: FrameMeta { gso: o.gso, ..first.meta } }))
         .collect();
     taken.clear();
     out

@@ -9,12 +9,15 @@ pub use crate::nic::firmware::merge::Flush;
 use crate::nic::firmware::merge::{Merge, Seg};
 use crate::time::{Duration, Time};
 
-/// A frame handed up, and, for a merged one, why it was flushed.
+/// A frame handed up, and, for a merged one, why it was flushed and the size
+/// of the segments it was merged from (Linux's `gso_size`: the stack counts
+/// the wire's segments by it; 0 for a frame as it came).
 #[derive(Debug, PartialEq, Eq)]
 pub struct Out {
     pub bytes: Vec<u8>,
     pub segments: u32,
     pub reason: Option<Flush>,
+    pub gso: u16,
 }
 
 #[derive(Debug)]
@@ -23,6 +26,8 @@ struct Held {
     bytes: Vec<u8>,
     layout: Layout,
     segments: u32,
+    /// The payload of each segment merged (the first's, per wire frame in it).
+    gso: u16,
     since: Time,
 }
 
@@ -47,11 +52,13 @@ impl Gro {
             bytes.resize(60, 0);
         }
         csum::insert(&mut bytes).expect("a held segment parsed when it came in");
-        Out { bytes, segments: h.segments, reason: Some(reason) }
+        let gso = if h.segments > 1 { h.gso } else { 0 };
+        Out { bytes, segments: h.segments, reason: Some(reason), gso }
     }
 
     fn hold(&mut self, f: &[u8], s: &Seg, now: Time, weight: u32) {
-        self.held.push(Held { merge: Merge::first(s, f), bytes: f[..s.end].to_vec(), layout: s.layout, segments: weight, since: now });
+        let gso = (s.len as u32).div_ceil(weight.max(1)) as u16;
+        self.held.push(Held { merge: Merge::first(s, f), bytes: f[..s.end].to_vec(), layout: s.layout, segments: weight, gso, since: now });
     }
 
     /// Take in one received frame; returns what must go up now, in order.
@@ -62,7 +69,7 @@ impl Gro {
     /// As `push`, for a frame that already stands for `weight` wire frames
     /// (merged before), so that each `Out` counts the wire frames in it.
     pub fn push_weighted(&mut self, frame: &[u8], now: Time, weight: u32) -> Vec<Out> {
-        let pass = |f: &[u8]| Out { bytes: f.to_vec(), segments: weight, reason: None };
+        let pass = |f: &[u8]| Out { bytes: f.to_vec(), segments: weight, reason: None, gso: 0 };
         let Some(s) = Seg::of(frame) else { return vec![pass(frame)] };
         let i = self.held.iter().position(|h| h.merge.key == s.key);
         let mut out = Vec::new();
@@ -170,6 +177,7 @@ mod tests {
         }
         assert_eq!(out.len(), 1);
         assert_eq!((out[0].segments, out[0].reason), (4, Some(Flush::Short)));
+        assert_eq!(out[0].gso, 1460, "the size of the segments it was merged from");
         assert!(crate::wire::verify_checksums(&out[0].bytes).is_ok());
         assert_eq!(tso::reassemble(&[out[0].bytes.clone()]).unwrap(), tso::reassemble(&input).unwrap());
     }
@@ -201,6 +209,24 @@ mod tests {
         // The IDs keep to the way the first two went.
         assert_eq!(reasons(&with_ids(&[4, 5, 5], true)), [Some(Flush::Id), Some(Flush::Timeout)]);
         assert_eq!(reasons(&with_ids(&[4, 4, 5], true)), [Some(Flush::Id), Some(Flush::Timeout)]);
+    }
+
+    #[test]
+    fn a_merge_held_for_its_timeout_keeps_the_wire_segments_size() {
+        // Two segments the adapter's LRO merged (1,000 bytes each), held by the
+        // driver's GRO until its timeout: it stands for 2 wire segments of 1,000 bytes.
+        let input = frames(3000, 1000);
+        let two = merged(&input[0], std::iter::once(input[1].as_slice()));
+        let [two] = &two[..] else { panic!("one merge") };
+        assert_eq!((two.segments, two.gso), (2, 1000));
+        let mut g = gro();
+        assert!(g.push_weighted(&two.bytes, at(0), two.segments).is_empty(), "held");
+        let out = g.expire(at(100));
+        let [held] = &out[..] else { panic!("one merge: {}", out.len()) };
+        assert_eq!((held.segments, held.gso), (2, 1000));
+        // One segment alone is a frame as it came.
+        assert!(g.push(&input[2], at(200)).is_empty());
+        assert_eq!(g.expire(at(300)).iter().map(|o| (o.segments, o.gso)).collect::<Vec<_>>(), [(1, 0)]);
     }
 
     #[test]
@@ -284,7 +310,7 @@ mod tests {
         let mut g = gro();
         let mut bad = frames(1460, 1460).remove(0);
         bad[60] ^= 0xff;
-        assert_eq!(g.push(&bad, at(0)), vec![Out { bytes: bad.clone(), segments: 1, reason: None }]);
+        assert_eq!(g.push(&bad, at(0)), vec![Out { bytes: bad.clone(), segments: 1, reason: None, gso: 0 }]);
         assert_eq!(g.push(&[0u8; 60], at(0)).len(), 1);
         assert_eq!(g.holding(), 0);
     }

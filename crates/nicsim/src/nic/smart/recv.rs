@@ -102,7 +102,7 @@ impl Programmable {
                 t = self.hw.run(RX_CPU, t, lro_cost);
                 lro.push(&bytes, t)
             }
-            None => vec![Out { bytes, segments: 1, reason: None }],
+            None => vec![Out { bytes, segments: 1, reason: None, gso: 0 }],
         };
         self.take_in(outs, t, bus, ctx);
     }
