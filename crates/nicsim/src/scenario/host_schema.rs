@@ -9,7 +9,7 @@ use crate::host::config::{Costs, DriverConfig};
 pub use crate::nic::settings::{AdapterKindSpec, AdapterSpec};
 pub use crate::scenario::file_schema::{FileReadSpec, FileRequestSpec, FileServeSpec};
 use crate::scenario::smart_schema::SendSpec;
-use crate::scenario::tcp_schema::TtcpSpec;
+use crate::scenario::ttcp_schema::TtcpSpec;
 use crate::scenario::units::{BitRate, Frequency, TimeSpan};
 use crate::stack::settings::StackSpec;
 

@@ -9,7 +9,7 @@ use crate::scenario::checks::within;
 use crate::scenario::file_schema::{FileServeSpec, Transport};
 use crate::scenario::host_schema::{AdapterKindSpec, FileRequestSpec, HostSpec};
 use crate::scenario::surroundings::Surroundings;
-use crate::scenario::tcp_schema::TtcpSpec;
+use crate::scenario::ttcp_schema::TtcpSpec;
 use crate::scenario::ttcp_validate::transfer;
 use crate::scenario::ScenarioError;
 use crate::stack::{AckPolicy, SocketConfig, StackConfig};

@@ -25,7 +25,7 @@ mod source_validate;
 mod surroundings;
 mod sweep_validate;
 mod tap_validate;
-mod tcp_schema;
+mod ttcp_schema;
 mod ttcp_validate;
 pub(crate) use crate::units;
 mod validate;
@@ -51,12 +51,6 @@ pub struct ScenarioError {
 impl ScenarioError {
     pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
         ScenarioError { path: path.into(), line: None, message: message.into() }
-    }
-
-    /// A part's own check says "field: what is wrong"; the error names the field
-    /// under `path` and says what is wrong once.
-    pub fn at_field(path: &str, check: Result<(), String>) -> Result<(), ScenarioError> {
-        Self::field(path, check)
     }
 
     /// What a part's own check of its table at `path` made of it; its error

@@ -2,7 +2,7 @@
 //! socket's settings. Which stations a sender may name is the caller's to say.
 
 use crate::scenario::checks::within;
-use crate::scenario::tcp_schema::{RoleSpec, TtcpSpec};
+use crate::scenario::ttcp_schema::{RoleSpec, TtcpSpec};
 use crate::scenario::ScenarioError;
 use crate::time::Duration;
 
