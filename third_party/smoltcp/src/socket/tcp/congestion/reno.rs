@@ -96,6 +96,8 @@ impl Controller for Reno {
     fn on_loss(&mut self, _now: Instant, in_flight: usize) {
         // Only cut window size on first entrance to fast recovery.
         if !self.in_fast_recovery {
+            // The bytes counted toward growth start again (Linux's snd_cwnd_cnt).
+            self.bytes_acked = 0;
             self.ssthresh = (in_flight >> 1).max(2 * self.mss);
             self.cwnd = self.ssthresh.min(self.rwnd).saturating_add(3 * self.mss);
 
@@ -127,6 +129,7 @@ impl Controller for Reno {
 
         // cwnd collapses to the loss window (1 MSS) and we re-enter slow start.
         self.cwnd = self.mss;
+        self.bytes_acked = 0;
 
         // Major loss has occurred, ensure we move from fast recovery (if in it) to slow start.
         self.in_fast_recovery = false
