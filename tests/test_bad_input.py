@@ -140,8 +140,10 @@ def test_unknown_option_is_exit_2(cli, scenarios):
         ("switched-udp.toml", 'source[0].rate="1000Tbps"', "source[0].rate: offers 1000000000 Mb/s on the wire, above its link's 1000 Mb/s"),
         ("switched-udp.toml", 'source[0].rate="2Mpps"', "above its link's 1000 Mb/s"),
         ("papers/ibm2001/server.toml", "host[0].clock=1", "outside 1 kHz to 100 GHz"),
-        # A blast on a host with no ring adapter panicked.
-        ("papers/patent-direct-tso/tso.toml", 'host[0].blast={to = "x", frame_size = 64}', "host[0].blast: runs through a ring adapter"),
+        # A blast on a host with no ring adapter panicked; an offload engine takes no raw frames.
+        ("papers/hp2001/send.toml", 'host[0].blast={to = "x", frame_size = 64}', "host[0].blast: runs through a ring or programmable adapter"),
+        # The frame workload takes the programmable adapter: a blast has none to leave by.
+        ("papers/malta2001/send.toml", 'host[0].blast={to = "tester", frame_size = 64, count = 10}', "host[0].blast.to: no adapter of the host that takes raw frames"),
         # A run shorter than a host's warmup measured nothing and said so only in zeros.
         ("papers/ibm2001/server.toml", "duration=100ms", "host[0].warmup: 200 ms is not before the end of the run at 100 ms"),
     ],

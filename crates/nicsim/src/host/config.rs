@@ -212,17 +212,24 @@ pub struct BackgroundConfig {
     pub cpu: u32,
 }
 
-/// Send frames as fast as the host and adapter take them, from one processor.
+/// Send frames as fast as the host and adapter take them. Through a ring
+/// adapter the sender is a process on `cpu` that builds `burst` frames a step
+/// when the ring has room for them; through an event-ring adapter each send
+/// call builds `burst` frames (in one buffer, one DMA, when more than one:
+/// packet fragmentation) and `outstanding` calls are kept posted, the next
+/// made on the polling processor as one completes.
 #[derive(Clone, Debug, PartialEq)]
-pub struct BlastConfig {
+pub struct FrameSenderConfig {
     pub frames: SourceConfig,
     pub cpu: u32,
-    /// Frames built per step of the sending loop.
+    /// Frames built per step of the sending loop, or per send call.
     pub burst: u32,
     /// Frames to send in all (`None`: for ever).
     pub count: Option<u64>,
-    /// The ring adapter it leaves by (the first that reaches its sink).
+    /// The adapter it leaves by.
     pub port: usize,
+    /// Send calls kept posted at once through an event-ring adapter.
+    pub outstanding: u32,
 }
 
 /// One adapter of a host and the peer bus it sits on.
@@ -284,7 +291,9 @@ pub struct HostConfig {
     pub background: Option<BackgroundConfig>,
     /// Count (and drop) received frames that no session claims.
     pub sink: bool,
-    pub blast: Option<BlastConfig>,
+    pub blast: Option<FrameSenderConfig>,
+    /// `[host.send]`'s frames, through its first programmable adapter.
+    pub send: Option<FrameSenderConfig>,
     /// Application throughput is measured from this time on.
     pub warmup: Duration,
     /// Applications' buffers are pinned: no copy to or from socket buffers

@@ -18,18 +18,18 @@ use crate::mem::Memory;
 use crate::nic::firmware::chunk;
 use crate::nic::firmware::gro::{Gro, Out};
 use crate::nic::firmware::tso::Template;
-use crate::nic::smart::config::{SmartConfig, Workload};
+use crate::nic::smart::config::SmartConfig;
 use crate::nic::smart::layout::*;
 use crate::observe::Report;
 use crate::time::{Duration, Time};
-use crate::wire::endpoint::udp_frame;
 use crate::wire::{verify_checksums, Frame};
 
 /// Work for the host's processors that the adapter's events, or the driver's
 /// own timers and workload, call for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DriverWork {
-    /// The application's next send call.
+    /// The application's next send call (its frames the host's sender makes:
+    /// `host::apps::FrameSender`).
     Send,
     /// A send's completion event: take it, then make the next send.
     SendDone,
@@ -87,8 +87,18 @@ struct StepEnd {
     resend: Option<Frame>,
 }
 
+/// How the host's frame sender calls this driver: `per_call` frames a call,
+/// `outstanding` calls kept posted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SendCalls {
+    pub per_call: u32,
+    pub outstanding: u32,
+}
+
 pub struct EventDriver {
     cfg: SmartConfig,
+    /// The frame sender that calls it, if the host sends through it.
+    sends: Option<SendCalls>,
     /// Sends issued and completed; frames of the host's stack waiting for a slot.
     issued: u64,
     completed: u64,
@@ -114,12 +124,13 @@ pub struct EventDriver {
 }
 
 impl EventDriver {
-    /// The driver for the programmable adapter `cfg` describes, and the
-    /// workload the host runs through it.
-    pub fn new(cfg: &SmartConfig) -> EventDriver {
+    /// The driver for the programmable adapter `cfg` describes, called by the
+    /// host's frame sender as `sends` says, or else by its stack.
+    pub fn new(cfg: &SmartConfig, sends: Option<SendCalls>) -> EventDriver {
         EventDriver {
             gro: cfg.receive.gro.map(Gro::new),
             cfg: cfg.clone(),
+            sends,
             issued: 0,
             completed: 0,
             backlog: VecDeque::new(),
@@ -139,15 +150,20 @@ impl EventDriver {
     }
 
     /// Whether the host's own stack sends and receives through the adapter
-    /// (the host runs no frame workload on it).
+    /// (the host's frame sender does not).
     pub fn stack_frames(&self) -> bool {
-        self.cfg.workload == Workload::Idle
+        self.sends.is_none()
     }
 
-    /// The run starts: a frame workload makes its first sends.
+    /// The frames the sender builds in each call (0: it makes no calls).
+    pub fn per_call(&self) -> u32 {
+        self.sends.map_or(0, |s| s.per_call)
+    }
+
+    /// The run starts: the frame sender makes its first calls.
     pub fn start(&mut self) {
-        if let Workload::Frames { outstanding, .. } = self.cfg.workload {
-            self.work.extend(std::iter::repeat_n(DriverWork::Send, outstanding as usize));
+        if let Some(s) = self.sends {
+            self.work.extend(std::iter::repeat_n(DriverWork::Send, s.outstanding as usize));
         }
     }
 
@@ -166,11 +182,12 @@ impl EventDriver {
     }
 
     /// The step for `work` at `now`, over host memory `mem`: what it did, and
-    /// when its GRO next falls due, if it holds segments.
-    pub fn step(&mut self, work: DriverWork, now: Time, mem: &mut Memory) -> (DriverStep, Option<Time>) {
+    /// when its GRO next falls due, if it holds segments. A send call's
+    /// `frames` are the sender's (none for other work).
+    pub fn step(&mut self, work: DriverWork, frames: Vec<Frame>, now: Time, mem: &mut Memory) -> (DriverStep, Option<Time>) {
         let receives = matches!(work, DriverWork::Receive(_) | DriverWork::GroFlush);
         let (mut step, end) = match work {
-            DriverWork::Send => self.send_call(now, mem),
+            DriverWork::Send => self.send_call(frames, now, mem),
             DriverWork::SendDone => self.send_done(),
             DriverWork::Receive(r) => self.receive(*r, now, mem),
             DriverWork::GroFlush => {
@@ -201,35 +218,33 @@ impl EventDriver {
         rings
     }
 
-    /// The application's next send call of the frame workload, if any is
-    /// left, at `at`: it builds its frames (a chunk of them, for
-    /// fragmentation), writes them and a descriptor, and rings the doorbell
-    /// when done.
-    fn send_call(&mut self, at: Time, mem: &mut Memory) -> (DriverStep, StepEnd) {
-        let Workload::Frames { from, to, frame_size, per_chunk, count, .. } = self.cfg.workload else {
-            return Default::default();
-        };
-        let n = self.issued;
-        let first = n * per_chunk as u64;
-        let k = count.map_or(per_chunk as u64, |c| c.saturating_sub(first).min(per_chunk as u64));
+    /// The sender's send call at `at` with the `frames` it built (none: it
+    /// has sent all it had): their checksums left to the adapter, they are
+    /// written to a buffer (a chunk of them, for fragmentation, when a call
+    /// makes more than one) with a descriptor, and the doorbell rung when the
+    /// call ends.
+    fn send_call(&mut self, frames: Vec<Frame>, at: Time, mem: &mut Memory) -> (DriverStep, StepEnd) {
+        let (k, chunked) = (frames.len() as u32, self.per_call() > 1);
         if k == 0 {
             return Default::default();
         }
         let mut buf = Vec::new();
-        for i in 0..k {
-            let f = udp_frame(from, to, first + i, frame_size, true);
-            if per_chunk == 1 {
-                buf = f;
+        for mut f in frames {
+            leave_checksums(&mut f.bytes);
+            if chunked {
+                chunk::push(&mut buf, &f.bytes);
             } else {
-                chunk::push(&mut buf, &f);
+                buf = f.bytes;
             }
         }
+        let n = self.issued;
         let slot = n % SEND_SLOTS;
         let addr = APP + slot * chunk::MAX_CHUNK as u64;
         write(mem, addr, &buf);
-        write(mem, SEND_RING + slot * SEND_SLOT, &descriptor(addr, buf.len() as u32, k as u32));
+        let what = if chunked { CHUNK | k } else { k };
+        write(mem, SEND_RING + slot * SEND_SLOT, &descriptor(addr, buf.len() as u32, what));
         self.issued += 1;
-        let step = DriverStep { send_calls: 1, frames_built: k, copy_bytes: buf.len() as u64, ..Default::default() };
+        let step = DriverStep { send_calls: 1, frames_built: k as u64, copy_bytes: buf.len() as u64, ..Default::default() };
         (step, StepEnd { doorbell: Some(Register::SendPosted { n, made: at, issued: at }), ..Default::default() })
     }
 
@@ -388,6 +403,26 @@ impl EventDriver {
         r.real("bus_bytes_per_payload_byte", bus_bytes / payload);
         r.real("host_cycles_per_byte", host_busy.as_secs_f64() * self.cfg.host.clock.hz() / payload);
     }
+}
+
+/// Zero an IPv4 frame's header checksum and its UDP or TCP checksum, which
+/// the adapter sums as it sends (a frame of another kind is left whole).
+fn leave_checksums(frame: &mut [u8]) {
+    use etherparse::{NetSlice, SlicedPacket, TransportSlice};
+    let start = frame.as_ptr() as usize;
+    let at = |part: &[u8]| part.as_ptr() as usize - start;
+    let (l3, l4, sum_at) = {
+        let Ok(p) = SlicedPacket::from_ethernet(frame) else { return };
+        let Some(NetSlice::Ipv4(ip)) = &p.net else { return };
+        let sum_at = match p.transport {
+            Some(TransportSlice::Udp(_)) => 6,
+            Some(TransportSlice::Tcp(_)) => 16,
+            _ => return,
+        };
+        (at(ip.header().slice()), at(ip.payload().payload), sum_at)
+    };
+    frame[l3 + 10..l3 + 12].fill(0);
+    frame[l4 + sum_at..l4 + sum_at + 2].fill(0);
 }
 
 /// Bytes the host writes into its own memory.

@@ -59,9 +59,12 @@ impl Machine {
     /// application's, the rest the driver's poll of the event ring.
     pub(super) fn event_ring_step(&mut self, k: usize, p: usize, work: DriverWork, ctx: &mut Ctx) -> Plan {
         let now = ctx.now();
-        let activity = if work == DriverWork::Send { Activity::App } else { Activity::Poll };
+        let (activity, frames) = match work {
+            DriverWork::Send => (Activity::App, self.send_call_frames(p, now, ctx)),
+            _ => (Activity::Poll, Vec::new()),
+        };
         let (d, mem) = self.ports[p].event_driver();
-        let (cost, gro_due) = d.step(work, now, mem);
+        let (cost, gro_due) = d.step(work, frames, now, mem);
         if let Some(due) = gro_due {
             d.gro_timer.set(&mut self.timers, ctx, due, now, Tag::EventRingGro(p));
         }
@@ -103,6 +106,18 @@ impl Machine {
         plan.effects.event_ring = Some(p);
         plan.effects.delivered.extend(cost.went_up);
         plan
+    }
+
+    /// The frames the host's sender builds for its send call through adapter
+    /// `p` at `now`: as many as a call makes, or what is left of its count.
+    fn send_call_frames(&mut self, p: usize, now: Time, ctx: &mut Ctx) -> Vec<Frame> {
+        let Driver::Events(d) = &self.ports[p].driver else { return Vec::new() };
+        let per_call = d.per_call() as u64;
+        let measuring = self.measuring(now);
+        let apps = &mut self.apps;
+        let Some(sender) = apps.blast.iter_mut().chain(apps.send.iter_mut()).find(|s| s.cfg.port == p) else { return Vec::new() };
+        let left = sender.cfg.count.map_or(per_call, |c| c.saturating_sub(sender.sent));
+        (0..per_call.min(left)).map(|_| sender.next(now, measuring, ctx.rng())).collect()
     }
 
     /// A step of adapter `p`'s driver ended at `end`: it rings its doorbells,

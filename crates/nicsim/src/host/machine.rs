@@ -16,7 +16,7 @@ use crate::engine::{Component, Ctx, Msg, PortId};
 use crate::host::apps::Apps;
 use crate::host::config::HostConfig;
 use crate::host::cpu::{Effects, Item};
-use crate::host::event_driver::EventDriver;
+use crate::host::event_driver::{EventDriver, SendCalls};
 use crate::host::offload::Offload;
 use crate::host::port::{Driver, Port, RingDriver};
 use crate::host::processors::{Processors, RunQueue};
@@ -96,10 +96,13 @@ impl Machine {
             let driver = match device.interface() {
                 Interface::Rings => Driver::Rings(Box::new(RingDriver::new(&a.nic))),
                 Interface::Events => {
-                    let Some(cfg) = &a.programmable else {
+                    let Some(smart) = &a.programmable else {
                         return Err(format!("adapter {i} works from an event ring, and the host has no settings for its driver"));
                     };
-                    Driver::Events(Box::new(EventDriver::new(cfg)))
+                    // A frame sender calls the driver of the adapter it leaves by.
+                    let sender = cfg.blast.iter().chain(&cfg.send).find(|b| b.port == i);
+                    let sends = sender.map(|b| SendCalls { per_call: b.burst, outstanding: b.outstanding });
+                    Driver::Events(Box::new(EventDriver::new(smart, sends)))
                 }
                 Interface::Messages => {
                     let Some(o) = &a.offload else {
@@ -125,7 +128,7 @@ impl Machine {
         for &p in &rings {
             poll_rings[poller_of[p]].push(p);
         }
-        let mut procs = Processors::new(cfg.clock, run_queues(&cfg, &poll_rings), cfg.driver.deferred);
+        let mut procs = Processors::new(cfg.clock, run_queues(&cfg, &poll_rings, &rings), cfg.driver.deferred);
         let wire_tracks =
             trace.as_ref().map_or(Vec::new(), |t| trace_parts(t, name, &mut buses, &mut procs.cpus, (&mut ports, &cfg.adapters)));
         let sessions = match &cfg.sessions {
@@ -142,7 +145,7 @@ impl Machine {
         let on_engine = ports.iter().find_map(|p| p.offload()).and_then(|o| o.ttcp_port());
         let wires = on_engine.or(sessions.as_ref().and_then(|s| s.ttcp()).map(|(.., port)| port));
         let wires = wires.map(|port| Wires { port: Some(port), ..Wires::default() });
-        let apps = Apps::new(sessions, cfg.sink, cfg.blast.clone())?;
+        let apps = Apps::new(sessions, cfg.sink, cfg.blast.clone(), cfg.send.clone())?;
         Ok(Machine {
             apps,
             buses,
@@ -459,12 +462,14 @@ impl Component for Machine {
 }
 
 /// Each processor's run queue: the poller on its processor when the driver
-/// polls, the sender on its own, the background processes on theirs.
-fn run_queues(cfg: &HostConfig, poll_rings: &[Vec<usize>]) -> Vec<RunQueue> {
+/// polls, the sender on its own (if it sends through a ring: `rings`), the
+/// background processes on theirs.
+fn run_queues(cfg: &HostConfig, poll_rings: &[Vec<usize>], rings: &[usize]) -> Vec<RunQueue> {
     (0..cfg.cpus as usize)
         .map(|k| RunQueue {
             poller: cfg.driver.polls() && (k == cfg.driver.poll_cpu as usize || !poll_rings[k].is_empty()),
-            sender: cfg.blast.as_ref().is_some_and(|b| b.cpu as usize == k),
+            // A sender through an event ring makes its calls on completions instead.
+            sender: cfg.blast.as_ref().is_some_and(|b| b.cpu as usize == k && rings.contains(&b.port)),
             background: cfg.background.as_ref().filter(|b| b.cpu as usize == k).map_or(0, |b| b.processes as usize),
         })
         .collect()

@@ -64,7 +64,10 @@ fn report(m: &Machine, end: Time) -> Report {
         s.report(&mut r, seconds);
     }
     if let Some(b) = &m.apps.blast {
-        b.report(&mut r, seconds);
+        b.report(&mut r, "blast", seconds);
+    }
+    if let Some(b) = &m.apps.send {
+        b.report(&mut r, "send", seconds);
     }
     // An engine's figures are the host's, unless another engine's or the
     // host's own stack's would share their names.

@@ -59,6 +59,27 @@ pub struct SourceConfig {
     pub until: Option<Time>,
 }
 
+impl SourceConfig {
+    /// A sender's frames, built from `headers` at `frame_size` bytes with FCS
+    /// and numbered in turn, for a host's frame sender (`host::apps::FrameSender`).
+    pub fn numbered(headers: Headers, frame_size: usize, flow: u32) -> SourceConfig {
+        let payload_len = frame_size - crate::wire::ethernet::FCS - headers.header_len();
+        SourceConfig {
+            headers,
+            payload_len,
+            rate: Rate::Line,
+            pattern: Pattern::Constant,
+            fill: Fill::Counter,
+            count: None,
+            start: Duration::ZERO,
+            flow,
+            ports: 1,
+            link_bps: 0,
+            until: None,
+        }
+    }
+}
+
 /// At the line rate, frames handed to the link per wake-up: at most this many,
 /// starting within `LINE_BATCH_WITHIN` of the first.
 const LINE_BATCH: usize = 32;

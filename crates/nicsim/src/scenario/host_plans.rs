@@ -99,10 +99,16 @@ fn joined(h: &HostSpec, me: &Station, own: &[Own], clients: &HashMap<&str, Vec<A
 /// programmable one that runs no `send` workload (an offload engine carries
 /// only the sessions it runs). Checked once the engines have taken theirs.
 fn check_carried(h: &HostSpec, cfg: &HostConfig, path: &str) -> Result<(), ScenarioError> {
-    let carries = |a: &AdapterSlot| a.offload.is_none() && a.programmable.as_ref().is_none_or(|p| p.workload == Workload::Idle);
-    if h.send.is_some() && !cfg.sessions.is_empty() && !cfg.adapters.iter().any(carries) {
+    // A frame sender takes the programmable adapter it sends through.
+    let senders: Vec<usize> = takers(cfg).collect();
+    let carries = |(i, a): (usize, &AdapterSlot)| {
+        a.offload.is_none() && a.programmable.as_ref().is_none_or(|p| p.workload == Workload::Idle && !senders.contains(&i))
+    };
+    let blast_takes = cfg.blast.as_ref().is_some_and(|b| senders.contains(&b.port));
+    let taken = if h.send.is_some() { Some("send") } else { blast_takes.then_some("blast") };
+    if let (Some(key), false, false) = (taken, cfg.sessions.is_empty(), cfg.adapters.iter().enumerate().any(carries)) {
         return err(
-            format!("{path}.send"),
+            format!("{path}.{key}"),
             "its programmable adapter runs this workload, so the host's TCP sessions need another adapter to carry its stack \
              (a ring adapter, or another programmable one; an offload engine carries only the sessions whose far end it reaches)",
         );
@@ -167,15 +173,33 @@ fn onto_engines(
     Ok(())
 }
 
-/// A blast leaves by the first ring adapter that reaches its sink.
+/// The programmable adapters the frame senders send through (so the host's
+/// stack does not).
+fn takers(cfg: &HostConfig) -> impl Iterator<Item = usize> + '_ {
+    cfg.blast.iter().chain(&cfg.send).map(|b| b.port).filter(|&p| cfg.adapters[p].programmable.is_some())
+}
+
+/// A blast leaves by the first adapter that reaches its sink and takes raw
+/// frames: a ring adapter, or a programmable one whose firmware sends nothing
+/// of its own and `[host.send]`'s frames do not take.
 fn blast_port(h: &HostSpec, reach: &[Vec<&str>], cfg: &mut HostConfig, path: &str) -> Result<(), ScenarioError> {
     let Some(spec) = &h.blast else { return Ok(()) };
-    let ring = |p: usize| cfg.adapters[p].offload.is_none() && cfg.adapters[p].programmable.is_none();
-    let found = (0..reach.len()).map(|w| first_queue(cfg, w)).find(|&p| ring(p) && reach[cfg.adapters[p].wire].contains(&spec.to.as_str()));
+    let taken: Option<usize> = cfg.send.as_ref().map(|b| b.port);
+    let takes = |p: usize| {
+        let a = &cfg.adapters[p];
+        a.offload.is_none() && a.programmable.as_ref().is_none_or(|s| s.workload == Workload::Idle) && taken != Some(p)
+    };
+    let found =
+        (0..reach.len()).map(|w| first_queue(cfg, w)).find(|&p| takes(p) && reach[cfg.adapters[p].wire].contains(&spec.to.as_str()));
     let Some(b) = cfg.blast.as_mut() else { return Ok(()) };
     match found {
         Some(p) => b.port = p,
-        None => return err(format!("{path}.blast.to"), "no ring adapter of the host reaches it (a blast runs through a ring adapter)"),
+        None => {
+            return err(
+                format!("{path}.blast.to"),
+                "no adapter of the host that takes raw frames reaches it (a ring adapter, or a programmable one that neither its firmware's own workload nor the host's send takes)",
+            )
+        }
     }
     Ok(())
 }
@@ -281,9 +305,11 @@ pub(super) fn hosts(sc: &Scenario, stations: &HashMap<&str, Station>) -> Result<
             bounded: sc.duration.is_some(),
         };
         let mut cfg = host_config(h, &path, &around)?;
-        if h.adapter_count() > 1 {
+        if h.adapter_count() > 1 || h.blast.is_some() {
             let reach = nets.reachable(&h.name, h.adapter_count());
-            cfg.routes = routes(h, &reach, stations, &cfg);
+            if h.adapter_count() > 1 {
+                cfg.routes = routes(h, &reach, stations, &cfg);
+            }
             blast_port(h, &reach, &mut cfg, &path)?;
         }
         cfg.stack.neighbors = everyone.clone();

@@ -81,7 +81,8 @@ pub struct HostSpec {
     /// Count received frames that no session claims.
     #[serde(default)]
     pub sink: bool,
-    /// Send frames to a sink as fast as the host takes them.
+    /// Send frames to a sink as fast as the host and adapter take them, through
+    /// a ring or programmable adapter.
     #[serde(default)]
     pub blast: Option<BlastSpec>,
     /// What the host sends through its programmable adapter (or the adapter's
@@ -213,10 +214,12 @@ pub struct BlastSpec {
     pub to: String,
     /// Bytes per frame, FCS included.
     pub frame_size: i64,
-    /// The processor the sender runs on.
+    /// The processor the sender runs on, through a ring adapter (through a
+    /// programmable one its send calls run on the polling processor).
     #[serde(default)]
     pub cpu: i64,
-    /// Frames built per step of the sending loop.
+    /// Frames built per step of the sending loop, or per send call through a
+    /// programmable adapter (in one buffer, one DMA, when more than one).
     #[serde(default = "one")]
     pub burst: i64,
     /// UDP frames (else raw Ethernet).

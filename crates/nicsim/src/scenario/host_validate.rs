@@ -1,13 +1,16 @@
 //! Checks `[[host]]` tables and turns them into host configurations; errors name
 //! the key path.
 
-use crate::host::config::{BackgroundConfig, BlastConfig, Ddio, DriverMode, HostConfig};
+use crate::host::config::{BackgroundConfig, Ddio, DriverMode, FrameSenderConfig, HostConfig};
 use crate::host::sessions::{Role, SessionConfig, SEND_BUFFER};
-use crate::link::{Fill, Pattern, Rate, SourceConfig};
+use crate::link::SourceConfig;
+use crate::nic::smart::layout::SEND_SLOTS;
 use crate::scenario::adapter_validate::{adapter_slots, offload_engines};
 use crate::scenario::checks::within;
 use crate::scenario::file_schema::{FileServeSpec, Transport};
 use crate::scenario::host_schema::{AdapterKindSpec, FileRequestSpec, HostSpec};
+use crate::scenario::smart_schema::SendKind;
+use crate::scenario::smart_validate::frame_sender;
 use crate::scenario::surroundings::Surroundings;
 use crate::scenario::ttcp_schema::TtcpSpec;
 use crate::scenario::ttcp_validate::transfer;
@@ -165,8 +168,8 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
     if needs_end && !s.bounded {
         return err("duration", format!("needed: {path}.send has no count and would run for ever"));
     }
-    if h.blast.is_some() && h.adapter.iter().all(|a| a.kind != AdapterKindSpec::Ring) {
-        return err(format!("{path}.blast"), "runs through a ring adapter: give the host one (kind = \"ring\")");
+    if h.blast.is_some() && h.adapter.iter().all(|a| a.kind == AdapterKindSpec::Toe) {
+        return err(format!("{path}.blast"), "runs through a ring or programmable adapter: give the host one");
     }
     if let Some((a, _)) = adapters.iter().find(|(a, _)| driver.refill_batch >= a.nic.rx_ring) {
         return err(format!("{dp}.refill_batch"), format!("must be below the receive ring of {} descriptors", a.nic.rx_ring));
@@ -200,28 +203,24 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
                 L3::Raw { ether_type: crate::scenario::RAW_ETHER_TYPE }
             };
             let headers = Headers { dst_mac: to.mac, src_mac: s.me.mac, vlan: None, l3 };
-            let payload_len = frame_size - 4 - headers.header_len();
-            let frames = SourceConfig {
-                headers,
-                payload_len,
-                rate: Rate::Line,
-                pattern: Pattern::Constant,
-                fill: Fill::Counter,
-                count: None,
-                start: Duration::ZERO,
-                flow: s.flow,
-                ports: 1,
-                link_bps: 0,
-                until: None,
-            };
-            Some(BlastConfig {
-                frames,
+            Some(FrameSenderConfig {
+                frames: SourceConfig::numbered(headers, frame_size, s.flow),
                 cpu: within(format!("{bp}.cpu"), b.cpu, 0, cpus as i64 - 1)? as u32,
                 burst: within(format!("{bp}.burst"), b.burst, 1, 4096)? as u32,
                 count: b.count.map(|c| within(format!("{bp}.count"), c, 0, i64::MAX)).transpose()?,
                 port: 0,
+                // As fast as the adapter takes them: every send slot posted.
+                outstanding: SEND_SLOTS as u32,
             })
         }
+    };
+    let send = match &h.send {
+        Some(w) if w.kind == SendKind::Frames => {
+            // Through the host's first programmable adapter, as `adapter_slots` checked it has one.
+            let port = adapters.iter().position(|(a, _)| a.programmable.is_some()).expect("a programmable adapter");
+            Some(frame_sender(w, &format!("{path}.send"), s, driver.poll_cpu, port)?)
+        }
+        _ => None,
     };
     Ok(HostConfig {
         mac: s.me.mac,
@@ -241,6 +240,7 @@ pub fn host_config(h: &HostSpec, path: &str, s: &Surroundings) -> Result<HostCon
         background,
         sink: h.sink,
         blast,
+        send,
         warmup: h.warmup.0,
         zero_copy: h.zero_copy,
         app_cpu: h.app_cpu.map(|c| within(format!("{path}.app_cpu"), c, 0, cpus as i64 - 1)).transpose()?.map(|c| c as usize),

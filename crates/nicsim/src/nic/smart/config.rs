@@ -146,19 +146,11 @@ pub struct HostSide {
     pub repost_batch: u32,
 }
 
-/// What the host and adapter do, besides receiving whatever arrives.
+/// What the adapter's firmware does of its own, besides receiving whatever
+/// arrives and sending what the host posts.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Workload {
     Idle,
-    /// UDP frames built by the host, `per_chunk` to one DMA (fragmentation when > 1).
-    Frames {
-        from: Addr,
-        to: Addr,
-        frame_size: u32,
-        per_chunk: u32,
-        count: Option<u64>,
-        outstanding: u32,
-    },
     /// Frames made by the firmware itself, no host involved.
     Generate {
         from: Addr,

@@ -35,6 +35,10 @@ pub const A_RESERVED: u64 = 192 * 1024;
 /// buffer's data behind the template (its length in bits 0..8) at the segment
 /// size in bits 8..24.
 pub const SEGMENT: u32 = 1 << 31;
+/// A send descriptor's flag for a chunk: the buffer holds several frames, each
+/// behind its length (`nic::firmware::chunk`), for one DMA (packet
+/// fragmentation); their count in the low bits.
+pub const CHUNK: u32 = 1 << 30;
 
 /// A 16-byte entry (a descriptor or an event) of little-endian 32-bit words.
 fn entry(words: [u32; 4]) -> [u8; 16] {
@@ -50,7 +54,8 @@ fn word(e: &[u8], i: usize) -> u32 {
     u32::from_le_bytes(e[4 * i..4 * i + 4].try_into().expect("4 bytes"))
 }
 
-/// A send descriptor: buffer address, length, and the length of the template behind it.
+/// A send descriptor: buffer address, length, and what the buffer holds (a
+/// frame, a chunk of them, or a large send and its template: `extra`).
 pub fn descriptor(addr: u64, len: u32, extra: u32) -> [u8; 16] {
     entry([addr as u32, (addr >> 32) as u32, len, extra])
 }

@@ -123,7 +123,7 @@ impl Programmable {
             self.post_initial_buffers();
         }
         match self.cfg.workload.clone() {
-            Workload::Idle | Workload::Frames { .. } => {}
+            Workload::Idle => {}
             Workload::Generate { .. } => {
                 self.timers.arm(ctx, ctx.now(), Due::Generate);
             }

@@ -36,12 +36,11 @@ impl Programmable {
         let (addr, len, extra) = parse_descriptor(&d);
         // The host buffer is free once its payload has been read: after the
         // last gather in direct segmentation, after the copy in store and forward.
-        let (fw, released) = match self.cfg.workload {
-            _ if extra & SEGMENT != 0 => {
-                let (h, mss) = ((extra & 0xff) as usize, (extra >> 8 & 0xffff) as usize);
-                self.segment_send(bus, t, addr, len as usize, (&d[16..16 + h], mss), ctx)
-            }
-            _ => self.chunk_send(bus, t, addr, len as usize, ctx),
+        let (fw, released) = if extra & SEGMENT != 0 {
+            let (h, mss) = ((extra & 0xff) as usize, (extra >> 8 & 0xffff) as usize);
+            self.segment_send(bus, t, addr, len as usize, (&d[16..16 + h], mss), ctx)
+        } else {
+            self.chunk_send(bus, t, addr, len as usize, extra & CHUNK != 0, ctx)
         };
         self.send.making = None;
         let done = fw.max(released);
@@ -152,26 +151,21 @@ impl Programmable {
         (fw, released)
     }
 
-    /// A chunk of ready frames: one DMA into adapter memory, then each frame to the
-    /// MAC (split from the chunk when it holds more than one), checksums inserted.
-    fn chunk_send(&mut self, bus: &mut HostBus, at: Time, addr: u64, len: usize, ctx: &mut Ctx) -> (Time, Time) {
+    /// A buffer of ready frames: one DMA into adapter memory, then each frame to
+    /// the MAC (split from the buffer when its descriptor says it is a
+    /// `chunk`), checksums inserted.
+    fn chunk_send(&mut self, bus: &mut HostBus, at: Time, addr: u64, len: usize, chunked: bool, ctx: &mut Ctx) -> (Time, Time) {
         let a = self.cfg.adapter.clone();
-        // The host stack's frames come one to a buffer.
-        let per_chunk = match self.cfg.workload {
-            Workload::Frames { per_chunk, .. } => per_chunk,
-            Workload::Idle => 1,
-            _ => return (at, at),
-        };
         let (dst, free) = self.send.staging.take(len as u64);
         let t = self.hw.run(TX_CPU, at.max(free), a.costs.dma_setup);
         let mut fw = self.hw.to_adapter(bus, t, addr, dst, len, true).expect("mapped");
         let released = fw;
         let mut buf = vec![0u8; len];
         self.hw.mem.read(dst, &mut buf).expect("mapped");
-        let frames = if per_chunk == 1 { Ok(std::iter::once(0..len).collect()) } else { chunk::split(&buf) };
+        let frames = if chunked { chunk::split(&buf) } else { Ok(std::iter::once(0..len).collect()) };
         let Ok(frames) = frames else { return (fw, released) };
         for r in frames {
-            let mut cycles = a.costs.tx_frame + if per_chunk > 1 { a.costs.split } else { 0 };
+            let mut cycles = a.costs.tx_frame + if chunked { a.costs.split } else { 0 };
             if a.checksum == ChecksumAt::Firmware {
                 fw = self.hw.memory(fw, r.len() as u64);
             }
