@@ -58,7 +58,14 @@ impl Gro {
 
     fn hold(&mut self, f: &[u8], s: &Seg, now: Time, weight: u32) {
         let gso = (s.len as u32).div_ceil(weight.max(1)) as u16;
-        self.held.push(Held { merge: Merge::first(s, f), bytes: f[..s.end].to_vec(), layout: s.layout, segments: weight, gso, since: now });
+        self.held.push(Held {
+            merge: Merge::first(s, f, weight),
+            bytes: f[..s.end].to_vec(),
+            layout: s.layout,
+            segments: weight,
+            gso,
+            since: now,
+        });
     }
 
     /// Take in one received frame; returns what must go up now, in order.
@@ -100,7 +107,7 @@ impl Gro {
             return out;
         }
         let h = &mut self.held[i];
-        let end = h.merge.join(&s);
+        let end = h.merge.join(&s, weight);
         h.bytes.extend_from_slice(&frame[s.layout.header_len()..s.end]);
         h.segments += weight;
         h.bytes[h.layout.l4 + 13] |= s.flags;
@@ -227,6 +234,28 @@ mod tests {
         // One segment alone is a frame as it came.
         assert!(g.push(&input[2], at(200)).is_empty());
         assert_eq!(g.expire(at(300)).iter().map(|o| (o.segments, o.gso)).collect::<Vec<_>>(), [(1, 0)]);
+    }
+
+    #[test]
+    fn a_held_merge_takes_the_segment_whose_id_follows_all_it_stands_for() {
+        // The adapter's LRO merged segments with IDs 7, 8 and 9; the merged
+        // frame carries 7, and the next wire segment comes with 10.
+        for (dont_fragment, next, joins) in [(false, 10, true), (false, 8, false), (true, 7, true), (true, 9, false)] {
+            let ids = if next == 7 { [7, 7, 7, 7] } else { [7, 8, 9, next] };
+            let input = with_ids(&ids, dont_fragment);
+            let three = merged(&input[0], input[1..3].iter().map(Vec::as_slice));
+            let [three] = &three[..] else { panic!("one merge") };
+            let mut g = gro();
+            assert!(g.push_weighted(&three.bytes, at(0), three.segments).is_empty(), "held");
+            let mut out = g.push(&input[3], at(1));
+            out.extend(g.expire(at(100)));
+            let got: Vec<_> = out.iter().map(|o| (o.segments, o.reason)).collect();
+            let want = if joins { vec![(4, Some(Flush::Timeout))] } else { vec![(3, Some(Flush::Id)), (1, Some(Flush::Timeout))] };
+            assert_eq!(got, want, "ID {next} after 7 merged with two more (don't fragment: {dont_fragment})");
+            if joins {
+                assert_eq!(out[0].gso, 1460, "still the wire segments' size");
+            }
+        }
     }
 
     #[test]

@@ -109,10 +109,10 @@ impl Seg {
         self.joins() && !self.ends()
     }
 
-    /// Its IPv4 ID is `step` on from `last`: a step of 0 (a fixed ID) only
-    /// where the datagram may not be fragmented.
-    fn id_follows(&self, last: u16, step: u16) -> bool {
-        self.id == last.wrapping_add(step) && (step != 0 || self.dont_fragment)
+    /// Its IPv4 ID is `step` a segment on from `first`, `count` segments on:
+    /// a step of 0 (a fixed ID) only where the datagram may not be fragmented.
+    fn id_follows(&self, first: u16, count: u16, step: u16) -> bool {
+        self.id == first.wrapping_add(step.wrapping_mul(count)) && (step != 0 || self.dont_fragment)
     }
 }
 
@@ -125,10 +125,15 @@ pub struct Merge {
     options: [u8; 40],
     options_len: usize,
     header_len: usize,
-    /// The first segment's length: a shorter one ends the merge.
+    /// The first segment's length (its segments', if it was merged before):
+    /// a shorter one ends the merge.
     mss: usize,
     next_seq: u32,
-    last_id: u16,
+    /// The first segment's IPv4 ID and the wire segments merged so far: the
+    /// next one's ID is the first's plus their count, or the same (Linux's
+    /// `inet_gro_receive` adds its count of segments likewise).
+    first_id: u16,
+    count: u16,
     /// How the IDs go: +1 a segment, or 0 (fixed, don't-fragment only); set by
     /// the second segment.
     id_step: Option<u16>,
@@ -137,8 +142,9 @@ pub struct Merge {
 }
 
 impl Merge {
-    /// A merge that starts with segment `s` of frame `f`.
-    pub(super) fn first(s: &Seg, f: &[u8]) -> Merge {
+    /// A merge that starts with segment `s` of frame `f`, which stands for
+    /// `weight` wire segments (merged before, as by an adapter's LRO).
+    pub(super) fn first(s: &Seg, f: &[u8], weight: u32) -> Merge {
         let options = &f[s.layout.l4 + 20..s.layout.header_len()];
         let mut kept = [0u8; 40];
         kept[..options.len()].copy_from_slice(options);
@@ -148,9 +154,10 @@ impl Merge {
             options: kept,
             options_len: options.len(),
             header_len: s.layout.header_len(),
-            mss: s.len,
+            mss: s.len.div_ceil(weight.max(1) as usize),
             next_seq: s.seq.wrapping_add(s.len as u32),
-            last_id: s.id,
+            first_id: s.id,
+            count: weight as u16,
             id_step: None,
             ip_bytes: s.end - s.layout.ip,
         }
@@ -165,7 +172,7 @@ impl Merge {
             Some(Flush::Ack)
         } else if self.header_len != s.layout.header_len() || options != &self.options[..self.options_len] {
             Some(Flush::Options)
-        } else if !self.id_step.map_or(s.id_follows(self.last_id, 1) || s.id_follows(self.last_id, 0), |d| s.id_follows(self.last_id, d)) {
+        } else if self.id_step_of(s).is_none() {
             Some(Flush::Id)
         } else if s.len > self.mss {
             Some(Flush::Long)
@@ -176,11 +183,18 @@ impl Merge {
         }
     }
 
-    /// `s` joins; returns why the merge ends with it, if it does.
-    pub(super) fn join(&mut self, s: &Seg) -> Option<Flush> {
+    /// The step of IDs `s` keeps to, if it keeps to one this merge allows.
+    fn id_step_of(&self, s: &Seg) -> Option<u16> {
+        let steps = self.id_step.map_or([1, 0], |d| [d, d]);
+        steps.into_iter().find(|&d| s.id_follows(self.first_id, self.count, d))
+    }
+
+    /// `s`, standing for `weight` wire segments, joins; returns why the merge
+    /// ends with it, if it does.
+    pub(super) fn join(&mut self, s: &Seg, weight: u32) -> Option<Flush> {
         self.next_seq = self.next_seq.wrapping_add(s.len as u32);
-        self.id_step = Some(s.id.wrapping_sub(self.last_id));
-        self.last_id = s.id;
+        self.id_step = self.id_step_of(s);
+        self.count = self.count.wrapping_add(weight as u16);
         self.ip_bytes += s.len;
         if s.ends() {
             Some(Flush::Flag)
@@ -193,7 +207,7 @@ impl Merge {
 
     /// A merge that starts with frame `f`, if it may start one.
     pub fn start(f: &[u8]) -> Option<Merge> {
-        Seg::of(f).filter(Seg::starts).map(|s| Merge::first(&s, f))
+        Seg::of(f).filter(Seg::starts).map(|s| Merge::first(&s, f, 1))
     }
 
     /// Frame `f` comes after the merge's segments so far: what it does to it.
@@ -205,7 +219,7 @@ impl Merge {
         if !s.joins() || self.refuses(&s, f).is_some() {
             return Meets::Ends;
         }
-        Meets::Joins { ends: self.join(&s).is_some() }
+        Meets::Joins { ends: self.join(&s, 1).is_some() }
     }
 }
 
