@@ -6,6 +6,7 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use super::*;
+use crate::host::config::FrameSenderConfig;
 use crate::processor::Account;
 use crate::scenario::PartPlan;
 use crate::wire::Frame;
@@ -125,4 +126,20 @@ fn the_queues_of_one_adapter_send_through_its_first_queues_mac() {
     let (a0, a1, b0, b1) = (mac(&mut m, 0), mac(&mut m, 1), mac(&mut m, 2), mac(&mut m, 3));
     assert!(Rc::ptr_eq(&a0, &a1) && Rc::ptr_eq(&b0, &b1), "each adapter's queues share one MAC");
     assert!(!Rc::ptr_eq(&a0, &b0), "two adapters do not");
+}
+
+#[test]
+fn a_frame_sender_is_a_process_through_a_ring_and_send_calls_through_an_event_ring() {
+    // The Malta sender's frame workload, through its programmable adapter.
+    let cfg = shipped_host("scenarios/papers/malta2001/send.toml", "host");
+    let send = cfg.send.clone().expect("the frame workload's sender");
+    let m = Machine::new(cfg.clone(), vec![Probe::boxed(Interface::Events)], "h", None).expect("built");
+    let Driver::Events(d) = &m.ports[0].driver else { panic!("an event-ring driver") };
+    assert_eq!((d.per_call(), d.stack_frames()), (send.burst, false), "its calls, and the stack kept off the adapter");
+    assert!(!m.procs.run_queue(send.cpu as usize).sender, "no sender process: its calls follow completions");
+    // The same sender as a blast through a ring adapter is a process on its processor.
+    let mut ring = host(1, 1);
+    ring.blast = Some(FrameSenderConfig { port: 0, cpu: 2, ..send });
+    let m = Machine::new(ring, vec![Probe::boxed(Interface::Rings)], "h", None).expect("built");
+    assert!(m.procs.run_queue(2).sender && !m.procs.run_queue(0).sender);
 }
