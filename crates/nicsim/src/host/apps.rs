@@ -22,7 +22,8 @@ pub struct Apps {
     pub send: Option<FrameSender>,
     /// The sender waits for transmit descriptors to be reclaimed.
     pub blast_waiting: bool,
-    /// The ring adapter the blast leaves by: the one that reaches its sink.
+    /// The adapter the blast leaves by (through a ring, its sender process
+    /// waits for room there).
     pub blast_port: usize,
     /// An `Item::AppCall` waits in a queue.
     pub call_queued: bool,

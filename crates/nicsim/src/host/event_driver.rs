@@ -280,7 +280,7 @@ impl EventDriver {
     }
 
     /// A send's completion: its slot is free for the oldest waiting frame of
-    /// the stack, or the workload's next send call.
+    /// the stack, or the frame sender's next send call.
     fn send_done(&mut self) -> (DriverStep, StepEnd) {
         self.completed += 1;
         let step = DriverStep { completions: 1, ..Default::default() };

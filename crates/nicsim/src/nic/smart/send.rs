@@ -19,7 +19,8 @@ use crate::wire::ethernet::{FCS, MIN_FRAME};
 use crate::wire::{Frame, FrameMeta};
 
 const TX_CPU: usize = 0;
-/// Ethernet, IPv4 and UDP headers of the frame workloads.
+/// Ethernet, IPv4 and UDP headers of the frames a host's frame sender or the
+/// firmware's generator makes.
 const UDP_HEADERS: usize = 42;
 
 impl Programmable {
