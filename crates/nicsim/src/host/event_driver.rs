@@ -15,9 +15,9 @@ use std::collections::VecDeque;
 use crate::device::{Event, Register};
 use crate::engine::timers::Earliest;
 use crate::mem::Memory;
-use crate::nic::firmware::chunk;
 use crate::nic::firmware::gro::{Gro, Out};
 use crate::nic::firmware::tso::Template;
+use crate::nic::firmware::{chunk, csum};
 use crate::nic::smart::config::SmartConfig;
 use crate::nic::smart::layout::*;
 use crate::observe::Report;
@@ -230,7 +230,7 @@ impl EventDriver {
         }
         let mut buf = Vec::new();
         for mut f in frames {
-            leave_checksums(&mut f.bytes);
+            csum::clear(&mut f.bytes);
             if chunked {
                 chunk::push(&mut buf, &f.bytes);
             } else {
@@ -403,26 +403,6 @@ impl EventDriver {
         r.real("bus_bytes_per_payload_byte", bus_bytes / payload);
         r.real("host_cycles_per_byte", host_busy.as_secs_f64() * self.cfg.host.clock.hz() / payload);
     }
-}
-
-/// Zero an IPv4 frame's header checksum and its UDP or TCP checksum, which
-/// the adapter sums as it sends (a frame of another kind is left whole).
-fn leave_checksums(frame: &mut [u8]) {
-    use etherparse::{NetSlice, SlicedPacket, TransportSlice};
-    let start = frame.as_ptr() as usize;
-    let at = |part: &[u8]| part.as_ptr() as usize - start;
-    let (l3, l4, sum_at) = {
-        let Ok(p) = SlicedPacket::from_ethernet(frame) else { return };
-        let Some(NetSlice::Ipv4(ip)) = &p.net else { return };
-        let sum_at = match p.transport {
-            Some(TransportSlice::Udp(_)) => 6,
-            Some(TransportSlice::Tcp(_)) => 16,
-            _ => return,
-        };
-        (at(ip.header().slice()), at(ip.payload().payload), sum_at)
-    };
-    frame[l3 + 10..l3 + 12].fill(0);
-    frame[l4 + sum_at..l4 + sum_at + 2].fill(0);
 }
 
 /// Bytes the host writes into its own memory.

@@ -44,6 +44,16 @@ pub fn insert(frame: &mut [u8]) -> Result<Layout, String> {
     Ok(l)
 }
 
+/// Zero the checksums of an IPv4 TCP or UDP frame, as a driver leaves them
+/// for the adapter that `insert`s them (a frame of another kind is left whole).
+pub fn clear(frame: &mut [u8]) {
+    if let Ok(l) = Layout::of(frame) {
+        frame[l.ip + 10..l.ip + 12].fill(0);
+        let at = l4_field(&l);
+        frame[at..at + 2].fill(0);
+    }
+}
+
 /// What receive checksum offload reports for a frame; `None` where it does not apply.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Verdict {
