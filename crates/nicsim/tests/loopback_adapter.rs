@@ -35,7 +35,7 @@ impl Loopback {
         while self.posted > 0 {
             let Some(mut frame) = self.waiting.pop_front() else { break };
             frame.meta.arrived = now;
-            cx.rings.rx.complete(Box::new(frame), now);
+            cx.rings[0].rx.complete(Box::new(frame), now);
             self.posted -= 1;
             n += 1;
         }
@@ -61,15 +61,15 @@ impl Device for Loopback {
 
     fn register_write(&mut self, reg: Register, cx: &mut DeviceCx) {
         match reg {
-            Register::RxTail(n) => self.posted += n,
-            Register::TxTail => {
+            Register::RxTail { n, .. } => self.posted += n,
+            Register::TxTail { .. } => {
                 let mut n = 0;
-                while let Some(frame) = cx.rings.tx.fetch() {
+                while let Some(frame) = cx.rings[0].tx.fetch() {
                     self.waiting.push_back(frame);
                     n += 1;
                 }
                 self.sent += n as u64;
-                cx.rings.tx.written_back(cx.now(), n);
+                cx.rings[0].tx.written_back(cx.now(), n);
                 cx.out.took_sends = true;
             }
             // An event-ring adapter's doorbells: a ring adapter has none.

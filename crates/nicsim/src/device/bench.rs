@@ -9,7 +9,8 @@ use crate::time::Time;
 
 pub struct Bench {
     pub bus: HostBus,
-    pub rings: Rings,
+    /// Its queues' rings (one pair a queue).
+    pub rings: Vec<Rings>,
     pub out: DeviceOut,
     outbox: Vec<Outgoing>,
     rng: SimRng,
@@ -23,13 +24,19 @@ impl Bench {
     pub fn new(bus: HostBus) -> Self {
         Bench {
             bus,
-            rings: Rings::new(256),
+            rings: vec![Rings::new(256)],
             out: DeviceOut::default(),
             outbox: Vec::new(),
             rng: component_rng(1, "bench"),
             sent: Vec::new(),
             said: Vec::new(),
         }
+    }
+
+    /// A bench for a device of `n` queues.
+    pub fn queues(mut self, n: usize) -> Self {
+        self.rings = (0..n).map(|_| Rings::new(256)).collect();
+        self
     }
 
     /// Give the device an input at `now`.

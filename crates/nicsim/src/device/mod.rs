@@ -2,8 +2,10 @@
 //! shape of SimBricks' `nicbm::Device`: what reaches an adapter from outside
 //! (a frame from the wire, one of its own timers) and what it hands back
 //! through its context (frames to the wire, which it sends itself; receive
-//! completions in host memory and sends done, each a cause of its interrupt;
-//! events for its driver). Every adapter kind implements it (`nic::RingAdapter`,
+//! completions in host memory and sends done, each a cause of one of its
+//! message-signalled interrupt vectors; events for its driver). An adapter
+//! with several queues is one device: it steers each frame from the wire to
+//! a queue itself and raises that queue's vector. Every adapter kind implements it (`nic::RingAdapter`,
 //! `nic::smart::Programmable`, `toe::Adapter`); the host hands frames and
 //! timers to all of them through it alone, and runs for each the driver its
 //! `Interface` asks for.
@@ -15,8 +17,6 @@ pub mod rings;
 
 pub use message::Message;
 
-use std::cell::Cell;
-use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::bus::HostBus;
@@ -42,16 +42,14 @@ pub trait Device {
     fn processors(&mut self) -> Vec<&mut Account>;
     /// A register write of its driver reaches it (a ring adapter's tails).
     fn register_write(&mut self, _reg: Register, _cx: &mut DeviceCx) {}
-    /// The host moved a frame it took out of the adapter's packet memory (an
-    /// adapter that is no bus master).
-    fn moved_out(&mut self, _frame: &Frame) {}
-    /// The MAC its frames leave by, where the queues of one adapter share it
-    /// (a ring adapter's transmit side).
-    fn mac(&self) -> Option<Rc<Cell<Time>>> {
-        None
+    /// The host moved a frame it took out of queue `queue`'s packet memory
+    /// (an adapter that is no bus master).
+    fn moved_out(&mut self, _queue: usize, _frame: &Frame) {}
+    /// Its queues, each a pair of descriptor rings with an interrupt vector
+    /// of its own (one for every kind but a multi-queue ring adapter).
+    fn queues(&self) -> usize {
+        1
     }
-    /// Send through `mac`, the first queue's of the same adapter.
-    fn share_mac(&mut self, _mac: Rc<Cell<Time>>) {}
     /// How far back in time its transfers may book the bus: a firmware's DMA
     /// loop or segmented send books ahead of time and out of order.
     fn books_back(&self) -> Duration {
@@ -62,6 +60,14 @@ pub trait Device {
     fn report(&self, _r: &mut Report, _end: Time, _host_busy: Duration) {}
     /// Its processor's figures, where it has one.
     fn report_processor(&self, _r: &mut Report, _end: Time) {}
+    /// The figures of its queue `queue` alone, and of that queue's processor
+    /// (a device of one queue gives all its figures).
+    fn report_queue(&self, _queue: usize, r: &mut Report, end: Time, host_busy: Duration) {
+        self.report(r, end, host_busy)
+    }
+    fn report_queue_processor(&self, _queue: usize, r: &mut Report, end: Time) {
+        self.report_processor(r, end)
+    }
 
     // An adapter whose driver works from an event ring in host memory (a
     // programmable adapter): the driver (`host::event_driver`) reads and
@@ -135,10 +141,11 @@ pub enum Event {
 /// A register of an adapter that its driver writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Register {
-    /// A ring adapter's receive tail: this many more buffers posted.
-    RxTail(u32),
-    /// A ring adapter's transmit tail: the descriptors filled so far are the adapter's.
-    TxTail,
+    /// A ring adapter's receive tail of queue `queue`: `n` more buffers posted.
+    RxTail { queue: u16, n: u32 },
+    /// A ring adapter's transmit tail of queue `queue`: the descriptors filled
+    /// so far are the adapter's.
+    TxTail { queue: u16 },
     /// An event-ring adapter's send doorbell: send `n`'s descriptor is
     /// written. Beside the write, for the figures: when the host made the
     /// send's bytes and when it issued the send.
@@ -171,8 +178,9 @@ impl PartialEq for DeviceFactory {
 pub struct DeviceCx<'a, 'c> {
     pub ctx: &'a mut Ctx<'c>,
     pub bus: &'a mut HostBus,
-    /// Its descriptor rings in host memory, which it reaches by DMA.
-    pub rings: &'a mut Rings,
+    /// Its descriptor rings in host memory, which it reaches by DMA: a pair
+    /// for each of its queues.
+    pub rings: &'a mut [Rings],
     pub out: &'a mut DeviceOut,
 }
 
@@ -180,12 +188,23 @@ impl DeviceCx<'_, '_> {
     pub fn now(&self) -> Time {
         self.ctx.now()
     }
+
+    /// The same input handed to its queue `queue` alone: that queue's rings,
+    /// and what it tells the host raising the queue's vector.
+    #[inline]
+    pub fn queue<R>(&mut self, queue: usize, f: impl FnOnce(&mut DeviceCx) -> R) -> R {
+        self.out.vector = queue as u16;
+        f(&mut DeviceCx { ctx: self.ctx, bus: self.bus, rings: &mut self.rings[queue..=queue], out: self.out })
+    }
 }
 
 /// What a device tells its host after one input; the host applies it and
 /// empties it.
 #[derive(Debug, Default)]
 pub struct DeviceOut {
+    /// The message-signalled vector (its queue's) the rest raises: one input
+    /// reaches one queue.
+    pub vector: u16,
     /// Completions that became visible in host memory: when, and how many (each
     /// a cause of its interrupt).
     pub completions: Vec<(Time, u32)>,

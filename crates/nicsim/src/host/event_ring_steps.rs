@@ -6,11 +6,12 @@
 //! across the bus. The host reaches the adapter through `device::Device` alone.
 
 use crate::engine::Ctx;
+use crate::host::adapters::Adapters;
 use crate::host::cpu::{Activity, Item};
 use crate::host::cpu::{Plan, Then};
-use crate::host::event_driver::DriverWork;
+use crate::host::event_driver::{DriverWork, EventDriver};
 use crate::host::machine::Machine;
-use crate::host::port::Driver;
+use crate::host::port::{Driver, Port};
 use crate::host::tag::Tag;
 use crate::time::{Duration, Time};
 use crate::wire::{Frame, FrameMeta};
@@ -19,7 +20,7 @@ impl Machine {
     /// The work adapter `p`'s driver finds goes to the polling processor.
     pub(super) fn event_ring_work(&mut self, p: usize, ctx: &mut Ctx) {
         let k = self.cfg.driver.poll_cpu as usize;
-        let events = self.ports[p].device.events();
+        let events = self.adapters.device(p).events();
         let Driver::Events(d) = &mut self.ports[p].driver else { return };
         let work = d.work(events);
         if work.is_empty() {
@@ -49,7 +50,7 @@ impl Machine {
     /// A frame of the host's stack leaves by event-ring adapter `p`.
     pub(super) fn event_ring_send(&mut self, p: usize, frame: Frame, ctx: &mut Ctx) {
         let now = ctx.now();
-        let (d, mem) = self.ports[p].event_driver();
+        let (d, mem) = event_driver(&mut self.ports, &mut self.adapters, p);
         if let Some(reg) = d.send_frame(frame, now, mem) {
             self.write_register(p, reg, now, ctx);
         }
@@ -63,7 +64,7 @@ impl Machine {
             DriverWork::Send => (Activity::App, self.send_call_frames(p, now, ctx)),
             _ => (Activity::Poll, Vec::new()),
         };
-        let (d, mem) = self.ports[p].event_driver();
+        let (d, mem) = event_driver(&mut self.ports, &mut self.adapters, p);
         let (cost, gro_due) = d.step(work, frames, now, mem);
         if let Some(due) = gro_due {
             d.gro_timer.set(&mut self.timers, ctx, due, now, Tag::EventRingGro(p));
@@ -123,10 +124,16 @@ impl Machine {
     /// A step of adapter `p`'s driver ended at `end`: it rings its doorbells,
     /// and finds what came meanwhile.
     pub(super) fn event_ring_step_end(&mut self, p: usize, end: Time, ctx: &mut Ctx) {
-        let (d, mem) = self.ports[p].event_driver();
+        let (d, mem) = event_driver(&mut self.ports, &mut self.adapters, p);
         for reg in d.step_end(end, mem) {
             self.write_register(p, reg, end, ctx);
         }
         self.event_ring_work(p, ctx);
     }
+}
+
+/// Event-ring port `p`'s driver, and the host memory its adapter's model holds.
+fn event_driver<'a>(ports: &'a mut [Port], adapters: &'a mut Adapters, p: usize) -> (&'a mut EventDriver, &'a mut crate::mem::Memory) {
+    let Driver::Events(d) = &mut ports[p].driver else { unreachable!("only an event-ring port comes here") };
+    (d, adapters.device(p).host_memory().expect("an event-ring adapter holds the host memory it reaches"))
 }

@@ -2,8 +2,9 @@
 //! and the driver, stack and applications that run on the processors. The parts
 //! share the bus calendars and the processors, contended resources whose timing
 //! is booked directly; so a host is one component, and its port `i` is its
-//! `i`-th adapter's wire (an adapter with several queues is one adapter of the
-//! host's list per queue, all on its wire: `Steer` says which takes a frame).
+//! `i`-th adapter's wire. Within the host a port is one queue of an adapter
+//! (an adapter with several queues has a port of the host for each, all on
+//! its wire; its device steers each frame to one of them).
 //! Internal events are timers whose tag says what falls due (`Tag`; what each
 //! does is in `timers.rs`). Its parts: the processors and what they
 //! may take next (`Processors`), the applications (`Apps`), the ports and
@@ -13,6 +14,7 @@ use crate::bus::HostBus;
 use crate::device::{Device, DeviceCx, DeviceOut, Interface, Register};
 use crate::engine::timers::Timers;
 use crate::engine::{Component, Ctx, Msg, PortId};
+use crate::host::adapters::Adapters;
 use crate::host::apps::Apps;
 use crate::host::config::HostConfig;
 use crate::host::cpu::{Effects, Item};
@@ -22,23 +24,26 @@ use crate::host::port::{Driver, Port, RingDriver};
 use crate::host::processors::{Processors, RunQueue};
 use crate::host::send_order::SendOrder;
 use crate::host::sessions::Sessions;
-use crate::host::steer::Steer;
 pub(super) use crate::host::tag::{IrqAlarm, Tag, HOST_TIMERS};
 use crate::host::tally::Tally;
 use crate::host::trace_tracks::trace_parts;
 use crate::host::transfer::Wires;
 use crate::mem::DmaCount;
+use crate::nic::Transfer;
 use crate::observe::{Report, SharedTrace, TrackId};
 use crate::stack::Stack;
 use crate::time::{Duration, Time};
+use crate::wire::Frame;
 
 pub struct Machine {
     pub(super) cfg: HostConfig,
     pub(super) buses: Vec<HostBus>,
     pub(super) ports: Vec<Port>,
+    /// The adapters' devices, and the rings of each port in host memory.
+    pub(super) adapters: Adapters,
     /// The ports whose adapter the driver works through its rings (every one
-    /// but the offload engines).
-    pub(super) rings: Vec<usize>,
+    /// but the offload engines and event-ring adapters).
+    pub(super) ring_ports: Vec<usize>,
     /// With a poll loop: per processor, the rings its loop polls (a queue of a
     /// multi-queue adapter on its own processor, the rest on `poll_cpu`); per
     /// port, the processor whose loop polls it.
@@ -54,8 +59,6 @@ pub struct Machine {
     /// The data frames of a TTCP transfer, when the host runs one.
     pub(super) wires: Option<Wires>,
     wire_tracks: Vec<TrackId>,
-    /// Per wire port, the queue that takes each frame.
-    steer: Vec<Steer>,
     pub(super) send_order: SendOrder,
     /// Frames a step put in each adapter's ring, and what a device told the
     /// host (kept to save an allocation a step and a frame).
@@ -70,29 +73,20 @@ impl Machine {
     /// The host `cfg` describes, with `devices` in its adapter slots (port
     /// order): it runs for each the driver its interface asks for.
     pub fn new(cfg: HostConfig, devices: Vec<Box<dyn Device>>, name: &str, trace: Option<SharedTrace>) -> Result<Self, String> {
-        if devices.len() != cfg.adapters.len() {
-            return Err(format!("{} devices for {} adapter slots", devices.len(), cfg.adapters.len()));
-        }
+        let mut adapters = Adapters::new(devices, &cfg.adapters)?;
         // The bus keeps its bookings for as long as the slowest adapter takes to
         // receive a jumbo frame, or as far back as a device books.
         let slowest = cfg.adapters.iter().map(|a| a.nic.link_rate_bps).min().unwrap_or(1);
-        let reach_back = devices.iter().map(|d| d.books_back()).fold(Duration::for_bits(10_000 * 8, slowest), Duration::max);
+        let reach_back = adapters.devices().map(|d| d.books_back()).fold(Duration::for_bits(10_000 * 8, slowest), Duration::max);
         let mut buses: Vec<HostBus> = (0..cfg.buses).map(|_| HostBus::new(cfg.bus.clone(), reach_back)).collect();
         // One last-level cache: every bus's DMA moves through DDIO's share of it.
         let dma = DmaCount::default();
         for b in &mut buses {
             b.dma = dma.clone();
         }
-        let mut ports = Vec::with_capacity(devices.len());
-        for (i, (a, mut device)) in cfg.adapters.iter().zip(devices).enumerate() {
-            // Each queue of a multi-queue adapter is a device on the same wire,
-            // sending through the first queue's MAC.
-            if a.queue > 0 {
-                let first: &Port = &ports[i - a.queue as usize];
-                if let Some(mac) = first.device.mac() {
-                    device.share_mac(mac);
-                }
-            }
+        let mut ports = Vec::with_capacity(cfg.adapters.len());
+        for (i, a) in cfg.adapters.iter().enumerate() {
+            let device = adapters.device(i);
             let driver = match device.interface() {
                 Interface::Rings => Driver::Rings(Box::new(RingDriver::new(&a.nic))),
                 Interface::Events => {
@@ -115,22 +109,21 @@ impl Machine {
                     Driver::Messages(Box::new(driver))
                 }
             };
-            ports.push(Port::new(&a.nic, a.bus, device, driver));
+            ports.push(Port::new(&a.nic, a.bus, driver));
         }
-        let steer = Steer::of(&cfg.adapters);
-        let rings: Vec<usize> = (0..ports.len()).filter(|p| ports[*p].ring_ref().is_some()).collect();
+        let ring_ports: Vec<usize> = (0..ports.len()).filter(|p| ports[*p].ring_ref().is_some()).collect();
         let poller_of: Vec<usize> = cfg
             .adapters
             .iter()
             .map(|a| if a.queues > 1 && !cfg.driver.busy_poll { a.irq_cpu } else { cfg.driver.poll_cpu as usize })
             .collect();
         let mut poll_rings = vec![Vec::new(); cfg.cpus as usize];
-        for &p in &rings {
+        for &p in &ring_ports {
             poll_rings[poller_of[p]].push(p);
         }
-        let mut procs = Processors::new(cfg.clock, run_queues(&cfg, &poll_rings, &rings), cfg.driver.deferred);
+        let mut procs = Processors::new(cfg.clock, run_queues(&cfg, &poll_rings, &ring_ports), cfg.driver.deferred);
         let wire_tracks =
-            trace.as_ref().map_or(Vec::new(), |t| trace_parts(t, name, &mut buses, &mut procs.cpus, (&mut ports, &cfg.adapters)));
+            trace.as_ref().map_or(Vec::new(), |t| trace_parts(t, name, &mut buses, &mut procs.cpus, (&mut adapters, &cfg.adapters)));
         let sessions = match &cfg.sessions {
             list if list.is_empty() => None,
             list => {
@@ -150,7 +143,8 @@ impl Machine {
             apps,
             buses,
             ports,
-            rings,
+            adapters,
+            ring_ports,
             poll_rings,
             poller_of,
             multi_queue: cfg.adapters.iter().any(|a| a.queues > 1),
@@ -159,7 +153,6 @@ impl Machine {
             trace,
             wires,
             wire_tracks,
-            steer,
             send_order: SendOrder::default(),
             tx_filled: Vec::new(),
             device_out: DeviceOut::default(),
@@ -173,8 +166,7 @@ impl Machine {
     /// the queue of `p`'s adapter whose vector is on `k`, as Linux's XPS maps
     /// each processor to a transmit queue, else `p`.
     pub(super) fn transmit_queue(&self, p: usize, k: usize) -> usize {
-        let wire = self.cfg.adapters[p].wire;
-        let first = self.steer[wire].first;
+        let first = p - self.adapters.queue(p);
         let queues = self.cfg.adapters[first].queues as usize;
         (first..first + queues).find(|&q| self.cfg.adapters[q].irq_cpu == k).unwrap_or(p)
     }
@@ -182,22 +174,36 @@ impl Machine {
     /// The adapter the stack answers a frame of adapter `p` by: its first queue.
     #[inline]
     pub(super) fn stack_port(&self, p: usize) -> usize {
-        self.steer[self.cfg.adapters[p].wire].first
+        p - self.adapters.queue(p)
     }
 
-    /// Hand adapter `p`'s device an input (`f`), then do what it tells the
-    /// host; returns what `f` does.
+    /// Hand port `p`'s adapter an input (`f`), then do what it tells the
+    /// host for the queue whose vector it raised; returns what `f` does.
     #[inline]
     pub(super) fn tell_device<R>(&mut self, p: usize, ctx: &mut Ctx, f: impl FnOnce(&mut (dyn Device + 'static), &mut DeviceCx) -> R) -> R {
+        self.tell_adapter(self.adapters.adapter(p), ctx, f)
+    }
+
+    /// Hand adapter `a` an input, as `tell_device`.
+    #[inline(always)]
+    fn tell_adapter<R>(&mut self, a: usize, ctx: &mut Ctx, f: impl FnOnce(&mut (dyn Device + 'static), &mut DeviceCx) -> R) -> R {
         let mark = ctx.sent().len();
-        let Port { bus, rings, device, .. } = &mut self.ports[p];
-        let bus = &mut self.buses[*bus];
-        let r = f(&mut **device, &mut DeviceCx { ctx, bus, rings, out: &mut self.device_out });
+        let (r, raised) = self.adapters.tell(a, ctx, &mut self.buses, &mut self.device_out, f);
         if ctx.sent().len() > mark {
             self.frames_sent(mark, ctx);
         }
-        self.device_said(p, ctx);
+        self.device_said(raised, ctx);
         r
+    }
+
+    /// The next frame port `p`'s ring driver takes at `now`, with its place in
+    /// the queue's order and when it became visible.
+    #[inline(always)]
+    pub(super) fn take(&mut self, p: usize, now: Time) -> Option<(u64, Box<Frame>, Time)> {
+        let Driver::Rings(ring) = &mut self.ports[p].driver else { unreachable!("only a ring driver takes from rings") };
+        let (frame, visible) = self.adapters.take(p, now, ring.transfer != Transfer::BusMaster)?;
+        ring.taken += 1;
+        Some((ring.taken - 1, frame, visible))
     }
 
     /// The driver writes register `reg` of adapter `p` at `now`: the write
@@ -308,7 +314,7 @@ impl Machine {
             }
         }
         for (p, n) in effects.refill.drain(..) {
-            self.write_register(p, Register::RxTail(n), now, ctx);
+            self.write_register(p, self.adapters.rx_tail(p, n), now, ctx);
         }
         self.send_order.in_turn(step.send_turn, &mut effects.transmit);
         let unbuilt = self.send_frames(&mut effects.transmit, now, ctx);
@@ -384,7 +390,7 @@ impl Component for Machine {
         self.ends_at(ctx.end());
         self.offload_start();
         self.event_ring_start(ctx);
-        for p in self.rings.clone() {
+        for p in self.ring_ports.clone() {
             let nic = &self.cfg.adapters[p].nic;
             let masked = self.cfg.driver.starts_masked(nic.moderation);
             let ring = nic.rx_ring;
@@ -394,7 +400,8 @@ impl Component for Machine {
                     self.timers.cancel(t);
                 }
             }
-            self.tell_device(p, ctx, |d, cx| d.register_write(Register::RxTail(ring - 1), cx));
+            let tail = self.adapters.rx_tail(p, ring - 1);
+            self.tell_device(p, ctx, |d, cx| d.register_write(tail, cx));
         }
         if self.apps.sessions.is_some() {
             self.procs.cpus[self.cfg.app_cpu.unwrap_or(0)].queue.push_back(Item::Start);
@@ -426,8 +433,8 @@ impl Component for Machine {
                 if let Some(w) = &mut self.wires {
                     w.received(&frame.bytes, now);
                 }
-                let q = if self.multi_queue { self.steer[p].queue(&frame.bytes) } else { p };
-                self.tell_device(q, ctx, |d, cx| d.frame_in(frame, cx));
+                // Wire port p's adapter, which steers it to one of its queues.
+                self.tell_adapter(p, ctx, |d, cx| d.frame_in(frame, cx));
             }
             Msg::Timer(tag) => self.timer(tag, ctx),
         }
@@ -441,8 +448,10 @@ impl Component for Machine {
         for c in &mut self.procs.cpus {
             c.account.close_trace();
         }
-        for p in &mut self.ports {
-            p.close_trace();
+        for d in self.adapters.devices() {
+            for a in d.processors() {
+                a.close_trace();
+            }
         }
         Ok(())
     }
@@ -455,7 +464,8 @@ impl Component for Machine {
             Some(t) => vec![("ttcp_xxh128", t.app.stream.xxh128_hex())],
             None => self.apps.sessions.as_ref().map(|s| s.text()).unwrap_or_default(),
         };
-        let engines = self.ports.iter().filter(|p| p.offload().is_some()).filter_map(|p| p.device.stack());
+        let engines =
+            (0..self.ports.len()).filter(|&p| self.ports[p].offload().is_some()).filter_map(|p| self.adapters.device_ref(p).stack());
         text.extend(Stack::stall_text(self.apps.sessions.iter().map(|s| s.stack()).chain(engines), self.ended));
         text
     }

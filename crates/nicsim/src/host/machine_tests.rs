@@ -1,26 +1,26 @@
-//! The host as the boundary sees it: given its configuration and a device in
-//! each slot, it runs the driver each device's interface asks for, and lets the
-//! queues of one adapter share its MAC, whatever the devices are.
-
-use std::cell::Cell;
-use std::rc::Rc;
+//! The host as the boundary sees it: given its configuration and a device for
+//! each adapter, it runs the driver each device's interface asks for, and
+//! serves each vector an adapter of several queues raises by that queue's
+//! port, whatever the devices are.
 
 use super::*;
 use crate::host::config::FrameSenderConfig;
 use crate::processor::Account;
 use crate::scenario::PartPlan;
-use crate::wire::Frame;
+use crate::wire::endpoint::{ipv4_headers, Addr};
+use crate::wire::{Frame, L4};
 
-/// A device that only says how its driver reaches it, and keeps the MAC it
-/// was given.
+/// A device that only says how its driver reaches it; with several queues,
+/// it puts each frame from the wire in the receive ring of the queue its
+/// last byte names, at once, and raises that queue's vector.
 struct Probe {
     interface: Interface,
-    mac: Rc<Cell<Time>>,
+    queues: usize,
 }
 
 impl Probe {
     fn boxed(interface: Interface) -> Box<dyn Device> {
-        Box::new(Probe { interface, mac: Rc::new(Cell::new(Time::ZERO)) })
+        Box::new(Probe { interface, queues: 1 })
     }
 }
 
@@ -28,16 +28,20 @@ impl Device for Probe {
     fn interface(&self) -> Interface {
         self.interface
     }
-    fn frame_in(&mut self, _frame: Box<Frame>, _cx: &mut DeviceCx) {}
+    fn queues(&self) -> usize {
+        self.queues
+    }
+    fn frame_in(&mut self, frame: Box<Frame>, cx: &mut DeviceCx) {
+        let q = *frame.bytes.last().expect("a frame") as usize % self.queues;
+        cx.queue(q, |cx| {
+            let now = cx.now();
+            cx.rings[0].rx.complete(frame, now);
+            cx.out.completions.push((now, 1));
+        });
+    }
     fn timer(&mut self, _tag: u64, _cx: &mut DeviceCx) {}
     fn processors(&mut self) -> Vec<&mut Account> {
         Vec::new()
-    }
-    fn mac(&self) -> Option<Rc<Cell<Time>>> {
-        Some(self.mac.clone())
-    }
-    fn share_mac(&mut self, mac: Rc<Cell<Time>>) {
-        self.mac = mac;
     }
 }
 
@@ -94,7 +98,7 @@ fn each_adapter_gets_the_driver_its_interface_asks_for() {
     let m = Machine::new(cfg, vec![Probe::boxed(Interface::Events), Probe::boxed(Interface::Rings)], "h", None).expect("built");
     assert!(m.ports[1].ring_ref().is_some() && !m.ports[1].events());
     assert!(m.ports[0].events() && m.ports[0].ring_ref().is_none());
-    assert_eq!(m.rings, vec![1], "only a ring driver polls rings");
+    assert_eq!(m.ring_ports, vec![1], "only a ring driver polls rings");
     assert_eq!(m.ports[0].stack_segments(), Some(true), "the host's stack sends through the event ring, the adapter segmenting");
 }
 
@@ -113,19 +117,29 @@ fn a_device_with_an_event_ring_needs_its_drivers_settings() {
 }
 
 #[test]
-fn every_slot_needs_one_device() {
+fn every_adapter_needs_one_device_with_its_queues() {
     let Err(e) = Machine::new(host(2, 1), vec![Probe::boxed(Interface::Rings)], "h", None) else { panic!("built") };
-    assert_eq!(e, "1 devices for 2 adapter slots");
+    assert_eq!(e, "1 devices for 2 adapters");
+    let Err(e) = Machine::new(host(1, 4), vec![Probe::boxed(Interface::Rings)], "h", None) else { panic!("built") };
+    assert_eq!(e, "adapter 0 has 1 queues, and the host gives it 4");
 }
 
 #[test]
-fn the_queues_of_one_adapter_send_through_its_first_queues_mac() {
-    let devices = (0..4).map(|_| Probe::boxed(Interface::Rings)).collect();
+fn a_vector_an_adapter_raises_is_served_by_its_queues_port() {
+    // Two adapters of two queues: ports 0 and 1 are the first's queues, 2 and 3 the second's.
+    let devices: Vec<Box<dyn Device>> = (0..2).map(|_| Box::new(Probe { interface: Interface::Rings, queues: 2 }) as _).collect();
     let mut m = Machine::new(host(2, 2), devices, "h", None).expect("built");
-    let mac = |m: &mut Machine, p: usize| m.ports[p].device.mac().expect("a MAC");
-    let (a0, a1, b0, b1) = (mac(&mut m, 0), mac(&mut m, 1), mac(&mut m, 2), mac(&mut m, 3));
-    assert!(Rc::ptr_eq(&a0, &a1) && Rc::ptr_eq(&b0, &b1), "each adapter's queues share one MAC");
-    assert!(!Rc::ptr_eq(&a0, &b0), "two adapters do not");
+    let (mut outbox, mut rng) = (Vec::new(), crate::engine::component_rng(1, "t"));
+    let now = Time::ZERO + Duration::from_us(1);
+    let mut ctx = Ctx::new(now, &mut outbox, &mut rng);
+    let (a, b) = (Addr { mac: [2, 0, 0, 0, 0, 9], ip: [10, 0, 0, 9], port: 9 }, Addr { mac: m.cfg.mac, ip: m.cfg.ip, port: 9 });
+    // A frame by the second adapter (wire 1) whose last byte names its second queue.
+    let bytes = crate::wire::build(&ipv4_headers(a, b, 0, L4::Udp { src_port: 9, dst_port: 9 }), &[1; 18]).expect("builds");
+    m.handle(1, Msg::Frame(Box::new(Frame { bytes, meta: Default::default() })), &mut ctx);
+    let ready: Vec<bool> = (0..4).map(|p| m.adapters.rings_ref(p).rx.ready(now)).collect();
+    assert_eq!(ready, vec![false, false, false, true], "in the ring of port 3 alone");
+    let pending: Vec<u32> = m.ports.iter().map(|p| p.irq.count() + p.irq.raised as u32).collect();
+    assert_eq!(pending, vec![0, 0, 0, 1], "port 3's vector, none other");
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! The host: processors and their costs, the driver, the protocol stack and the
 //! applications; and the ideal hosts (`ideal = true`) that cost nothing.
 
+mod adapters;
 pub mod apps;
 pub mod config;
 pub mod cpu;
@@ -12,6 +13,7 @@ mod gone_up;
 mod gro;
 mod handler_runs;
 pub mod ideal;
+mod labels;
 mod latency;
 pub mod machine;
 mod offload;
@@ -23,7 +25,6 @@ mod report;
 mod send_order;
 mod send_queue;
 pub mod sessions;
-mod steer;
 mod steps;
 pub mod stream;
 mod tag;

@@ -20,7 +20,7 @@ impl Machine {
     pub(super) fn offload_handler_step(&mut self, p: usize) -> Plan {
         let costs = &self.cfg.costs;
         let (exit, completion) = (costs.interrupt_exit, costs.completion);
-        match self.ports[p].device.take_message() {
+        match self.adapters.device(p).take_message() {
             None => {
                 let mut plan = Plan::new(Activity::Interrupt, exit);
                 plan.effects.enable_irq = Some(p);

@@ -1,27 +1,22 @@
-//! One adapter of a host with the driver that serves it: its rings, its
-//! interrupt, the bus it sits on, and the driver's own state (the buffers
-//! waiting to be handed back, an offload engine's sockets).
+//! One queue of a host's adapter (an adapter's only one, for most) with the
+//! driver that serves it: its interrupt vector, the bus its adapter sits on,
+//! and the driver's own state (the buffers waiting to be handed back, an
+//! offload engine's sockets). Its rings and its adapter's device are the
+//! host's `Adapters`.
 
 use std::collections::VecDeque;
 
-use crate::device::rings::Rings;
-use crate::device::Device;
 use crate::host::event_driver::EventDriver;
 use crate::host::gone_up::GoneUp;
 use crate::host::offload::Offload;
 use crate::nic::{Irq, NicConfig, Transfer};
-use crate::time::Time;
 use crate::wire::Frame;
 
 pub struct Port {
+    /// Its interrupt vector's moderation and masking.
     pub irq: Irq,
     /// Index of the bus the adapter is on.
     pub bus: usize,
-    /// Its descriptor rings in host memory (a ring adapter's; empty for the others).
-    pub rings: Rings,
-    /// The adapter, whatever its kind: the host hands it frames from the wire,
-    /// its timers and its driver's register writes.
-    pub device: Box<dyn Device>,
     /// The host's driver for it, the one its interface asks for.
     pub driver: Driver,
 }
@@ -62,12 +57,8 @@ pub struct RingDriver {
 }
 
 impl Port {
-    pub fn new(nic: &NicConfig, bus: usize, device: Box<dyn Device>, driver: Driver) -> Self {
-        let mut rings = Rings::new(nic.tx_ring);
-        if let Some(n) = nic.tx_in_flight {
-            rings.tx.keep_at_most(n);
-        }
-        Port { irq: Irq::new(nic.moderation), bus, rings, device, driver }
+    pub fn new(nic: &NicConfig, bus: usize, driver: Driver) -> Self {
+        Port { irq: Irq::new(nic.moderation), bus, driver }
     }
 
     /// The ring driver of a port that has one.
@@ -76,20 +67,6 @@ impl Port {
             Driver::Rings(r) => r,
             _ => unreachable!("only a ring driver's port comes here"),
         }
-    }
-
-    /// The next frame its driver takes from the receive ring at `now`, with
-    /// its place in the adapter's order and when it became visible; a frame
-    /// the host moves leaves the adapter's packet memory as it takes it.
-    #[inline]
-    pub fn take(&mut self, now: Time) -> Option<(u64, Box<Frame>, Time)> {
-        let (frame, visible) = self.rings.rx.take(now)?;
-        let Port { device, driver: Driver::Rings(ring), .. } = self else { unreachable!("only a ring driver takes from rings") };
-        if ring.transfer != Transfer::BusMaster {
-            device.moved_out(&frame);
-        }
-        ring.taken += 1;
-        Some((ring.taken - 1, frame, visible))
     }
 
     pub fn ring_ref(&self) -> Option<&RingDriver> {
@@ -111,12 +88,6 @@ impl Port {
             Driver::Messages(o) => Some(o),
             _ => None,
         }
-    }
-
-    /// An event-ring port's driver, and the host memory its adapter's model holds.
-    pub fn event_driver(&mut self) -> (&mut EventDriver, &mut crate::mem::Memory) {
-        let Port { device, driver: Driver::Events(d), .. } = self else { unreachable!("only an event-ring port comes here") };
-        (d, device.host_memory().expect("an event-ring adapter holds the host memory it reaches"))
     }
 
     /// Its driver works from an event ring.
@@ -144,13 +115,6 @@ impl Port {
     /// Whether the host moves this adapter's frames (it is no bus master).
     pub fn moved_by_host(&self) -> bool {
         self.ring_ref().is_some_and(|r| r.transfer != Transfer::BusMaster)
-    }
-
-    /// Draw the last span of each of its processors.
-    pub fn close_trace(&mut self) {
-        for a in self.device.processors() {
-            a.close_trace();
-        }
     }
 }
 
@@ -182,69 +146,10 @@ impl RingDriver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::{Arc, Mutex};
-
-    use crate::device::DeviceCx;
-    use crate::processor::Account;
-
-    /// A device that notes the frames the host moved out of it, and does nothing else.
-    struct Quiet {
-        moved_out: Arc<Mutex<Vec<usize>>>,
-    }
-
-    impl Device for Quiet {
-        fn frame_in(&mut self, _frame: Box<Frame>, _cx: &mut DeviceCx) {}
-        fn timer(&mut self, _tag: u64, _cx: &mut DeviceCx) {}
-        fn processors(&mut self) -> Vec<&mut Account> {
-            Vec::new()
-        }
-        fn moved_out(&mut self, frame: &Frame) {
-            self.moved_out.lock().expect("not poisoned").push(frame.len());
-        }
-    }
-
-    /// A ring port with a `Quiet` device; what the host moved out of it.
-    fn port(nic: NicConfig) -> (Port, Arc<Mutex<Vec<usize>>>) {
-        let moved = Arc::new(Mutex::new(Vec::new()));
-        let driver = Driver::Rings(Box::new(RingDriver::new(&nic)));
-        (Port::new(&nic, 0, Box::new(Quiet { moved_out: moved.clone() }), driver), moved)
-    }
-
-    fn frame(len: usize) -> Box<Frame> {
-        Box::new(Frame { bytes: vec![0; len], meta: Default::default() })
-    }
-
-    fn us(n: u64) -> Time {
-        Time::ZERO + crate::time::Duration::from_us(n)
-    }
-
-    #[test]
-    fn the_driver_takes_frames_in_ring_order_once_visible_and_numbers_them() {
-        let (mut p, _) = port(NicConfig::gigabit());
-        p.rings.rx.complete(frame(100), us(5));
-        p.rings.rx.complete(frame(200), us(7));
-        assert!(p.take(us(4)).is_none(), "nothing visible yet");
-        let (order, f, visible) = p.take(us(8)).expect("the first");
-        assert_eq!((order, f.len(), visible), (0, 100, us(5)));
-        let (order, f, _) = p.take(us(8)).expect("the second");
-        assert_eq!((order, f.len()), (1, 200));
-        assert!(p.take(us(9)).is_none());
-    }
-
-    #[test]
-    fn a_frame_the_host_moves_leaves_adapter_memory_as_the_driver_takes_it() {
-        for (transfer, moved) in [(Transfer::BusMaster, vec![]), (Transfer::Pio, vec![300]), (Transfer::SharedMemory, vec![300])] {
-            let (mut p, seen) = port(NicConfig { transfer, ..NicConfig::gigabit() });
-            p.rings.rx.complete(frame(300), us(1));
-            p.take(us(1)).expect("visible");
-            assert_eq!(*seen.lock().expect("not poisoned"), moved, "{transfer:?}");
-        }
-    }
 
     #[test]
     fn buffers_go_back_in_whole_batches() {
-        let (mut p, _) = port(NicConfig::gigabit());
-        let r = p.ring();
+        let mut r = RingDriver::new(&NicConfig::gigabit());
         assert_eq!(r.recycle(5, 18), 0);
         assert_eq!(r.recycle(12, 18), 0, "17 held");
         assert_eq!(r.recycle(1, 18), 18, "a whole batch");

@@ -115,7 +115,7 @@ impl Machine {
         Effects::recycle(plan.effects);
         // What the adapters this loop polls book (`poll_cpu`'s: and those without rings).
         let mine = (0..self.ports.len()).filter(|&p| self.poller_of[p] == k);
-        let visible = mine.clone().filter_map(|p| self.ports[p].rings.rx.next_visible()).min();
+        let visible = mine.clone().filter_map(|p| self.adapters.rings_ref(p).rx.next_visible()).min();
         let next = visible.into_iter().chain(self.next_send_room_of(mine)).min();
         if let Some(t) = next.filter(|&t| t > now) {
             self.timers.arm(ctx, t, Tag::Thread(k));
@@ -134,7 +134,7 @@ impl Machine {
         }
         let Some(blast) = self.apps.blast.as_ref().filter(|b| b.cfg.count.is_none_or(|c| b.sent < c)) else { return };
         let cpu = blast.cfg.cpu as usize;
-        if let Some(t) = self.ports[p].rings.tx.next_reclaim() {
+        if let Some(t) = self.adapters.rings_ref(p).tx.next_reclaim() {
             self.timers.arm(ctx, t.max(ctx.now()), Tag::Thread(cpu));
         }
     }
@@ -143,7 +143,7 @@ impl Machine {
     fn sender_step(&mut self, k: usize, ctx: &mut Ctx) -> Option<Plan> {
         let now = ctx.now();
         let blast = self.apps.blast.as_mut()?;
-        let tx = &mut self.ports[self.apps.blast_port].rings.tx;
+        let tx = &mut self.adapters.rings(self.apps.blast_port).tx;
         tx.reclaim(now);
         let left = blast.cfg.count.map_or(u64::MAX, |c| c.saturating_sub(blast.sent));
         if left == 0 {

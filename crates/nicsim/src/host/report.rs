@@ -2,9 +2,9 @@
 //! one when there are several), processors and buses.
 
 use crate::host::cpu::Activity;
+use crate::host::labels::label;
 use crate::host::machine::Machine;
 use crate::host::port::Driver;
-use crate::host::steer::label;
 use crate::host::transfer::{self, Transfer, Wires};
 use crate::observe::{Report, Value};
 use crate::time::{Duration, Time};
@@ -17,15 +17,6 @@ fn prefixed(into: &mut Report, prefix: &str, from: &Report) {
             Value::Real(x) => into.real(&format!("{prefix}{name}"), *x),
         };
     }
-}
-
-/// Sum the counts of several reports with the same names, in order.
-fn summed(parts: &[Report]) -> Report {
-    let mut r = Report::default();
-    for (i, (name, _)) in parts[0].entries().iter().enumerate() {
-        r.count(name, parts.iter().map(|p| p.entries()[i].1.as_f64() as u64).sum());
-    }
-    r
 }
 
 impl Machine {
@@ -47,7 +38,7 @@ fn ends_at(m: &mut Machine, end: Time) {
     for c in &mut m.procs.cpus {
         c.account.ends_at(end);
     }
-    for a in m.ports.iter_mut().flat_map(|p| p.device.processors()) {
+    for a in m.adapters.devices().flat_map(|d| d.processors()) {
         a.ends_at(end);
     }
 }
@@ -75,7 +66,7 @@ fn report(m: &Machine, end: Time) -> Report {
     for (i, p) in m.ports.iter().enumerate() {
         let Some(o) = p.offload() else { continue };
         let mut e = Report::default();
-        o.report(&*p.device, &mut e, end);
+        o.report(m.adapters.device_ref(i), &mut e, end);
         e.count("engine_interrupts", p.irq.raised);
         let prefix = if engines > 1 || m.apps.sessions.is_some() { format!("adapter{}_", m.cfg.adapters[i].wire) } else { String::new() };
         prefixed(&mut r, &prefix, &e);
@@ -89,22 +80,22 @@ fn report(m: &Machine, end: Time) -> Report {
     for (i, p) in m.ports.iter().enumerate() {
         let Driver::Events(driver) = &p.driver else { continue };
         let mut a = Report::default();
-        p.device.report(&mut a, end, host_busy);
+        m.adapters.device_ref(i).report(&mut a, end, host_busy);
         driver.report(&mut a, host_busy);
         let prefix = label(&m.cfg.adapters, i).map_or(String::new(), |name| format!("{name}_"));
         prefixed(&mut r, &prefix, &a);
     }
     let adapters: Vec<Report> = rings
         .iter()
-        .map(|(_, p)| {
+        .map(|&(i, p)| {
             let mut a = Report::default();
-            p.device.report(&mut a, end, host_busy);
+            m.adapters.device_ref(i).report_queue(m.adapters.queue(i), &mut a, end, host_busy);
             a.count("interrupts", p.irq.raised);
             a
         })
         .collect();
     if !adapters.is_empty() {
-        let total = summed(&adapters);
+        let total = Report::summed(&adapters);
         for (name, v) in total.entries() {
             r.count(name, v.as_f64() as u64);
         }
@@ -152,15 +143,15 @@ fn report(m: &Machine, end: Time) -> Report {
         c.account.report(&mut r, &format!("cpu{i}"), end);
     }
     if m.ports.len() > 1 {
-        for (a, (i, p)) in adapters.iter().zip(&rings) {
-            let name = label(&m.cfg.adapters, *i).map_or(String::new(), |l| l + "_");
+        for (a, &(i, _)) in adapters.iter().zip(&rings) {
+            let name = label(&m.cfg.adapters, i).map_or(String::new(), |l| l + "_");
             prefixed(&mut r, &name, a);
             let mut pr = Report::default();
-            p.device.report_processor(&mut pr, end);
+            m.adapters.device_ref(i).report_queue_processor(m.adapters.queue(i), &mut pr, end);
             prefixed(&mut r, &name, &pr);
         }
-    } else if let Some((_, p)) = rings.first() {
-        p.device.report_processor(&mut r, end);
+    } else if let Some(&(i, _)) = rings.first() {
+        m.adapters.device_ref(i).report_processor(&mut r, end);
     }
     if m.buses.len() > 1 {
         for (i, b) in m.buses.iter().enumerate() {
@@ -185,11 +176,16 @@ fn transfer_report(m: &Machine, r: &mut Report, wires: &Wires, end: Time) {
             i,
             Transfer {
                 sender: t.app.sender(),
-                tally: m.ports[i].device.stack().map(|s| s.watched.as_ref().unwrap_or(&s.tally)).expect("an offload engine runs a stack"),
+                tally: m
+                    .adapters
+                    .device_ref(i)
+                    .stack()
+                    .map(|s| s.watched.as_ref().unwrap_or(&s.tally))
+                    .expect("an offload engine runs a stack"),
                 bytes: t.app.stream.bytes,
                 host_busy,
                 interrupts,
-                adapter_cycles: Some(m.ports[i].device.cycles()),
+                adapter_cycles: Some(m.adapters.device_ref(i).cycles()),
                 messages: t.calls,
                 line_rate_bps: 0,
             },

@@ -13,7 +13,6 @@
 //! coordinates the receive or transmit operation"). The work is the host's,
 //! and the adapter sees the frame only when it is done.
 
-use crate::device::Register;
 use crate::engine::Ctx;
 use crate::host::machine::{IrqAlarm, Machine, Tag};
 use crate::host::port::{Driver, Port};
@@ -41,7 +40,8 @@ impl Machine {
         let mut cycles = 0;
         for p in 0..self.ports.len() {
             let n = transmit.iter().filter(|(q, _)| *q == p).count() as u32;
-            let Port { rings, driver: Driver::Rings(ring), .. } = &mut self.ports[p] else { continue };
+            let Port { driver: Driver::Rings(ring), .. } = &mut self.ports[p] else { continue };
+            let rings = self.adapters.rings(p);
             if n == 0 || ring.smart || !ring.waiting.is_empty() {
                 continue;
             }
@@ -70,9 +70,10 @@ impl Machine {
                 self.event_ring_send(p, f, ctx);
                 continue;
             }
-            let Port { rings, driver: Driver::Rings(ring), .. } = &mut self.ports[p] else {
+            let Port { driver: Driver::Rings(ring), .. } = &mut self.ports[p] else {
                 unreachable!("a frame of the stack leaves by a ring or an event ring")
             };
+            let rings = self.adapters.rings(p);
             // A frame built ahead takes its credit whatever befalls it: one
             // that must wait after all (another processor filled the ring) is
             // built again when it goes.
@@ -107,7 +108,7 @@ impl Machine {
         self.tx_filled = filled;
         // Frames this step handed down unbuilt, with a descriptor free by now.
         let p = unbuilt?;
-        let tx = &mut self.ports[p].rings.tx;
+        let tx = &mut self.adapters.rings(p).tx;
         tx.reclaim(now);
         (tx.room() > 0).then_some(p)
     }
@@ -116,7 +117,8 @@ impl Machine {
     /// waiting frames behind them, building a dumb adapter's (the tail write
     /// follows the work). Returns how many it posted and the cycles it spent.
     pub(super) fn reclaim_sends(&mut self, p: usize, now: Time, ctx: &mut Ctx) -> (u32, u64) {
-        let Port { rings, driver: Driver::Rings(ring), .. } = &mut self.ports[p] else { return (0, 0) };
+        let Port { driver: Driver::Rings(ring), .. } = &mut self.ports[p] else { return (0, 0) };
+        let rings = self.adapters.rings(p);
         if ring.waiting.is_empty() {
             return (0, 0);
         }
@@ -140,15 +142,14 @@ impl Machine {
     /// outstanding one sent.
     pub(super) fn next_send_room_of(&self, of: impl IntoIterator<Item = usize>) -> Option<Time> {
         of.into_iter()
-            .map(|p| &self.ports[p])
-            .filter(|p| p.ring_ref().is_some_and(|r| !r.waiting.is_empty()))
-            .filter_map(|p| p.rings.tx.next_reclaim())
+            .filter(|&p| self.ports[p].ring_ref().is_some_and(|r| !r.waiting.is_empty()))
+            .filter_map(|p| self.adapters.rings_ref(p).tx.next_reclaim())
             .min()
     }
 
     fn tail_writes(&mut self, p: usize, n: u32, now: Time, ctx: &mut Ctx) {
         for _ in 0..n.div_ceil(self.cfg.driver.tx_tail_batch.max(1)) {
-            self.write_register(p, Register::TxTail, now, ctx);
+            self.write_register(p, self.adapters.tx_tail(p), now, ctx);
         }
     }
 
@@ -162,7 +163,7 @@ impl Machine {
         self.arm_send_wait(p, ctx);
         let k = self.poller_of[p];
         if self.polling() && self.procs.poll_asleep_since[k].is_some() {
-            if let Some(at) = self.ports[p].rings.tx.next_reclaim() {
+            if let Some(at) = self.adapters.rings_ref(p).tx.next_reclaim() {
                 self.timers.arm(ctx, at.max(ctx.now()), Tag::Thread(k));
             }
         }
@@ -175,8 +176,7 @@ impl Machine {
         if self.cfg.adapters[p].nic.tx_interrupt && !self.polling() {
             return;
         }
-        let port = &mut self.ports[p];
-        let Some(at) = port.rings.tx.next_reclaim() else { return };
-        port.irq.sends_waiting(at, &mut IrqAlarm { timers: &mut self.timers, ctx, port: p });
+        let Some(at) = self.adapters.rings_ref(p).tx.next_reclaim() else { return };
+        self.ports[p].irq.sends_waiting(at, &mut IrqAlarm { timers: &mut self.timers, ctx, port: p });
     }
 }

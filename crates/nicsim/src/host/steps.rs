@@ -150,7 +150,7 @@ impl Machine {
         if self.ports[p].offload().is_some() {
             return self.offload_handler_step(p);
         }
-        let Some((order, frame, visible)) = self.ports[p].take(now) else {
+        let Some((order, frame, visible)) = self.take(p, now) else {
             let (_, built) = self.reclaim_sends(p, now, ctx);
             let exit = self.cfg.driver.loop_exit_cycles(self.cfg.costs.interrupt_exit);
             let mut plan = Plan::new(Activity::Interrupt, built + exit);
@@ -311,7 +311,7 @@ impl Machine {
         let mut n = 0;
         let measuring = self.measuring(now);
         while n < limit {
-            let Some((order, frame, visible)) = self.ports[p].take(now) else { break };
+            let Some((order, frame, visible)) = self.take(p, now) else { break };
             if measuring {
                 self.tally.latency.taken(frame.meta.arrived, visible, now);
             }
@@ -337,7 +337,7 @@ impl Machine {
         if give > 0 {
             plan.effects.refill.push((p, give));
         }
-        let left = self.ports[p].rings.rx.ready(now);
+        let left = self.adapters.rings_ref(p).rx.ready(now);
         self.ports[p].irq.polled(now, left, &mut IrqAlarm { timers: &mut self.timers, ctx, port: p });
         n
     }

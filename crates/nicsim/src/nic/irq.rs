@@ -97,7 +97,7 @@ impl Irq {
     }
 
     /// Completions not yet signalled.
-    fn count(&self) -> u32 {
+    pub fn count(&self) -> u32 {
         self.causes.iter().map(|c| c.1).sum()
     }
 

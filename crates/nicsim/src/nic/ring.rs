@@ -53,16 +53,26 @@ impl RingAdapter {
         }
     }
 
-    /// It sits on wire port `wire` (a queue of a multi-queue adapter is one
-    /// device of the host's list, all on the adapter's wire).
+    /// It sits on wire port `wire` (each queue of a multi-queue adapter on
+    /// the adapter's).
     pub fn on_wire(mut self, wire: usize) -> Self {
         self.wire = wire as PortId;
         self
     }
 
+    /// The MAC its frames leave by.
+    pub fn mac(&self) -> Rc<Cell<Time>> {
+        self.tx.mac()
+    }
+
+    /// Send through `mac`, the first queue's of the same adapter.
+    pub fn share_mac(&mut self, mac: Rc<Cell<Time>>) {
+        self.tx.share_mac(mac);
+    }
+
     /// `n` more buffers posted (a receive tail write reached it).
     fn post(&mut self, n: u32, cx: &mut DeviceCx) {
-        self.rx.post(n, cx.now(), cx.bus, (&mut cx.rings.rx, &mut cx.out.completions));
+        self.rx.post(n, cx.now(), cx.bus, (&mut cx.rings[0].rx, &mut cx.out.completions));
         self.received(cx);
     }
 
@@ -81,7 +91,7 @@ impl RingAdapter {
     /// the adapter processor's work on an intelligent one.
     fn transmit(&mut self, cx: &mut DeviceCx) {
         let now = cx.now();
-        for Sent { start, frame, status } in self.tx.tail(now, cx.bus, &mut cx.rings.tx) {
+        for Sent { start, frame, status } in self.tx.tail(now, cx.bus, &mut cx.rings[0].tx) {
             let at = self.rx.process_before(now, start);
             if self.tx_interrupt {
                 // Done once it is on the wire and its status is written.
@@ -97,7 +107,7 @@ impl RingAdapter {
 impl Device for RingAdapter {
     #[inline]
     fn frame_in(&mut self, frame: Box<Frame>, cx: &mut DeviceCx) {
-        self.rx.arrive(frame, cx.now(), cx.bus, (&mut cx.rings.rx, &mut cx.out.completions));
+        self.rx.arrive(frame, cx.now(), cx.bus, (&mut cx.rings[0].rx, &mut cx.out.completions));
         self.received(cx);
     }
 
@@ -108,7 +118,7 @@ impl Device for RingAdapter {
         match due {
             RingDue::RxFlush => {
                 self.flush_timer.fired();
-                self.rx.flush(now, cx.bus, (&mut cx.rings.rx, &mut cx.out.completions));
+                self.rx.flush(now, cx.bus, (&mut cx.rings[0].rx, &mut cx.out.completions));
                 self.received(cx);
             }
             RingDue::TxDone => cx.out.sends_done += 1,
@@ -119,24 +129,16 @@ impl Device for RingAdapter {
         self.rx.processor.iter_mut().map(|p| &mut p.timeline.account).collect()
     }
 
-    fn mac(&self) -> Option<Rc<Cell<Time>>> {
-        Some(self.tx.mac())
-    }
-
-    fn share_mac(&mut self, mac: Rc<Cell<Time>>) {
-        self.tx.share_mac(mac);
-    }
-
     fn register_write(&mut self, reg: Register, cx: &mut DeviceCx) {
         match reg {
-            Register::RxTail(n) => self.post(n, cx),
-            Register::TxTail => self.transmit(cx),
+            Register::RxTail { n, .. } => self.post(n, cx),
+            Register::TxTail { .. } => self.transmit(cx),
             // An event-ring adapter's doorbells: a ring adapter has none.
             Register::SendPosted { .. } | Register::BuffersPosted(_) => {}
         }
     }
 
-    fn moved_out(&mut self, frame: &Frame) {
+    fn moved_out(&mut self, _queue: usize, frame: &Frame) {
         self.rx.moved_out(frame);
     }
 
@@ -178,7 +180,7 @@ mod tests {
     fn a_frame_from_the_wire_is_a_completion_in_host_memory() {
         let (mut b, nic) = ibm();
         let mut dev = RingAdapter::new(&nic, 0);
-        b.at(Time::ZERO, &mut dev, |d, cx| d.register_write(Register::RxTail(8), cx));
+        b.at(Time::ZERO, &mut dev, |d, cx| d.register_write(Register::RxTail { queue: 0, n: 8 }, cx));
         b.at(us(100), &mut dev, |d, cx| d.frame_in(Box::new(frame(1514)), cx));
         let (_, said) = b.said.last().expect("said");
         assert_eq!(said.completions.len(), 1);
@@ -187,8 +189,8 @@ mod tests {
         // Its data, remainder and status cross the bus after its last bit.
         assert!(visible > us(100) && visible < us(110), "visible at {visible}");
         assert_eq!(said.buffers_left, Some(7));
-        assert!(b.rings.rx.take(Time(visible.ps() - 1)).is_none(), "not visible before its write-back");
-        let (taken, at) = b.rings.rx.take(visible).expect("the driver takes it from its ring");
+        assert!(b.rings[0].rx.take(Time(visible.ps() - 1)).is_none(), "not visible before its write-back");
+        let (taken, at) = b.rings[0].rx.take(visible).expect("the driver takes it from its ring");
         assert_eq!((taken.len(), at), (1514, visible));
         b.run(&mut dev);
         assert!(b.sent.is_empty(), "receiving sends nothing");
@@ -202,7 +204,7 @@ mod tests {
         assert!(b.completions().is_empty(), "no buffer, no completion");
         b.run(&mut dev);
         assert!(b.completions().is_empty(), "no buffer yet");
-        b.at(us(50), &mut dev, |d, cx| d.register_write(Register::RxTail(4), cx));
+        b.at(us(50), &mut dev, |d, cx| d.register_write(Register::RxTail { queue: 0, n: 4 }, cx));
         b.run(&mut dev);
         let seen = b.completions();
         assert_eq!(seen.len(), 1);
@@ -215,9 +217,9 @@ mod tests {
         let (mut b, nic) = ibm();
         let nic = NicConfig { tx_interrupt: true, ..nic };
         let mut dev = RingAdapter::new(&nic, 3);
-        b.rings.tx.fill(frame(1514));
-        b.rings.tx.fill(frame(60));
-        b.at(us(2), &mut dev, |d, cx| d.register_write(Register::TxTail, cx));
+        b.rings[0].tx.fill(frame(1514));
+        b.rings[0].tx.fill(frame(60));
+        b.at(us(2), &mut dev, |d, cx| d.register_write(Register::TxTail { queue: 0 }, cx));
         b.run(&mut dev);
         assert!(b.said.iter().any(|(at, o)| *at == us(2) && o.took_sends));
         let sent = b.sent.clone();

@@ -75,6 +75,33 @@ impl Indirection {
     pub fn queue(&self, hash: u32) -> u16 {
         self.queues[hash as usize % TABLE_ENTRIES]
     }
+
+    /// How many queues it names (the highest, and those below it).
+    pub fn queues(&self) -> usize {
+        self.queues.iter().max().map_or(0, |&q| q as usize + 1)
+    }
+}
+
+/// How an adapter steers the frames it receives over its queues: by the
+/// hash of each frame under `key`, looked up in `table`; a frame with no IP
+/// header goes to the first queue.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Steering {
+    pub key: [u8; 40],
+    pub table: Indirection,
+}
+
+impl Steering {
+    /// `queues` queues in turn under `key`.
+    pub fn spread(queues: u16, key: [u8; 40]) -> Self {
+        Steering { key, table: Indirection::spread(queues) }
+    }
+
+    /// The queue that takes `frame`.
+    #[inline]
+    pub fn queue(&self, frame: &[u8]) -> usize {
+        input(frame).map_or(0, |i| self.table.queue(toeplitz(&self.key, &i)) as usize)
+    }
 }
 
 #[cfg(test)]

@@ -37,6 +37,15 @@ impl Report {
     pub fn entries(&self) -> &[(String, Value)] {
         &self.entries
     }
+
+    /// The counts of several reports with the same names, summed, in order.
+    pub fn summed(parts: &[Report]) -> Report {
+        let mut r = Report::default();
+        for (i, (name, _)) in parts[0].entries().iter().enumerate() {
+            r.count(name, parts.iter().map(|p| p.entries()[i].1.as_f64() as u64).sum());
+        }
+        r
+    }
 }
 
 impl Serialize for Report {

@@ -239,7 +239,7 @@ impl Device for Programmable {
             }
             Register::BuffersPosted(n) => self.buffers_posted(n, cx.bus, cx.ctx),
             // A ring adapter's tails: it has no rings.
-            Register::RxTail(_) | Register::TxTail => {}
+            Register::RxTail { .. } | Register::TxTail { .. } => {}
         }
         cx.out.driver_work = true;
     }
