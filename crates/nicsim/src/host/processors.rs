@@ -94,6 +94,7 @@ impl Processors {
     }
 
     /// Processor `k` has no deferred work, none shared, and no process to run.
+    #[inline]
     pub fn nothing_queued(&self, k: usize) -> bool {
         self.cpus[k].queue.is_empty() && self.then[k].is_none() && self.shared.is_empty() && self.run_queues[k].len() == 0
     }

@@ -39,6 +39,7 @@ impl Irq {
         Irq { moderation, enabled: true, causes: VecDeque::new(), timer: None, last_raised: None, send_wait: None, raised: 0 }
     }
 
+    #[inline(always)]
     fn due(&self, latest: Time) -> Option<Time> {
         let first = self.causes.front()?.0;
         if !self.enabled {
@@ -62,6 +63,7 @@ impl Irq {
 
     /// Set the timer for `due` unless one at or before it is in flight; a later
     /// one is taken back.
+    #[inline(always)]
     fn arm(&mut self, due: Option<Time>, alarm: &mut impl Alarm) {
         let Some(due) = due else { return };
         if self.timer.is_some_and(|(a, _)| a <= due) {
@@ -78,12 +80,14 @@ impl Irq {
     }
 
     /// `n` completions became visible to the host at `at`.
+    #[inline(always)]
     pub fn completed(&mut self, at: Time, n: u32, alarm: &mut impl Alarm) {
         self.cause(at, n);
         self.arm(self.due(at), alarm)
     }
 
     /// Set a cause at `at` for `n` completions, in time order.
+    #[inline(always)]
     fn cause(&mut self, at: Time, n: u32) {
         // Almost always the latest: kept with one at the same time, else last.
         match self.causes.back_mut() {
@@ -109,6 +113,7 @@ impl Irq {
     }
 
     /// The timer set last fell due at `now`: true if the interrupt is raised.
+    #[inline(always)]
     pub fn fire(&mut self, now: Time) -> bool {
         self.timer = None;
         if !self.enabled || self.causes.front().is_none_or(|c| c.0 > now) {
