@@ -5,10 +5,11 @@
 //! completions in host memory and sends done, each a cause of one of its
 //! message-signalled interrupt vectors; events for its driver). An adapter
 //! with several queues is one device: it steers each frame from the wire to
-//! a queue itself and raises that queue's vector. Every adapter kind implements it (`nic::RingAdapter`,
+//! a queue itself and raises that queue's vector. Every adapter kind
+//! implements it (`nic::RingAdapter`, `nic::MultiQueue`,
 //! `nic::smart::Programmable`, `toe::Adapter`); the host hands frames and
-//! timers to all of them through it alone, and runs for each the driver its
-//! `Interface` asks for.
+//! timers to all of them through it alone, and runs for each queue the driver
+//! its `Interface` asks for.
 
 #[cfg(test)]
 pub mod bench;

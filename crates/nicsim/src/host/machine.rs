@@ -70,8 +70,9 @@ pub struct Machine {
 }
 
 impl Machine {
-    /// The host `cfg` describes, with `devices` in its adapter slots (port
-    /// order): it runs for each the driver its interface asks for.
+    /// The host `cfg` describes, with `devices`, one for each of its adapters
+    /// in wire-port order (an adapter's queues are its slots in `cfg`): it
+    /// runs for each queue the driver its device's interface asks for.
     pub fn new(cfg: HostConfig, devices: Vec<Box<dyn Device>>, name: &str, trace: Option<SharedTrace>) -> Result<Self, String> {
         let mut adapters = Adapters::new(devices, &cfg.adapters)?;
         // The bus keeps its bookings for as long as the slowest adapter takes to
