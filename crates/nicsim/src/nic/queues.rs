@@ -168,6 +168,29 @@ mod tests {
     }
 
     #[test]
+    fn the_adapters_figures_are_its_queues_summed() {
+        let (mut b, mut dev) = (bench(2), adapter(2));
+        let steering = Steering::spread(2, VERIFICATION_KEY);
+        let port_of = |q: usize| (10_000..).find(|&p| steering.queue(&udp(p).bytes) == q).expect("a flow of each queue");
+        for q in 0..2 {
+            b.at(Time::ZERO, &mut dev, |d, cx| d.register_write(Register::RxTail { queue: q, n: 8 }, cx));
+        }
+        // One frame to queue 0, two to queue 1.
+        for (i, q) in [0, 1, 1].into_iter().enumerate() {
+            b.at(us(5 + 5 * i as u64), &mut dev, |d, cx| d.frame_in(udp(port_of(q)), cx));
+        }
+        b.run(&mut dev);
+        let frames = |r: &Report| r.get("rx_frames").expect("rx_frames");
+        let mut queues = [Report::default(), Report::default()];
+        for (q, r) in queues.iter_mut().enumerate() {
+            dev.report_queue(q, r, us(100), Duration::ZERO);
+        }
+        let mut whole = Report::default();
+        dev.report(&mut whole, us(100), Duration::ZERO);
+        assert_eq!((frames(&queues[0]), frames(&queues[1]), frames(&whole)), (1.0, 2.0, 3.0));
+    }
+
+    #[test]
     fn every_queue_sends_through_the_adapters_one_mac() {
         let (mut b, mut dev) = (bench(2), adapter(2));
         for q in 0..2 {
