@@ -237,7 +237,7 @@ impl Machine {
     /// What adapter `p` told the host: completions raise its interrupt (or
     /// wake the poll loop), sends taken let the driver queue more, work left
     /// for the driver goes to the polling processor.
-    #[inline]
+    #[inline(always)]
     fn device_said(&mut self, p: usize, ctx: &mut Ctx) {
         let now = ctx.now();
         if !self.device_out.completions.is_empty() {
@@ -259,11 +259,21 @@ impl Machine {
         }
         let out = &mut self.device_out;
         out.buffers_left = None;
+        if out.sends_done > 0 || out.took_sends || out.driver_work {
+            self.device_said_more(p, ctx);
+        }
+    }
+
+    /// The rest of what a device says, out of the frame path: sends done or
+    /// taken, work for the driver.
+    #[inline(never)]
+    fn device_said_more(&mut self, p: usize, ctx: &mut Ctx) {
+        let out = &mut self.device_out;
         let (done, took_sends, driver_work) =
             (std::mem::take(&mut out.sends_done), std::mem::take(&mut out.took_sends), std::mem::take(&mut out.driver_work));
         // A polling driver finds the sends done on its passes.
         if done > 0 && !self.polling() {
-            self.ports[p].irq.completed(now, done, &mut IrqAlarm { timers: &mut self.timers, ctx, port: p });
+            self.ports[p].irq.completed(ctx.now(), done, &mut IrqAlarm { timers: &mut self.timers, ctx, port: p });
         }
         if took_sends {
             self.wake_sender_for(p, ctx);

@@ -206,6 +206,7 @@ impl Machine {
     /// not recycle (which stalls the memory the adapter writes to), and with
     /// DDIO, a load from memory when the frame (DMA count `mark` once in) was
     /// evicted from the cache before the driver came to it.
+    #[inline(always)]
     fn driver_frame(&mut self, p: usize, now: Time, mark: u64) -> u64 {
         let c = &self.cfg.costs;
         let mut cycles = c.rx_frame;
@@ -309,7 +310,7 @@ impl Machine {
     /// frame, so what each one sends leaves when its own work ends. Returns how many.
     pub(super) fn poll_ring(&mut self, p: usize, now: Time, limit: u32, plan: &mut Plan, ctx: &mut Ctx) -> u32 {
         let mut n = 0;
-        let measuring = self.measuring(now);
+        let (measuring, moved) = (self.measuring(now), self.ports[p].moved_by_host());
         while n < limit {
             let Some((order, frame, visible)) = self.take(p, now) else { break };
             if measuring {
@@ -317,7 +318,7 @@ impl Machine {
             }
             n += 1;
             plan.cycles += self.driver_frame(p, now, frame.meta.dma_mark);
-            if self.ports[p].moved_by_host() {
+            if moved {
                 let at = plan.until.unwrap_or(now).max(now + self.cfg.clock.cycles(plan.cycles));
                 plan.until = Some(self.move_frame(p, at, frame.len(), true));
             }

@@ -114,6 +114,7 @@ impl Rx {
 
     /// A frame's last bit arrived at `now`. Adds to `visible` the completions
     /// that became visible (time and count), for the interrupt logic.
+    #[inline(always)]
     pub fn arrive(&mut self, mut frame: Box<Frame>, now: Time, bus: &mut HostBus, (ring, visible): Written) {
         let on_wire = fifo_bytes(&frame);
         frame.meta.arrived = now;
@@ -160,6 +161,7 @@ impl Rx {
     }
 
     /// Book DMA for waiting frames while descriptors last.
+    #[inline(always)]
     fn pump(&mut self, now: Time, bus: &mut HostBus, (ring, visible): Written) {
         while !self.waiting.is_empty() {
             self.fetch(now, bus);
@@ -208,6 +210,7 @@ impl Rx {
         }
     }
 
+    #[inline(always)]
     fn write_back(&mut self, start: Time, bus: &mut HostBus, ring: &mut RxRing) -> (Time, u32) {
         let n = self.unwritten.len() as u64;
         // A status says the frame came in whole (its FCS checked): not before
