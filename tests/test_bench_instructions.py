@@ -74,10 +74,17 @@ def test_a_function_belongs_to_the_part_of_its_own_module(function, part):
     assert benchinstr.part(function) == part
 
 
-def test_instructions_are_counted_for_one_scenario_only(cli):
-    r = cli("bench", "--case", "goals", "--instructions")
-    assert r.returncode == 2
-    assert "--instructions" in r.stderr and "goals" in r.stderr
+def test_instructions_are_counted_for_one_scenario_or_the_goals_only(cli):
+    for case in ("link", "scale"):
+        r = cli("bench", "--case", case, "--instructions")
+        assert r.returncode == 2
+        assert "--instructions" in r.stderr and case in r.stderr
+
+
+def test_the_goals_refuse_to_count_without_valgrind_before_any_run(cli, tmp_path):
+    env = {**os.environ, "PATH": str(tmp_path)}
+    r = cli("bench", "--case", "goals", "--instructions", env=env, timeout=20)
+    assert r.returncode == 2 and "valgrind" in r.stderr and "measuring" not in r.stderr, r.stderr
 
 
 def test_without_valgrind_the_count_is_refused_saying_what_it_needs(cli, tmp_path):

@@ -153,13 +153,16 @@ def test_the_goals_are_measured_in_one_run_beside_their_targets(cli, tmp_path):
     r = cli("bench", "--case", "goals", "--hosts", "2,20", "--duration", "2ms", "--repeat", "1", "--frames", "20000", "--peers", tmp_path, "--json")
     assert r.returncode == 0, r.stderr
     g = json.loads(r.stdout)
-    link, tcp, ibm, napi, growth, memory = g["goals"]
+    link, tcp, ibm, napi, ibm_counted, napi_counted, growth, memory = g["goals"]
     # No peer scripts in that folder: each ns-3 comparison says why it is missing.
     assert link["figure"] is None and "no peer scripts" in link["skipped"] and link["nicsim_frames_per_second"] > 0
     assert tcp["figure"] is None and "no peer scripts" in tcp["skipped"] and tcp["target"] == 20
     assert tcp["nicsim_packets_per_second"] > 100_000, "a second of 10 Gb/s TCP is some 800,000 data packets"
     assert ibm["target"] == 2e6 and ibm["ratio"] == ibm["figure"] / 2e6 == g["cases"]["full-path"]["frames_per_second"] / 2e6
     assert round(napi["target"]) == 14_880_952 and napi["figure"] == g["cases"]["10g-napi"]["frames_per_second"]
+    # Instructions are counted only when asked for; the rows say how.
+    for row, budget in ((ibm_counted, 7000), (napi_counted, 1300)):
+        assert row["figure"] is None and row["target"] == budget and "--instructions" in row["skipped"]
     small, large = g["cases"]["scale"]
     assert (small["hosts"], large["hosts"]) == (2, 20)
     assert growth["figure"] == large["wall_ns_per_frame"] / small["wall_ns_per_frame"] and growth["ratio"] == 2 / growth["figure"]

@@ -1,9 +1,10 @@
 """`nicsim bench --case goals`: the speed goals (docs/benchmarks.md) measured in one
 run, each figure beside its target with their ratio (1 or more: met). The link flood
 and a 10 Gb/s TCP transfer against ns-3 (each skipped, saying why, where ns-3 is not
-installed), the IBM 2001 full
-path, the 10 GbE NAPI flood against real time, and the growth of wall time per frame
-from the smallest generated network to the largest, with memory per host."""
+installed), the IBM 2001 full path, the 10 GbE NAPI flood against real time, the
+instructions a host frame of those two (counted with `--instructions`, else skipped
+saying so), and the growth of wall time per frame from the smallest generated
+network to the largest, with memory per host."""
 
 from __future__ import annotations
 
@@ -11,11 +12,14 @@ import sys
 
 from nicsim import _core
 from nicsim.bench import cases as benchcases
+from nicsim.bench import instructions as benchinstr
 from nicsim.bench import peers as benchpeers
 from nicsim.bench import scale as benchscale
 from nicsim.bench.machine import machine
 
 LINE_RATE_64B = 10e9 / ((64 + 20) * 8)  # 64-byte frames at 10 Gb/s, preamble and gap included
+# Instructions a host frame each case may take (issue 57: half of those at its filing).
+INSTRUCTION_BUDGETS = {"full-path": 7000, "10g-napi": 1300}
 SIZES = "10,1000"
 DURATION = "100ms"
 
@@ -31,6 +35,8 @@ def measure(args, sizes: tuple, duration: str) -> dict:
     say("10 GbE NAPI flood")
     napi = benchcases.measure("10g-napi", args.repeat)
     rows.append(_row("10 GbE 64 B NAPI flood: host frames per wall second (real time)", napi["frames_per_second"], LINE_RATE_64B))
+    for case, timed, what in (("full-path", ibm, "IBM 2001, 700 MHz, 8 clients"), ("10g-napi", napi, "10 GbE 64 B NAPI flood")):
+        rows.append(_instructions(args, case, timed, f"{what}: instructions a host frame (at most)", say))
     small, large = sizes
     say(f"networks of {small} and {large} hosts")
     scale = benchscale.measure([small, large], duration, repeat=args.repeat)
@@ -45,6 +51,18 @@ def measure(args, sizes: tuple, duration: str) -> dict:
 
 def _row(goal: str, figure: float, target: float) -> dict:
     return {"goal": goal, "figure": figure, "target": target, "ratio": figure / target}
+
+
+def _instructions(args, case: str, timed: dict, goal: str, say) -> dict:
+    """`case`'s instructions a host frame against its budget, counted under
+    callgrind with `--instructions`; without it the row says how to count."""
+    budget = INSTRUCTION_BUDGETS[case]
+    if not args.instructions:
+        return {"goal": goal, "figure": None, "target": budget, "ratio": None, "skipped": "counted with --instructions (valgrind's callgrind, about 50 times slower)"}
+    say(f"{case}'s instructions under callgrind")
+    counted = benchinstr.figures(case, timed)
+    per_frame = counted["instructions_per_frame"]
+    return {"goal": goal, "figure": per_frame, "target": budget, "ratio": budget / per_frame if per_frame else None, "parts_per_frame": counted["parts_per_frame"]}
 
 
 def _progress(args):
