@@ -307,12 +307,37 @@ impl Stack {
 
     /// Queue bytes to send; returns how many fitted.
     pub fn send(&mut self, s: Sock, data: &[u8]) -> usize {
-        if data.is_empty() || self.send_room(s) == 0 {
+        let mut at = 0;
+        self.send_with(s, data.len(), |buf| {
+            buf.copy_from_slice(&data[at..at + buf.len()]);
+            at += buf.len();
+        })
+    }
+
+    /// Queue up to `want` bytes that `fill` writes straight into the send
+    /// buffer, in order, in two pieces where the buffer wraps (an application
+    /// that makes its bytes needs no copy of its own); returns how many.
+    pub fn send_with(&mut self, s: Sock, want: usize, mut fill: impl FnMut(&mut [u8])) -> usize {
+        if want == 0 || self.send_room(s) == 0 {
             return 0;
         }
-        let n = self.tcp(s).send_slice(data).unwrap_or(0);
-        self.lanes[s.0].progress.written += n as u64;
-        n
+        let mut total = 0;
+        while total < want {
+            let n = self
+                .tcp(s)
+                .send(|buf| {
+                    let k = buf.len().min(want - total);
+                    fill(&mut buf[..k]);
+                    (k, k)
+                })
+                .unwrap_or(0);
+            if n == 0 {
+                break;
+            }
+            total += n;
+        }
+        self.lanes[s.0].progress.written += total as u64;
+        total
     }
     /// Whether the socket holds small segments back (Nagle's algorithm).
     pub fn nagle(&self, s: Sock) -> bool {

@@ -67,6 +67,12 @@ impl TtcpApp {
         self.stream.next(room.min(self.owed() as usize))
     }
 
+    /// Its next bytes written over `out` (no more than it owes): the calls that took.
+    pub fn write(&mut self, out: &mut [u8]) -> u64 {
+        debug_assert!(out.len() as u64 <= self.owed(), "never more than it owes");
+        self.stream.write(out)
+    }
+
     /// The socket took `data` (written or read); returns the calls that took.
     pub fn through(&mut self, data: &[u8]) -> u64 {
         self.stream.through(data)
