@@ -1,12 +1,12 @@
 //! What each frame is, for the cost model and the counters: a TCP segment with
-//! data, a pure ACK, or anything else (SYN, FIN, RST, ARP). Parsed from the bytes
-//! with etherparse, never taken on trust from the sender.
+//! data, a pure ACK, or anything else (SYN, FIN, RST, ARP). Parsed from the bytes,
+//! never taken on trust from the sender.
 
 use std::collections::hash_map::Entry;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use etherparse::{EtherType, Ethernet2Slice, IpNumber, Ipv4Slice, TcpSlice};
+use smoltcp::wire::{EthernetFrame, EthernetProtocol, IpProtocol, Ipv4Packet, TcpPacket};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Class {
@@ -69,32 +69,34 @@ impl Segment {
     }
 
     /// `None` for anything but an unfragmented TCP segment in IPv4 in Ethernet II.
+    /// Read through smoltcp's wire views, which check the lengths and read the
+    /// fields in place: every frame is classified once or twice, and building
+    /// etherparse's slices (extension headers and all) cost more than the rest.
     pub fn parse(frame: &[u8]) -> Option<Segment> {
-        let eth = Ethernet2Slice::from_slice_without_fcs(frame).ok()?;
-        if eth.ether_type() != EtherType::IPV4 {
+        let eth = EthernetFrame::new_checked(frame).ok()?;
+        if eth.ethertype() != EthernetProtocol::Ipv4 {
             return None;
         }
-        let ip = Ipv4Slice::from_slice(eth.payload_slice()).ok()?;
-        if ip.payload_ip_number() != IpNumber::TCP || ip.is_payload_fragmented() {
+        let ip = Ipv4Packet::new_checked(eth.payload()).ok()?;
+        if ip.version() != 4 || ip.next_header() != IpProtocol::Tcp || ip.more_frags() || ip.frag_offset() != 0 {
             return None;
         }
-        let tcp = TcpSlice::from_slice(ip.payload().payload).ok()?;
+        let tcp = TcpPacket::new_checked(ip.payload()).ok()?;
         let len = tcp.payload().len() as u32;
         let class = if tcp.syn() || tcp.fin() || tcp.rst() || !tcp.ack() {
             Class::Other
         } else if len == 0 {
             Class::PureAck
         } else {
-            Class::Data { seq: tcp.sequence_number(), len }
+            Class::Data { seq: tcp.seq_number().0 as u32, len }
         };
-        let h = ip.header();
         Some(Segment {
             class,
             syn: tcp.syn(),
             fin: tcp.fin(),
             opening: tcp.syn() && !tcp.ack(),
-            src: (tcp.source_port(), h.source()),
-            dst: (h.destination(), tcp.destination_port()),
+            src: (tcp.src_port(), ip.src_addr().octets()),
+            dst: (ip.dst_addr().octets(), tcp.dst_port()),
         })
     }
 }
