@@ -307,3 +307,19 @@ def test_progress_bars_go_to_a_terminal_only(flood, tmp_path, cli):
     r = cli("sweep", flood, "--vary", "source[0].count=100,200", "--db", tmp_path / "p.duckdb")
     assert r.returncode == 0, r.stderr
     assert "\r" not in r.stderr and "%|" not in r.stderr
+
+
+def test_a_results_file_is_read_again_once_it_changed(flood, tmp_path):
+    """Reading a study's results is remembered while the file stays as it is:
+    runs added since are seen, and a table's rows follow them."""
+    from nicsim.studies.document import load
+    from nicsim.studies.tables import records
+
+    db = tmp_path / "r.duckdb"
+    nicsim.sweep(flood, {"source[0].frame_size": [64]}, db=db, jobs=1, name="s")
+    _, _, frames = load(db)
+    assert load(db)[2]["s"] is frames["s"], "an unchanged file is read once"
+    assert [r["source[0].frame_size"] for r in records(frames, "s")] == [64]
+    nicsim.sweep(flood, {"source[0].frame_size": [64, 1518]}, db=db, jobs=1, name="s")
+    _, _, again = load(db)
+    assert [r["source[0].frame_size"] for r in records(again, "s")] == [64, 1518]

@@ -37,8 +37,33 @@ same comparisons, one record each.
 """
 
 
+# What `load` read, by file and the stamps of its last write: a validation reads
+# each results file for its text, its report and its records, and turning a wide
+# table into frames was most of its time outside the simulation.
+_loaded: dict = {}
+
+
 def load(path: Path) -> tuple:
-    """A results file's study, sweep definitions (in the study's order) and runs."""
+    """A results file's study, sweep definitions (in the study's order) and runs
+    (read once while the file stays as it is; the frames are not to be changed)."""
+    key = (os.path.realpath(path), _stamp(path), _stamp(f"{path}.wal"))
+    if key not in _loaded:
+        if len(_loaded) >= 64:
+            _loaded.clear()
+        _loaded[key] = _read(path)
+    return _loaded[key]
+
+
+def _stamp(path) -> tuple:
+    """What changes when a file is written: its inode, size and times of change."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return ()
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _read(path: Path) -> tuple:
     store = Store(path, read_only=True)
     try:
         spec = store.study() or {}

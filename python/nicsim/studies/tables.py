@@ -27,14 +27,24 @@ def matches(row: dict, where: dict) -> bool:
     return all(_norm(row.get(column(k))) == _norm(want) for k, want in where.items())
 
 
+# Each frame's finished runs as dicts, made once: a study's tables and figures
+# look its sweeps up hundreds of times, and the frames are hundreds of columns
+# wide. Keyed by the frame's identity, the frame kept beside so it stays alive.
+_records: dict = {}
+
+
 def records(frames: dict, sweep: str) -> list:
-    """The runs of a sweep that finished, in point order."""
+    """The runs of a sweep that finished, in point order (not to be changed)."""
     frame = frames.get(sweep)
     if frame is None or frame.empty:
         return []
-    if "status" in frame:
-        frame = frame[frame["status"] == "ok"]
-    return frame.to_dict("records")
+    held = _records.get(id(frame))
+    if held is None or held[0] is not frame:
+        if len(_records) >= 1024:
+            _records.clear()
+        ok = frame[frame["status"] == "ok"] if "status" in frame else frame
+        held = _records[id(frame)] = (frame, ok.to_dict("records"))
+    return held[1]
 
 
 def published_grid(spec: dict, frames: dict) -> list:
