@@ -90,6 +90,10 @@ fn unconnected(slot: &Slot, now: Time, port: PortId) -> SimError {
     SimError { component: slot.name.clone(), time: now, message: format!("sent on port {port}, which is not connected") }
 }
 
+/// What routing a step's messages gives: the error boxed, so that the result
+/// every event returns is one word, in a register, not a `SimError` in memory.
+type Routed = Result<(), Box<SimError>>;
+
 /// Why a component is stepped.
 enum Step {
     Start,
@@ -213,7 +217,7 @@ impl Simulator {
     /// Every component's start call, at time zero.
     pub(super) fn start(&mut self) -> Result<(), SimError> {
         for id in 0..self.slots.len() {
-            self.step(id, Step::Start)?;
+            self.step(id, Step::Start).map_err(|e| *e)?;
         }
         Ok(())
     }
@@ -223,13 +227,13 @@ impl Simulator {
         let ev = self.queue.pop().expect("an event is waiting");
         self.now = ev.time();
         self.events += 1;
-        self.step(ev.item.component as usize, Step::Handle(ev.item.port, ev.item.msg))
+        self.step(ev.item.component as usize, Step::Handle(ev.item.port, ev.item.msg)).map_err(|e| *e)
     }
 
     /// Let component `id` take its outside input, at `at` (not before now).
     pub(super) fn take_input(&mut self, id: ComponentId, at: Time) -> Result<(), SimError> {
         self.now = self.now.max(at);
-        self.step(id, Step::Input)
+        self.step(id, Step::Input).map_err(|e| *e)
     }
 
     /// End the run at `end`: every component's finish call.
@@ -244,7 +248,7 @@ impl Simulator {
     }
 
     /// Hand one message (or the start call) to a component, then route what it sent.
-    fn step(&mut self, id: ComponentId, input: Step) -> Result<(), SimError> {
+    fn step(&mut self, id: ComponentId, input: Step) -> Routed {
         // Only an event may run on into the component's own next timer: at
         // start, every component must start first.
         let chain = matches!(input, Step::Handle(..));
@@ -288,7 +292,7 @@ impl Simulator {
     /// component that takes its frames inline (a link, whose every output lies
     /// ahead; a sink, before the run's end) is handled at its send time: one
     /// event a hop fewer.
-    fn route(&mut self, id: ComponentId, sent: &mut Vec<Outgoing>) -> Result<(), SimError> {
+    fn route(&mut self, id: ComponentId, sent: &mut Vec<Outgoing>) -> Routed {
         // Taken from the end, in the order sent: a drain's drop is a call of
         // its own, on every event.
         sent.reverse();
@@ -300,7 +304,7 @@ impl Simulator {
                     let at = out.at;
                     if Self::absorb(&mut self.slots, (&mut self.last_box, &mut self.spares), &mut self.latest_inline, peer.end, out) {
                         sent.clear();
-                        return Err(Self::answered_last(&self.slots, peer.end, at));
+                        return Err(Box::new(Self::answered_last(&self.slots, peer.end, at)));
                     }
                 }
                 Inline::Ahead => self.pass_on(peer.end, out).inspect_err(|_| sent.clear())?,
@@ -311,7 +315,7 @@ impl Simulator {
 
     /// Hand a frame to a component that takes frames ahead (a link), at its
     /// send time, and deliver what it sends: to a sink at once, else queued.
-    fn pass_on(&mut self, to: Endpoint, out: Outgoing) -> Result<(), SimError> {
+    fn pass_on(&mut self, to: Endpoint, out: Outgoing) -> Routed {
         let Simulator { slots, queue, inline_box, last_box, latest_inline, horizon, now, spares, .. } = self;
         let slot = &mut slots[to.component];
         slot.part.handle(to.port, out.msg, &mut Ctx::new(out.at, inline_box, &mut slot.rng).with_spares(spares));
@@ -321,7 +325,7 @@ impl Simulator {
             let peer = match Self::target_in(slots, to.component, &o) {
                 Ok(p) => p,
                 Err(port) => {
-                    result = Err(unconnected(&slots[to.component], *now, port));
+                    result = Err(Box::new(unconnected(&slots[to.component], *now, port)));
                     inline_box.clear();
                     break;
                 }
@@ -329,7 +333,7 @@ impl Simulator {
             if takes_now(peer.inline, &o, *horizon, *now) == Inline::Last {
                 let at = o.at;
                 if Self::absorb(slots, (last_box, spares), latest_inline, peer.end, o) {
-                    result = Err(Self::answered_last(slots, peer.end, at));
+                    result = Err(Box::new(Self::answered_last(slots, peer.end, at)));
                     inline_box.clear();
                     break;
                 }
@@ -373,8 +377,8 @@ impl Simulator {
 
     /// Where a message `id` sent goes: its own timer port, or the far end of the wire.
     #[inline]
-    fn target(&self, id: ComponentId, out: &Outgoing) -> Result<Peer, SimError> {
-        Self::target_in(&self.slots, id, out).map_err(|port| self.unconnected(id, port))
+    fn target(&self, id: ComponentId, out: &Outgoing) -> Result<Peer, Box<SimError>> {
+        Self::target_in(&self.slots, id, out).map_err(|port| Box::new(self.unconnected(id, port)))
     }
 
     /// `target` over the slots alone; the error is the unconnected port.
