@@ -70,6 +70,7 @@ impl Lane {
                 return;
             }
         }
+        self.tcp().forget_idle_poll_at();
         self.iface.poll(instant(now), &mut self.queues, &mut self.sockets);
         let mut replies = Vec::new();
         self.queues.tx.retain(|f| match answer(&f.bytes) {
@@ -81,10 +82,20 @@ impl Lane {
         });
         if !replies.is_empty() {
             self.queues.rx.extend(replies);
+            self.tcp().forget_idle_poll_at();
             self.iface.poll(instant(now), &mut self.queues, &mut self.sockets);
         }
         out.append(&mut self.queues.tx);
-        self.next = next_poll(now, self.iface.poll_at(instant(now), &self.sockets));
+        // The poll's last dispatch, which sent nothing, said when the next is
+        // due: asking the interface again would repeat its look at the socket.
+        let at = match self.tcp_ref().idle_poll_at() {
+            Some(at) => {
+                debug_assert_eq!(at, self.iface.poll_at(instant(now), &self.sockets), "the dispatch's next poll is the interface's");
+                at
+            }
+            None => self.iface.poll_at(instant(now), &self.sockets),
+        };
+        self.next = next_poll(now, at);
         self.watch(now);
     }
 

@@ -590,6 +590,9 @@ pub struct Socket<'a> {
     byte_counting: bool,
     /// Whether the last look at what to send held a send back.
     deferring: core::cell::Cell<bool>,
+    /// nicsim: what `poll_at` said at the end of the last dispatch, when that
+    /// dispatch sent nothing (`idle_poll_at`).
+    idle_poll_at: Option<PollAt>,
     send_times: send_times::SendTimes,
     last_data_sent: Option<Instant>,
 
@@ -735,6 +738,7 @@ impl<'a> Socket<'a> {
             tso_defer: false,
             byte_counting: false,
             deferring: core::cell::Cell::new(false),
+            idle_poll_at: None,
             send_times: send_times::SendTimes::default(),
             last_data_sent: None,
             tsval_generator: None,
@@ -1608,6 +1612,27 @@ impl<'a> Socket<'a> {
     /// Note that the Berkeley sockets interface does not have an equivalent of this API.
     pub fn send_queue(&self) -> usize {
         self.tx_buffer.len()
+    }
+
+    /// nicsim: when the socket next needs a poll, as `poll_at` would say it now,
+    /// if the last dispatch decided to send nothing and nothing touched the
+    /// socket since (the caller clears it with `forget_idle_poll_at` before it
+    /// lets an interface poll): `Some(None)` for nothing but ingress,
+    /// `Some(Some(t))` for a time (`Instant::ZERO`-like `from_millis(0)` for
+    /// now); `None` when it is not known. The dispatch that sends nothing has
+    /// just found what `poll_at` would look for first (nothing to send, no
+    /// window to update), so the rest is the timers' minimum.
+    pub fn idle_poll_at(&self) -> Option<Option<Instant>> {
+        self.idle_poll_at.map(|p| match p {
+            PollAt::Ingress => None,
+            PollAt::Time(t) => Some(t),
+            PollAt::Now => Some(Instant::from_millis(0)),
+        })
+    }
+
+    /// nicsim: forget what the last dispatch said of the next poll.
+    pub fn forget_idle_poll_at(&mut self) {
+        self.idle_poll_at = None;
     }
 
     /// What holds back the data queued and not yet sent: `(congestion, peer)`,
@@ -2800,6 +2825,7 @@ impl<'a> Socket<'a> {
     where
         F: FnOnce(&mut Context, PacketMeta, (IpRepr, TcpRepr)) -> Result<(), E>,
     {
+        self.idle_poll_at = None;
         if self.tuple.is_none() {
             return Ok(());
         }
@@ -2922,6 +2948,9 @@ impl<'a> Socket<'a> {
             self.reset();
             return Ok(());
         } else {
+            // Nothing to send, no window to update, not closed: what `poll_at`
+            // would now say is the timers' minimum.
+            self.idle_poll_at = Some(self.timers_poll_at());
             return Ok(());
         }
 
@@ -3286,29 +3315,35 @@ impl<'a> Socket<'a> {
             // The receive window has been raised significantly.
             PollAt::Now
         } else {
-            let want_ack = self.ack_to_transmit();
-
-            let delayed_ack_poll_at = match (want_ack, self.ack_delay_timer) {
-                (false, _) => PollAt::Ingress,
-                (true, AckDelayTimer::Idle) => PollAt::Now,
-                (true, AckDelayTimer::Waiting(t)) => PollAt::Time(t),
-                (true, AckDelayTimer::Immediate) => PollAt::Now,
-            };
-
-            let timeout_poll_at = match (self.remote_last_ts, self.timeout) {
-                // If we're transmitting or retransmitting data, we need to poll at the moment
-                // when the timeout would expire.
-                (Some(remote_last_ts), Some(timeout)) => PollAt::Time(remote_last_ts + timeout),
-                // Otherwise we have no timeout.
-                (_, _) => PollAt::Ingress,
-            };
-
-            // We wait for the earliest of our timers to fire.
-            *[self.timer.poll_at(), timeout_poll_at, delayed_ack_poll_at]
-                .iter()
-                .min()
-                .unwrap_or(&PollAt::Ingress)
+            self.timers_poll_at()
         }
+    }
+
+    /// `poll_at` once there is nothing to send and no window to update: the
+    /// earliest of the timers.
+    fn timers_poll_at(&self) -> PollAt {
+        let want_ack = self.ack_to_transmit();
+
+        let delayed_ack_poll_at = match (want_ack, self.ack_delay_timer) {
+            (false, _) => PollAt::Ingress,
+            (true, AckDelayTimer::Idle) => PollAt::Now,
+            (true, AckDelayTimer::Waiting(t)) => PollAt::Time(t),
+            (true, AckDelayTimer::Immediate) => PollAt::Now,
+        };
+
+        let timeout_poll_at = match (self.remote_last_ts, self.timeout) {
+            // If we're transmitting or retransmitting data, we need to poll at the moment
+            // when the timeout would expire.
+            (Some(remote_last_ts), Some(timeout)) => PollAt::Time(remote_last_ts + timeout),
+            // Otherwise we have no timeout.
+            (_, _) => PollAt::Ingress,
+        };
+
+        // We wait for the earliest of our timers to fire.
+        *[self.timer.poll_at(), timeout_poll_at, delayed_ack_poll_at]
+            .iter()
+            .min()
+            .unwrap_or(&PollAt::Ingress)
     }
 }
 
