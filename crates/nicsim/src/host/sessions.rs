@@ -134,6 +134,10 @@ pub struct Sessions {
     first: usize,
     measured_read: u64,
     measured_acked: u64,
+    /// A run's frames and the sessions it visits, kept for the next run's
+    /// use: a run is made for every frame, and these were two allocations.
+    frames_buf: Vec<Box<Frame>>,
+    visit_buf: Vec<usize>,
 }
 
 impl Sessions {
@@ -195,6 +199,8 @@ impl Sessions {
             segments: if segments.is_empty() { vec![Some(false)] } else { segments },
             measured_read: 0,
             measured_acked: 0,
+            frames_buf: Vec::new(),
+            visit_buf: Vec::new(),
         })
     }
 
@@ -280,22 +286,25 @@ impl Sessions {
     /// sends the answer when its protocol work ends, before the applications'.
     pub fn run_apart(&mut self, now: Time, measuring: bool, mut work: Work) -> (Work, Work) {
         let mut answer = Work::default();
-        for mut f in self.stack.poll(now) {
+        let mut frames = std::mem::take(&mut self.frames_buf);
+        self.stack.poll_into(now, &mut frames);
+        for mut f in frames.drain(..) {
             f.meta.created = now;
             self.route(f, &mut answer.out);
         }
-        let mut frames = Vec::new();
-        let visit: Vec<usize> = if std::mem::take(&mut self.visit_all) {
-            (0..self.sessions.len()).collect()
+        let mut visit = std::mem::take(&mut self.visit_buf);
+        visit.clear();
+        if std::mem::take(&mut self.visit_all) {
+            visit.extend(0..self.sessions.len());
         } else {
-            self.stack.polled().iter().map(|s| s.0).collect()
-        };
+            visit.extend(self.stack.polled().iter().map(|s| s.0));
+        }
         let mut acted = false;
         if self.one_call {
             // A file session's reads and writes are the socket layer's, at
             // once; a TTCP end waits its turn for its next call, the first
             // in turn makes it now.
-            for i in visit {
+            for &i in &visit {
                 if self.sessions[i].stream().is_some() {
                     self.make_due(i);
                 } else {
@@ -304,21 +313,23 @@ impl Sessions {
             }
             acted |= self.next_call(now, measuring, &mut work, &mut frames);
         } else {
-            for i in visit {
+            for &i in &visit {
                 acted |= self.act(i, now, measuring, &mut work, &mut frames);
             }
         }
+        self.visit_buf = visit;
         // What the applications read or wrote may send more (data, a window update).
         if acted {
-            frames.extend(self.stack.poll(now));
+            self.stack.poll_into(now, &mut frames);
         }
         if !self.ncp.is_empty() {
             work.requests += self.ncp.run(now, measuring, &mut frames);
         }
-        for mut f in frames {
+        for mut f in frames.drain(..) {
             f.meta.created = now;
             self.route(f, &mut work.out);
         }
+        self.frames_buf = frames;
         (answer, work)
     }
 

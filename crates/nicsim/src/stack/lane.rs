@@ -51,7 +51,9 @@ impl Lane {
     pub fn connect(&mut self, ip: [u8; 4], port: u16, local_port: u16) -> Result<(), String> {
         let remote = (IpAddress::Ipv4(Ipv4Address::from_octets(ip)), port);
         let cx = self.iface.context();
-        self.sockets.get_mut::<tcp::Socket>(self.handle).connect(cx, remote, local_port).map_err(|e| format!("cannot connect: {e}"))
+        let t = self.sockets.get_mut::<tcp::Socket>(self.handle);
+        t.forget_idle_poll_at();
+        t.connect(cx, remote, local_port).map_err(|e| format!("cannot connect: {e}"))
     }
 
     /// Take in what waits, send what is due, into `out`; then note the next poll.
@@ -63,7 +65,7 @@ impl Lane {
         // Nothing to take in and nothing due (the application wrote what the
         // window cannot take yet): a poll would send nothing, so it is spared.
         if self.queues.rx.is_empty() {
-            let at = self.iface.poll_at(instant(now), &self.sockets);
+            let at = self.next_poll_at(now);
             if at.is_none_or(|at| at > instant(now)) {
                 self.next = next_poll(now, at);
                 self.watch(now);
@@ -86,17 +88,22 @@ impl Lane {
             self.iface.poll(instant(now), &mut self.queues, &mut self.sockets);
         }
         out.append(&mut self.queues.tx);
-        // The poll's last dispatch, which sent nothing, said when the next is
-        // due: asking the interface again would repeat its look at the socket.
-        let at = match self.tcp_ref().idle_poll_at() {
+        let at = self.next_poll_at(now);
+        self.next = next_poll(now, at);
+        self.watch(now);
+    }
+
+    /// When the interface next needs a poll. The last dispatch that sent
+    /// nothing said it, if nothing but reads touched the socket since: asking
+    /// the interface would repeat its look at the socket.
+    fn next_poll_at(&mut self, now: Time) -> Option<smoltcp::time::Instant> {
+        match self.tcp_ref().idle_poll_at(instant(now)) {
             Some(at) => {
                 debug_assert_eq!(at, self.iface.poll_at(instant(now), &self.sockets), "the dispatch's next poll is the interface's");
                 at
             }
             None => self.iface.poll_at(instant(now), &self.sockets),
-        };
-        self.next = next_poll(now, at);
-        self.watch(now);
+        }
     }
 
     fn watch(&mut self, now: Time) {

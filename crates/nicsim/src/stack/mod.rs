@@ -162,7 +162,15 @@ impl Stack {
         }
     }
 
+    /// The socket, to change: what its last dispatch said of the next poll no
+    /// longer holds.
     fn tcp(&mut self, s: Sock) -> &mut tcp::Socket<'static> {
+        let t = self.tcp_read(s);
+        t.forget_idle_poll_at();
+        t
+    }
+    /// The socket, to read from (smoltcp keeps its next poll right across a read).
+    fn tcp_read(&mut self, s: Sock) -> &mut tcp::Socket<'static> {
         self.mark(s.0);
         self.lanes[s.0].tcp()
     }
@@ -244,6 +252,14 @@ impl Stack {
     #[allow(clippy::vec_box, reason = "frames travel boxed, and the boxes are reused")]
     pub fn poll(&mut self, now: Time) -> Vec<Box<Frame>> {
         let mut out = Vec::new();
+        self.poll_into(now, &mut out);
+        out
+    }
+
+    /// As `poll`, adding what it sends to `out` (a caller's vector, reused).
+    #[allow(clippy::vec_box, reason = "frames travel boxed, and the boxes are reused")]
+    pub fn poll_into(&mut self, now: Time, out: &mut Vec<Box<Frame>>) {
+        let first = out.len();
         let mut due = std::mem::take(&mut self.pending);
         while let Some(&Reverse((t, i))) = self.timers.peek().filter(|e| e.0 .0 <= now) {
             self.timers.pop();
@@ -260,7 +276,7 @@ impl Stack {
             let lane = &mut self.lanes[i];
             let before = lane.next;
             let cfg = &self.cfg;
-            lane.poll(now, &mut out, |f| answer_arp(cfg, f));
+            lane.poll(now, out, |f| answer_arp(cfg, f));
             // A timer that moved is filed anew; one still due was taken off above.
             if let Some(t) = lane.next.filter(|t| lane.next != before || *t <= now) {
                 self.timers.push(Reverse((t, i)));
@@ -269,14 +285,13 @@ impl Stack {
         }
         due.clear();
         self.pending = due;
-        for f in &out {
+        for f in &out[first..] {
             let seg = Segment::parse(&f.bytes);
             self.tally.outbound_parsed(seg.as_ref(), f.meta.gso);
             if let Some(w) = &mut self.watched {
                 w.outbound_parsed(seg.as_ref(), f.meta.gso);
             }
         }
-        out
     }
 
     /// Whether it leaves segmentation and TCP checksums to its adapters.
@@ -363,7 +378,9 @@ impl Stack {
             return Vec::new();
         }
         let mut buf = vec![0; n];
-        let n = self.tcp(s).recv_slice(&mut buf).unwrap_or(0);
+        let t = self.tcp_read(s);
+        let n = t.recv_slice(&mut buf).unwrap_or(0);
+        t.after_read();
         self.lanes[s.0].progress.read += n as u64;
         buf.truncate(n);
         buf
@@ -373,7 +390,7 @@ impl Stack {
     pub fn drain(&mut self, s: Sock, most: usize, mut f: impl FnMut(&[u8])) -> usize {
         let mut total = 0;
         while self.readable(s) > 0 && total < most {
-            let n = self.tcp(s).recv(|buf| {
+            let n = self.tcp_read(s).recv(|buf| {
                 let buf = &buf[..buf.len().min(most - total)];
                 f(buf);
                 (buf.len(), buf.len())
@@ -382,6 +399,9 @@ impl Stack {
                 Ok(n) if n > 0 => total += n,
                 _ => break,
             }
+        }
+        if total > 0 {
+            self.lanes[s.0].tcp().after_read();
         }
         self.lanes[s.0].progress.read += total as u64;
         total

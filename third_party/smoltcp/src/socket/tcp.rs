@@ -591,8 +591,11 @@ pub struct Socket<'a> {
     /// Whether the last look at what to send held a send back.
     deferring: core::cell::Cell<bool>,
     /// nicsim: what `poll_at` said at the end of the last dispatch, when that
-    /// dispatch sent nothing (`idle_poll_at`).
+    /// dispatch sent nothing (`idle_poll_at`), and whether reads came since.
     idle_poll_at: Option<PollAt>,
+    read_since_dispatch: bool,
+    /// When that dispatch ran: TSO deferral's test looks at the time.
+    idle_since: Instant,
     send_times: send_times::SendTimes,
     last_data_sent: Option<Instant>,
 
@@ -739,6 +742,8 @@ impl<'a> Socket<'a> {
             byte_counting: false,
             deferring: core::cell::Cell::new(false),
             idle_poll_at: None,
+            read_since_dispatch: false,
+            idle_since: Instant::from_millis(0),
             send_times: send_times::SendTimes::default(),
             last_data_sent: None,
             tsval_generator: None,
@@ -1540,6 +1545,8 @@ impl<'a> Socket<'a> {
     {
         self.recv_error_check()?;
 
+        // nicsim: the next poll kept by the last dispatch waits for `after_read`.
+        self.read_since_dispatch = true;
         let _old_length = self.rx_buffer.len();
         let (size, result) = f(&mut self.rx_buffer);
         self.remote_seq_no += size;
@@ -1615,14 +1622,20 @@ impl<'a> Socket<'a> {
     }
 
     /// nicsim: when the socket next needs a poll, as `poll_at` would say it now,
-    /// if the last dispatch decided to send nothing and nothing touched the
-    /// socket since (the caller clears it with `forget_idle_poll_at` before it
-    /// lets an interface poll): `Some(None)` for nothing but ingress,
-    /// `Some(Some(t))` for a time (`Instant::ZERO`-like `from_millis(0)` for
-    /// now); `None` when it is not known. The dispatch that sends nothing has
-    /// just found what `poll_at` would look for first (nothing to send, no
-    /// window to update), so the rest is the timers' minimum.
-    pub fn idle_poll_at(&self) -> Option<Option<Instant>> {
+    /// if the last dispatch decided to send nothing and nothing but reads
+    /// touched the socket since, each followed by `after_read` (the caller
+    /// clears it with `forget_idle_poll_at` before anything else touches the
+    /// socket, and before it lets an interface poll): `Some(None)` for nothing
+    /// but ingress, `Some(Some(t))` for a time (`from_millis(0)` for now);
+    /// `None` when it is not known (or asked at another time than the
+    /// dispatch's, with TSO deferral on). The dispatch that sends nothing has just
+    /// found what `poll_at` would look for first (nothing to send, no window
+    /// to update), so the rest is the timers' minimum.
+    pub fn idle_poll_at(&self, now: Instant) -> Option<Option<Instant>> {
+        // With TSO deferral what there is to send depends on the time too.
+        if self.read_since_dispatch || (self.tso_defer && now != self.idle_since) {
+            return None;
+        }
         self.idle_poll_at.map(|p| match p {
             PollAt::Ingress => None,
             PollAt::Time(t) => Some(t),
@@ -1633,6 +1646,16 @@ impl<'a> Socket<'a> {
     /// nicsim: forget what the last dispatch said of the next poll.
     pub fn forget_idle_poll_at(&mut self) {
         self.idle_poll_at = None;
+    }
+
+    /// nicsim: after reads, the next poll the last dispatch kept holds again: a
+    /// read changes nothing `poll_at` looks at but the window it may open (the
+    /// ACK number stays, as the bytes read leave the buffer).
+    pub fn after_read(&mut self) {
+        if self.read_since_dispatch && self.idle_poll_at.is_some() && self.window_to_update() {
+            self.idle_poll_at = Some(PollAt::Now);
+        }
+        self.read_since_dispatch = false;
     }
 
     /// What holds back the data queued and not yet sent: `(congestion, peer)`,
@@ -2826,6 +2849,7 @@ impl<'a> Socket<'a> {
         F: FnOnce(&mut Context, PacketMeta, (IpRepr, TcpRepr)) -> Result<(), E>,
     {
         self.idle_poll_at = None;
+        self.read_since_dispatch = false;
         if self.tuple.is_none() {
             return Ok(());
         }
@@ -2951,6 +2975,7 @@ impl<'a> Socket<'a> {
             // Nothing to send, no window to update, not closed: what `poll_at`
             // would now say is the timers' minimum.
             self.idle_poll_at = Some(self.timers_poll_at());
+            self.idle_since = cx.now();
             return Ok(());
         }
 

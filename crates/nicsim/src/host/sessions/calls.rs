@@ -26,7 +26,7 @@ impl Sessions {
     pub fn call(&mut self, now: Time, measuring: bool) -> Work {
         let (mut work, mut frames) = (Work::default(), Vec::new());
         if self.next_call(now, measuring, &mut work, &mut frames) {
-            frames.extend(self.stack.poll(now));
+            self.stack.poll_into(now, &mut frames);
         }
         for mut f in frames {
             f.meta.created = now;
@@ -155,7 +155,7 @@ impl Sessions {
             work.requests += calls;
             work.copied += sent as u64;
             if per_call && sent > 0 {
-                frames.extend(stack.poll(now));
+                stack.poll_into(now, frames);
             }
             if sent == 0 {
                 break;
