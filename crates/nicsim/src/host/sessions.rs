@@ -136,6 +136,7 @@ pub struct Sessions {
     measured_acked: u64,
     /// A run's frames and the sessions it visits, kept for the next run's
     /// use: a run is made for every frame, and these were two allocations.
+    #[allow(clippy::vec_box, reason = "frames travel boxed from the stack to the wire: a move is a pointer")]
     frames_buf: Vec<Box<Frame>>,
     visit_buf: Vec<usize>,
 }
