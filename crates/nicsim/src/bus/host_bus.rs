@@ -250,7 +250,8 @@ impl HostBus {
                 let lines = if c.mwi { bytes / c.cache_line * c.cache_line } else { 0 };
                 let mut end = at;
                 if lines > 0 {
-                    end = self.book(true, at, purpose, lines, |s| pci_span(&c, pci::write(&c, lines, &source(s)).0)).1;
+                    // Whole lines only: `pci::write`'s first burst.
+                    end = self.book(true, at, purpose, lines, |s| pci_span(&c, pci::burst(&c, 0, lines, &source(s)))).1;
                 }
                 if bytes > lines {
                     let rest = bytes - lines;
@@ -260,7 +261,8 @@ impl HostBus {
                             let src = source(s);
                             // The remainder's bytes come after the lines already written.
                             let shifted = Source { ready: src.ready.saturating_sub(lines), ..src };
-                            let (d, w) = pci_span(&c, pci::write(&c, rest, &shifted).1);
+                            // Under a line (or no MWI): `pci::write`'s plain write.
+                            let (d, w) = pci_span(&c, pci::burst(&c, 0, rest, &shifted));
                             (d + c.clock.cycles(extra_clocks), w + extra_clocks)
                         })
                         .1;

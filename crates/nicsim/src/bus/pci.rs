@@ -102,8 +102,9 @@ impl Clocks {
 
 /// One write burst of `bytes` starting `offset` bytes into the master's source.
 /// Data phase k needs the k-th bus word in the FIFO; when it is not there the
-/// master inserts wait states until it is.
-fn burst(cfg: &PciConfig, offset: u64, bytes: u64, src: &Source) -> Clocks {
+/// master inserts wait states until it is. `write`'s parts, each one burst: the
+/// bus books them apart, so it times each alone.
+pub fn burst(cfg: &PciConfig, offset: u64, bytes: u64, src: &Source) -> Clocks {
     let data = cfg.data_clocks(bytes);
     // The burst ends when its last word is both reached and available.
     let last_ready = src.clocks_until(offset + bytes);
