@@ -7,6 +7,7 @@ render the same grids, so they cannot disagree.
 from __future__ import annotations
 
 import math
+import weakref
 
 from nicsim.studies.cells import fill
 from nicsim.studies.comparisons import compare, signed
@@ -29,7 +30,7 @@ def matches(row: dict, where: dict) -> bool:
 
 # Each frame's finished runs as dicts, made once: a study's tables and figures
 # look its sweeps up hundreds of times, and the frames are hundreds of columns
-# wide. Keyed by the frame's identity, the frame kept beside so it stays alive.
+# wide. Keyed by the frame's identity, dropped when the frame is.
 _records: dict = {}
 
 
@@ -39,12 +40,11 @@ def records(frames: dict, sweep: str) -> list:
     if frame is None or frame.empty:
         return []
     held = _records.get(id(frame))
-    if held is None or held[0] is not frame:
-        if len(_records) >= 1024:
-            _records.clear()
+    if held is None:
         ok = frame[frame["status"] == "ok"] if "status" in frame else frame
-        held = _records[id(frame)] = (frame, ok.to_dict("records"))
-    return held[1]
+        held = _records[id(frame)] = ok.to_dict("records")
+        weakref.finalize(frame, _records.pop, id(frame), None)
+    return held
 
 
 def published_grid(spec: dict, frames: dict) -> list:
