@@ -75,13 +75,16 @@ impl Lane {
         self.tcp().forget_idle_poll_at();
         self.iface.poll(instant(now), &mut self.queues, &mut self.sockets);
         let mut replies = Vec::new();
-        self.queues.tx.retain(|f| match answer(&f.bytes) {
-            Some(reply) => {
-                replies.push(reply);
-                false
-            }
-            None => true,
-        });
+        // Only an ARP request can be answered: most polls send none.
+        if self.queues.tx.iter().any(|f| crate::wire::arp::is_arp(&f.bytes)) {
+            self.queues.tx.retain(|f| match answer(&f.bytes) {
+                Some(reply) => {
+                    replies.push(reply);
+                    false
+                }
+                None => true,
+            });
+        }
         if !replies.is_empty() {
             self.queues.rx.extend(replies);
             self.tcp().forget_idle_poll_at();
