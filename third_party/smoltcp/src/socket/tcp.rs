@@ -19,6 +19,8 @@ use crate::wire::{
 };
 
 mod congestion;
+// nicsim: the controller's calls, dispatched by a match (congestion.rs).
+use congestion::Controller as _;
 mod scoreboard;
 mod send_times;
 

@@ -87,29 +87,76 @@ impl AnyController {
         AnyController::None(no_control::NoControl)
     }
 
+    /// nicsim: the controller itself, whose calls go to its kind by a match
+    /// the compiler inlines, not through a trait object (a call each, several
+    /// a segment, for what is mostly a field read).
     #[inline]
-    pub fn inner_mut(&mut self) -> &mut dyn Controller {
-        match self {
-            AnyController::None(n) => n,
-
-            #[cfg(feature = "socket-tcp-reno")]
-            AnyController::Reno(r) => r,
-
-            #[cfg(feature = "socket-tcp-cubic")]
-            AnyController::Cubic(c) => c,
-        }
+    pub fn inner_mut(&mut self) -> &mut Self {
+        self
     }
 
     #[inline]
-    pub fn inner(&self) -> &dyn Controller {
-        match self {
-            AnyController::None(n) => n,
+    pub fn inner(&self) -> &Self {
+        self
+    }
+}
 
+/// Runs `$e` with `$c` bound to the controller of whichever kind `$self` holds.
+macro_rules! each {
+    ($self:ident, $c:ident => $e:expr) => {
+        match $self {
+            AnyController::None($c) => $e,
             #[cfg(feature = "socket-tcp-reno")]
-            AnyController::Reno(r) => r,
-
+            AnyController::Reno($c) => $e,
             #[cfg(feature = "socket-tcp-cubic")]
-            AnyController::Cubic(c) => c,
+            AnyController::Cubic($c) => $e,
         }
+    };
+}
+
+impl Controller for AnyController {
+    #[inline]
+    fn window(&self) -> usize {
+        each!(self, c => c.window())
+    }
+    #[inline]
+    fn set_remote_window(&mut self, remote_window: usize) {
+        each!(self, c => c.set_remote_window(remote_window))
+    }
+    #[inline]
+    fn on_ack(&mut self, now: Instant, len: usize, in_flight: usize, rtt: &RttEstimator) {
+        each!(self, c => c.on_ack(now, len, in_flight, rtt))
+    }
+    #[inline]
+    fn on_dup_ack(&mut self, now: Instant, len: usize, in_flight: usize) {
+        each!(self, c => c.on_dup_ack(now, len, in_flight))
+    }
+    #[inline]
+    fn on_rto(&mut self, now: Instant, in_flight: usize) {
+        each!(self, c => c.on_rto(now, in_flight))
+    }
+    #[inline]
+    fn on_loss(&mut self, now: Instant, in_flight: usize) {
+        each!(self, c => c.on_loss(now, in_flight))
+    }
+    #[inline]
+    fn on_partial_ack(&mut self, now: Instant, len: usize) {
+        each!(self, c => c.on_partial_ack(now, len))
+    }
+    #[inline]
+    fn pre_transmit(&mut self, now: Instant) {
+        each!(self, c => c.pre_transmit(now))
+    }
+    #[inline]
+    fn post_transmit(&mut self, now: Instant, len: usize) {
+        each!(self, c => c.post_transmit(now, len))
+    }
+    #[inline]
+    fn set_mss(&mut self, mss: usize) {
+        each!(self, c => c.set_mss(mss))
+    }
+    #[inline]
+    fn set_byte_counting(&mut self, on: bool) {
+        each!(self, c => c.set_byte_counting(on))
     }
 }
