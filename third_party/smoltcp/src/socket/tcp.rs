@@ -1156,6 +1156,7 @@ impl<'a> Socket<'a> {
 
     /// In SACK recovery, the next hole not yet sent again, if the window has
     /// room for a segment (RFC 6675's NextSeg, rule 1).
+    #[inline]
     fn hole_to_resend(&self) -> Option<TcpSeqNumber> {
         self.recover?;
         let (hole, _) = self.scoreboard.next_hole(self.high_rxt.max(self.local_seq_no))?;
@@ -1687,6 +1688,7 @@ impl<'a> Socket<'a> {
         self.remote_last_seq - self.local_seq_no
     }
 
+    #[inline]
     fn cwnd_remaining(&self) -> usize {
         self.congestion_controller
             .inner()
