@@ -29,8 +29,8 @@ use std::collections::BinaryHeap;
 
 use rustc_hash::FxHashMap;
 
-use smoltcp::socket::tcp;
 pub use smoltcp::socket::tcp::AckPolicy;
+use smoltcp::socket::tcp::{self, TxMaker};
 use smoltcp::wire::{ArpOperation, ArpPacket, EthernetFrame, EthernetProtocol};
 
 use crate::observe::Report;
@@ -354,6 +354,19 @@ impl Stack {
         self.lanes[s.0].progress.written += total as u64;
         total
     }
+    /// Queue up to `want` bytes of a stream that `maker` makes from their
+    /// offset, the first being `offset`: the bytes are made as segments take
+    /// them, not copied into the send buffer first (smoltcp's `send_made`).
+    /// Every byte of a connection is sent this way or none; returns how many.
+    pub fn send_made(&mut self, s: Sock, want: usize, maker: TxMaker, offset: u64) -> usize {
+        if want == 0 || self.send_room(s) == 0 {
+            return 0;
+        }
+        let n = self.tcp(s).send_made(want, maker, offset).unwrap_or(0);
+        self.lanes[s.0].progress.written += n as u64;
+        n
+    }
+
     /// Whether the socket holds small segments back (Nagle's algorithm).
     pub fn nagle(&self, s: Sock) -> bool {
         self.tcp_ref(s).nagle_enabled()

@@ -28,14 +28,25 @@ fn socket() -> SocketConfig {
 /// `drop` deciding which frames (by count) are lost. Returns what arrived,
 /// the most data segments `a` sent in one poll, and when it had all arrived.
 fn exchange(a: &mut Stack, b: &mut Stack, bytes: &[u8], drop: impl Fn(usize) -> bool) -> (Vec<u8>, usize, Time) {
+    exchange_with(a, b, bytes.len(), |a, sent| a.send(S, &bytes[sent..]), drop)
+}
+
+/// As `exchange`, for `len` bytes that `send` queues from the count sent so far on.
+fn exchange_with(
+    a: &mut Stack,
+    b: &mut Stack,
+    len: usize,
+    mut send: impl FnMut(&mut Stack, usize) -> usize,
+    drop: impl Fn(usize) -> bool,
+) -> (Vec<u8>, usize, Time) {
     let mut got = Vec::new();
     let mut sent = 0;
     let mut now = Time::ZERO;
     let mut n = 0;
     let mut burst = 0;
     for _ in 0..200_000 {
-        sent += a.send(S, &bytes[sent..]);
-        if sent == bytes.len() && a.send_queue(S) == 0 {
+        sent += send(a, sent);
+        if sent == len && a.send_queue(S) == 0 {
             a.close(S);
         }
         let before = a.tally.data_out;
@@ -59,7 +70,7 @@ fn exchange(a: &mut Stack, b: &mut Stack, bytes: &[u8], drop: impl Fn(usize) -> 
         // Nothing on the wire: skip ahead to the next timer.
         now = if quiet { [a.poll_at(now), b.poll_at(now)].into_iter().flatten().min().unwrap_or(step).max(step) } else { step };
     }
-    panic!("transfer did not finish: {} of {} bytes, a {} b {}", got.len(), bytes.len(), a.state(S), b.state(S));
+    panic!("transfer did not finish: {} of {} bytes, a {} b {}", got.len(), len, a.state(S), b.state(S));
 }
 
 fn pair() -> (Stack, Stack) {
@@ -100,6 +111,19 @@ fn a_transfer_is_set_up_carried_in_order_and_torn_down() {
     assert!(a.tally.fins >= 1);
     assert_eq!(a.tally.retransmits, 0);
     assert!(a.tally.data_out >= 300_000 / 1460);
+}
+
+#[test]
+fn bytes_made_as_segments_take_them_arrive_as_the_stream_across_wraps_and_losses() {
+    use crate::wire::endpoint::{matches_pattern, pattern_into};
+    // A send buffer of no whole number of segments wraps mid-segment; lost
+    // frames are sent again from the stream's offsets, not from stored bytes.
+    let (mut a, mut b) = pair_with(&SocketConfig { tx_buffer: 10_000, ..socket() });
+    let len = 200_000;
+    let (got, _, _) = exchange_with(&mut a, &mut b, len, |a, sent| a.send_made(S, len - sent, pattern_into, sent as u64), |n| n % 23 == 5);
+    assert!(a.tally.retransmits > 0, "frames were lost and sent again");
+    assert_eq!(got.len(), len);
+    assert!(matches_pattern(0, &got), "the stream's bytes, in order");
 }
 
 #[test]

@@ -27,6 +27,14 @@ pub fn pattern(offset: u64, len: usize) -> &'static [u8] {
     &table()[start..start + len]
 }
 
+/// The stream's bytes from `offset` written over `out` (a socket's maker of the
+/// bytes it sends, `Stack::send_made`).
+pub fn pattern_into(offset: u64, out: &mut [u8]) {
+    for (i, piece) in out.chunks_mut(65_536).enumerate() {
+        piece.copy_from_slice(pattern(offset + i as u64 * 65_536, piece.len()));
+    }
+}
+
 /// Whether `bytes` are the stream's bytes from `offset`.
 pub fn matches_pattern(offset: u64, bytes: &[u8]) -> bool {
     bytes.chunks(65_536).enumerate().all(|(i, c)| pattern(offset + i as u64 * 65_536, c.len()) == c)

@@ -508,6 +508,10 @@ pub struct Socket<'a> {
     /// nicsim: a segment's payload where the transmit buffer's storage wraps (`tx_payload`).
     #[cfg(feature = "alloc")]
     tx_linear: alloc::vec::Vec<u8>,
+    /// nicsim: what makes the bytes queued by `send_made`, and the stream offset of the
+    /// transmit buffer's first byte: their bytes are made as segments take them.
+    #[cfg(feature = "alloc")]
+    tx_maker: Option<(TxMaker, u64)>,
     /// Interval after which, if no inbound packets are received, the connection is aborted.
     timeout: Option<Duration>,
     /// Interval at which keep-alive packets will be sent.
@@ -660,10 +664,33 @@ fn tx_join(tx: &SocketBuffer<'_>, linear: &mut alloc::vec::Vec<u8>, offset: usiz
     true
 }
 
+/// nicsim: makes the bytes of a sender's stream from an offset, written over a
+/// slice (`Socket::send_made`).
+#[cfg(feature = "alloc")]
+pub type TxMaker = fn(u64, &mut [u8]);
+
+/// nicsim: `size` bytes at `offset` of the transmit buffer made by `maker` (the
+/// stream offset of the buffer's first byte beside it) into `linear`.
+#[cfg(feature = "alloc")]
+fn tx_make(
+    tx: &SocketBuffer<'_>,
+    linear: &mut alloc::vec::Vec<u8>,
+    (maker, base): (TxMaker, u64),
+    offset: usize,
+    size: usize,
+) {
+    let want = size.min(tx.len().saturating_sub(offset));
+    linear.resize(want, 0);
+    maker(base + offset as u64, linear);
+}
+
 #[cfg(feature = "alloc")]
 macro_rules! tx_payload {
     ($socket:expr, $offset:expr, $size:expr) => {
-        if tx_join(&$socket.tx_buffer, &mut $socket.tx_linear, $offset, $size) {
+        if let Some(maker) = $socket.tx_maker {
+            tx_make(&$socket.tx_buffer, &mut $socket.tx_linear, maker, $offset, $size);
+            &$socket.tx_linear[..]
+        } else if tx_join(&$socket.tx_buffer, &mut $socket.tx_linear, $offset, $size) {
             &$socket.tx_linear[..]
         } else {
             $socket.tx_buffer.get_allocated($offset, $size)
@@ -706,6 +733,8 @@ impl<'a> Socket<'a> {
             tx_buffer,
             #[cfg(feature = "alloc")]
             tx_linear: alloc::vec::Vec::new(),
+            #[cfg(feature = "alloc")]
+            tx_maker: None,
             rx_buffer,
             rx_fin_received: false,
             timeout: None,
@@ -1083,6 +1112,10 @@ impl<'a> Socket<'a> {
         self.last_data_sent = None;
         self.assembler = Assembler::with_limit(out_of_order_ranges(self.rx_buffer.capacity()));
         self.tx_buffer.clear();
+        #[cfg(feature = "alloc")]
+        {
+            self.tx_maker = None;
+        }
         self.rx_buffer.clear();
         self.rx_fin_received = false;
         self.listen_endpoint = IpListenEndpoint::default();
@@ -1526,6 +1559,32 @@ impl<'a> Socket<'a> {
             let size = tx_buffer.enqueue_slice(data);
             (size, size)
         })
+    }
+
+    /// nicsim: queue up to `size` octets of a stream whose bytes `maker` makes
+    /// from their offset, `offset` being the first one's: nothing is written to
+    /// the transmit buffer, and each segment's payload is made as it is sent
+    /// (a sender of data it can make again, as `sendfile` sends a file's pages
+    /// without a copy). Every octet of a connection must be queued this way, or
+    /// none; returns how many fitted.
+    #[cfg(feature = "alloc")]
+    pub fn send_made(
+        &mut self,
+        size: usize,
+        maker: TxMaker,
+        offset: u64,
+    ) -> Result<usize, SendError> {
+        let queued = self.tx_buffer.len() as u64;
+        let base = self.tx_maker.map_or(offset.wrapping_sub(queued), |(_, b)| b);
+        debug_assert!(self.tx_maker.is_some() || queued == 0, "made bytes after written ones");
+        debug_assert_eq!(base.wrapping_add(queued), offset, "the stream's next offset");
+        let n = self.send_impl(|tx_buffer| {
+            let n = size.min(tx_buffer.window());
+            tx_buffer.enqueue_unallocated(n);
+            (n, n)
+        })?;
+        self.tx_maker = Some((maker, base));
+        Ok(n)
     }
 
     fn recv_error_check(&mut self) -> Result<(), RecvError> {
@@ -2386,6 +2445,10 @@ impl<'a> Socket<'a> {
                 self.tx_buffer.len() - ack_len
             );
             self.tx_buffer.dequeue_allocated(ack_len);
+            #[cfg(feature = "alloc")]
+            if let Some((_, base)) = &mut self.tx_maker {
+                *base += ack_len as u64;
+            }
 
             // There's new room available in tx_buffer, wake the waiting task if any.
             #[cfg(feature = "async")]

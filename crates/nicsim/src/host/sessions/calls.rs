@@ -8,6 +8,7 @@
 use super::{App, FileApp, Sessions, TtcpApp, Work};
 use crate::stack::{Sock, Stack};
 use crate::time::Time;
+use crate::wire::endpoint::pattern_into;
 use crate::wire::Frame;
 
 impl Sessions {
@@ -114,7 +115,8 @@ impl Sessions {
         work.requests += reply.writes;
         let mut acted = n > 0;
         while f.owed() > 0 {
-            let n = stack.send(sock, f.next_bytes(stack.send_room(sock)));
+            // The pattern's bytes are made as segments take them.
+            let n = stack.send_made(sock, f.next_len(stack.send_room(sock)), pattern_into, f.sent());
             if n == 0 {
                 break;
             }

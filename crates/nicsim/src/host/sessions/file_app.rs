@@ -114,7 +114,17 @@ impl FileApp {
 
     /// The next bytes it owes, at most `most` of them and 64 KB.
     pub fn next_bytes(&self, most: usize) -> &'static [u8] {
-        pattern(self.sent, most.min(self.owed as usize).min(65_536))
+        pattern(self.sent, self.next_len(most))
+    }
+
+    /// How many of the next bytes it owes it offers at once: at most `most`, and 64 KB.
+    pub fn next_len(&self, most: usize) -> usize {
+        most.min(self.owed as usize).min(65_536)
+    }
+
+    /// The stream offset of the next byte it writes.
+    pub fn sent(&self) -> u64 {
+        self.sent
     }
 
     /// Its socket took `n` of the bytes it owes.
