@@ -39,9 +39,16 @@ pub fn content_into(seed: u64, offset: u64, out: &mut [u8]) {
     let mut w = (offset + head as u64) / 8;
     let mut at = head;
     #[cfg(target_arch = "x86_64")]
-    if len - head >= 32 && std::is_x86_feature_detected!("avx2") {
+    if len - head >= 64 && std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512dq") {
+        // SAFETY: the processor has AVX-512 F and DQ, checked just above.
+        let n = unsafe { words_avx512(seed, w, &mut out[head..]) };
+        at += n;
+        w += (n / 8) as u64;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if len - at >= 32 && std::is_x86_feature_detected!("avx2") {
         // SAFETY: the processor has AVX2, checked just above.
-        let n = unsafe { words_avx2(seed, w, &mut out[head..]) };
+        let n = unsafe { words_avx2(seed, w, &mut out[at..]) };
         at += n;
         w += (n / 8) as u64;
     }
@@ -53,6 +60,32 @@ pub fn content_into(seed: u64, offset: u64, out: &mut [u8]) {
     let tail = words.into_remainder();
     let n = tail.len();
     tail.copy_from_slice(&word(w)[..n]);
+}
+
+/// Whole groups of eight words from word `first` on, written over the start of
+/// `out`, eight at a time with AVX-512 (whose DQ extension multiplies 64-bit
+/// lanes in one instruction, where AVX2 takes three of 32 bits and a shift);
+/// returns the bytes written, a multiple of 64.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq")]
+unsafe fn words_avx512(seed: u64, first: u64, out: &mut [u8]) -> usize {
+    use std::arch::x86_64::*;
+    let splat = |v: u64| _mm512_set1_epi64(v as i64);
+    let (seed, golden, eight) = (splat(seed), splat(0x9E37_79B9_7F4A_7C15), splat(8));
+    let (m1, m2) = (splat(0xBF58_476D_1CE4_E5B9), splat(0x94D0_49BB_1331_11EB));
+    let mut w = _mm512_add_epi64(splat(first), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0));
+    let whole = out.len() / 64 * 64;
+    for block in out.chunks_exact_mut(64) {
+        // splitmix, lane by lane.
+        let mut x = _mm512_add_epi64(_mm512_xor_si512(seed, w), golden);
+        x = _mm512_mullo_epi64(_mm512_xor_si512(x, _mm512_srli_epi64::<30>(x)), m1);
+        x = _mm512_mullo_epi64(_mm512_xor_si512(x, _mm512_srli_epi64::<27>(x)), m2);
+        x = _mm512_xor_si512(x, _mm512_srli_epi64::<31>(x));
+        // SAFETY: `block` is 64 bytes; an unaligned store.
+        unsafe { _mm512_storeu_si512(block.as_mut_ptr() as *mut __m512i, x) };
+        w = _mm512_add_epi64(w, eight);
+    }
+    whole
 }
 
 /// Whole groups of four words from word `first` on, written over the start of
@@ -164,6 +197,32 @@ mod tests {
         fn any_piece_is_the_streams_bytes(seed: u64, offset in 0u64..1 << 40, len in 0usize..3000) {
             let expected: Vec<u8> = (offset..offset + len as u64).map(|i| bytewise(seed, i)).collect();
             proptest::prop_assert_eq!(content(seed, offset, len), expected);
+        }
+    }
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn each_vector_path_writes_the_streams_words() {
+        // `content` takes the widest path the processor has; each is checked here
+        // on its own, where the processor has it.
+        let expected: Vec<u8> = (8 * 5..8 * 5 + 200).map(|i| bytewise(11, i)).collect();
+        let mut paths = 0;
+        if std::is_x86_feature_detected!("avx2") {
+            let mut out = vec![0u8; 200];
+            // SAFETY: the processor has AVX2.
+            let n = unsafe { words_avx2(11, 5, &mut out) };
+            assert_eq!((n, &out[..n]), (192, &expected[..192]), "AVX2");
+            paths += 1;
+        }
+        if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512dq") {
+            let mut out = vec![0u8; 200];
+            // SAFETY: the processor has AVX-512 F and DQ.
+            let n = unsafe { words_avx512(11, 5, &mut out) };
+            assert_eq!((n, &out[..n]), (192, &expected[..192]), "AVX-512");
+            paths += 1;
+        }
+        if paths == 0 {
+            eprintln!("no vector path on this processor: content's scalar words are what the other tests check");
         }
     }
 
