@@ -4,7 +4,9 @@
 //! masters book, built on a calendar of busy intervals.
 
 pub mod calendar;
+pub mod chunked;
 pub mod host_bus;
+pub mod intervals;
 mod occupancy;
 pub mod pci;
 pub mod pcie;

@@ -16,6 +16,7 @@ pub mod preemptive;
 pub mod run;
 
 use crate::bus::calendar::Calendar;
+use crate::bus::chunked::Chunked;
 use crate::observe::{Report, SharedTrace, TrackId};
 use crate::time::{Clock, Duration, Time};
 
@@ -196,7 +197,7 @@ pub struct Timeline {
     /// When the processor is busy: work ready at `at` runs in the first gap from
     /// then that holds it, so firmware that waits on a DMA engine does other
     /// ready work (the next doorbell) in the meantime.
-    busy: Calendar,
+    busy: Calendar<Chunked>,
 }
 
 impl Timeline {

@@ -7,6 +7,7 @@
 //! address spaces under one map, as the bridge sees them.
 
 use crate::bus::calendar::Calendar;
+use crate::bus::chunked::Chunked;
 use crate::bus::{Fill, HostBus, Purpose};
 use crate::mem::{AddressSpace, MemError, Memory, SpaceId};
 use crate::nic::smart::config::AdapterConfig;
@@ -43,7 +44,9 @@ pub struct Hw {
     host: SpaceId,
     /// The embedded processors, each working in order.
     pub cpus: Vec<Timeline>,
-    memory_port: Calendar,
+    /// Chunked: its DMA bursts are booked across whole transfers, the MAC's
+    /// accesses reaching back among them.
+    memory_port: Calendar<Chunked>,
     engine_free: [Time; 2],
     mac_free: Time,
     /// Wire start times of frames handed to the MAC, the last `mac_tx_frames`.
