@@ -39,16 +39,6 @@ impl Chunked {
         }
     }
 
-    #[inline]
-    pub fn get(&self, p: Pos) -> Option<Interval> {
-        self.chunks.get(p.c).and_then(|ch| ch.get(p.j).copied())
-    }
-
-    #[inline]
-    pub fn next(&self, p: Pos) -> Pos {
-        self.normal(Pos { c: p.c, j: p.j + 1 })
-    }
-
     /// The interval kept just before `p`.
     #[inline]
     fn prev_pos(&self, p: Pos) -> Option<Pos> {
@@ -60,38 +50,6 @@ impl Chunked {
             (c > 0 || j >= self.head).then_some(Pos { c, j })
         } else {
             None
-        }
-    }
-
-    /// The first interval kept that ends after `at`, or the end: requests come
-    /// at or near the end, so the last chunk is looked at first.
-    #[inline]
-    pub fn first_ending_after(&self, at: Time) -> Pos {
-        let Some(last) = self.chunks.back() else { return Pos { c: 0, j: 0 } };
-        let c = self.chunks.len() - 1;
-        if last[last.len() - 1].1 <= at {
-            return Pos { c, j: last.len() };
-        }
-        let c = if last[0].1 > at { self.chunks.partition_point(|ch| ch[ch.len() - 1].1 <= at) } else { c };
-        let from = if c == 0 { self.head } else { 0 };
-        let ch = &self.chunks[c];
-        Pos { c, j: from + ch[from..].partition_point(|&(_, end)| end <= at) }
-    }
-
-    /// Put `v` at `p`: touching the interval before or after, it joins them.
-    /// `v` lies between them.
-    pub fn insert(&mut self, p: Pos, (start, end): Interval) {
-        let prev = self.prev_pos(p);
-        let joins_prev = prev.is_some_and(|q| self.chunks[q.c][q.j].1 == start);
-        let joins_next = self.get(p).is_some_and(|n| n.0 == end);
-        match (prev, joins_prev, joins_next) {
-            (Some(q), true, true) => {
-                self.chunks[q.c][q.j].1 = self.chunks[p.c][p.j].1;
-                self.remove(p);
-            }
-            (Some(q), true, false) => self.chunks[q.c][q.j].1 = end,
-            (_, _, true) => self.chunks[p.c][p.j].0 = start,
-            _ => self.put(p, (start, end)),
         }
     }
 
@@ -127,10 +85,56 @@ impl Chunked {
             }
         }
     }
+}
+
+impl Store for Chunked {
+    type Pos = Pos;
+
+    /// The first interval kept that ends after `at`, or the end: requests come
+    /// at or near the end, so the last chunk is looked at first.
+    #[inline]
+    fn first_ending_after(&self, at: Time) -> Pos {
+        let Some(last) = self.chunks.back() else { return Pos { c: 0, j: 0 } };
+        let c = self.chunks.len() - 1;
+        if last[last.len() - 1].1 <= at {
+            return Pos { c, j: last.len() };
+        }
+        let c = if last[0].1 > at { self.chunks.partition_point(|ch| ch[ch.len() - 1].1 <= at) } else { c };
+        let from = if c == 0 { self.head } else { 0 };
+        let ch = &self.chunks[c];
+        Pos { c, j: from + ch[from..].partition_point(|&(_, end)| end <= at) }
+    }
+
+    #[inline]
+    fn get(&self, p: Pos) -> Option<Interval> {
+        self.chunks.get(p.c).and_then(|ch| ch.get(p.j).copied())
+    }
+
+    #[inline]
+    fn next(&self, p: Pos) -> Pos {
+        self.normal(Pos { c: p.c, j: p.j + 1 })
+    }
+
+    /// Put `v` at `p`: touching the interval before or after, it joins them.
+    /// `v` lies between them.
+    fn insert(&mut self, p: Pos, (start, end): Interval) {
+        let prev = self.prev_pos(p);
+        let joins_prev = prev.is_some_and(|q| self.chunks[q.c][q.j].1 == start);
+        let joins_next = self.get(p).is_some_and(|n| n.0 == end);
+        match (prev, joins_prev, joins_next) {
+            (Some(q), true, true) => {
+                self.chunks[q.c][q.j].1 = self.chunks[p.c][p.j].1;
+                self.remove(p);
+            }
+            (Some(q), true, false) => self.chunks[q.c][q.j].1 = end,
+            (_, _, true) => self.chunks[p.c][p.j].0 = start,
+            _ => self.put(p, (start, end)),
+        }
+    }
 
     /// Forget the intervals that end before `t`.
     #[inline]
-    pub fn forget_before(&mut self, t: Time) {
+    fn forget_before(&mut self, t: Time) {
         while let Some(front) = self.chunks.front() {
             let k = self.head + front[self.head..].partition_point(|&(_, end)| end < t);
             if k < front.len() {
@@ -143,43 +147,13 @@ impl Chunked {
     }
 
     /// The intervals kept, oldest first.
-    pub fn kept(&self) -> impl DoubleEndedIterator<Item = Interval> + '_ {
+    fn kept(&self) -> impl DoubleEndedIterator<Item = Interval> + '_ {
         self.chunks.iter().enumerate().flat_map(move |(c, ch)| ch[if c == 0 { self.head } else { 0 }..].iter().copied())
     }
 
     /// How many intervals are kept before `p`.
     #[cfg(test)]
-    pub fn index(&self, p: Pos) -> usize {
-        self.chunks.iter().take(p.c).map(Vec::len).sum::<usize>() + p.j - self.head
-    }
-}
-
-impl Store for Chunked {
-    type Pos = Pos;
-    #[inline]
-    fn first_ending_after(&self, at: Time) -> Pos {
-        Chunked::first_ending_after(self, at)
-    }
-    #[inline]
-    fn get(&self, p: Pos) -> Option<Interval> {
-        Chunked::get(self, p)
-    }
-    #[inline]
-    fn next(&self, p: Pos) -> Pos {
-        Chunked::next(self, p)
-    }
-    #[inline]
-    fn insert(&mut self, p: Pos, v: Interval) {
-        Chunked::insert(self, p, v)
-    }
-    fn forget_before(&mut self, t: Time) {
-        Chunked::forget_before(self, t)
-    }
-    fn kept(&self) -> impl DoubleEndedIterator<Item = Interval> + '_ {
-        Chunked::kept(self)
-    }
-    #[cfg(test)]
     fn index(&self, p: Pos) -> usize {
-        Chunked::index(self, p)
+        self.chunks.iter().take(p.c).map(Vec::len).sum::<usize>() + p.j - self.head
     }
 }
